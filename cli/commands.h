@@ -1,0 +1,69 @@
+// The subcommands. main.cpp parses arguments into these structs; each run_*
+// returns the process exit code (cli.md) and lets spritz::Error escape for
+// main to print.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "effect.h"
+
+namespace spritz {
+
+inline constexpr int kExitOk = 0;
+inline constexpr int kExitDifferent = 1;
+inline constexpr int kExitError = 2;
+inline constexpr int kExitSizeMismatch = 3;
+
+// How the effect is chosen and modified: shared by every command that loads one.
+struct EffectArgs {
+  std::string effect;  // path, "-" for stdin, empty for the bundled default
+  std::optional<int64_t> seed;
+  std::vector<std::string> sets;
+};
+
+// Loads the effect named by `args` (overrides validated with the file).
+Effect load_effect_arg(const EffectArgs& args);
+Effect load_effect_path(const std::string& path, const std::vector<std::string>& overrides = {});
+
+// The bundled default effect's text and name (compiled into the binary).
+const std::string& default_effect_text();
+inline constexpr const char* kDefaultEffectName = "configs/campfire.toml (built in)";
+
+struct RenderArgs {
+  EffectArgs effect;
+  std::string frames;
+  std::optional<double> fps;
+  std::vector<double> times;
+  std::string output;  // empty: out/<name>_####.png
+  std::string size;    // "WxH"
+  std::optional<double> scale;
+  int threads = 0;     // 0: all cores
+  std::optional<int64_t> chunk_index, chunk_count;
+  bool json = false;
+  bool quiet = false;
+};
+
+struct InspectArgs {
+  EffectArgs effect;
+  double time = 0;
+  bool json = false;
+  bool stats = false;
+};
+
+struct ValidateArgs {
+  std::vector<std::string> effects;
+  std::vector<std::string> sets;
+  bool quiet = false;
+};
+
+int run_render(const RenderArgs& args);
+int run_inspect(const InspectArgs& args);
+int run_validate(const ValidateArgs& args);
+
+// Parses "WxH" (each side 1..16384); throws spritz::Error.
+void parse_size(const std::string& text, int* width, int* height);
+
+}  // namespace spritz

@@ -1,0 +1,33 @@
+#include <filesystem>
+
+#include "commands.h"
+#include "io.h"
+#include "load.h"
+
+namespace spritz {
+
+Effect load_effect_path(const std::string& path, const std::vector<std::string>& overrides) {
+  LoadOptions options;
+  options.overrides = overrides;
+  if (path.empty()) return load_effect(default_effect_text(), kDefaultEffectName, ".", options);
+  if (path == "-") return load_effect(read_stdin(), "<stdin>", ".", options);
+  const std::string text = read_text_file(path);
+  std::string base = std::filesystem::path(path).parent_path().string();
+  if (base.empty()) base = ".";
+  return load_effect(text, path, base, options);
+}
+
+Effect load_effect_arg(const EffectArgs& args) {
+  std::vector<std::string> overrides;
+  if (args.seed) {
+    if (*args.seed < 0 || *args.seed > 0xffffffffll)
+      throw Error("--seed must be within [0, 4294967295], got " + std::to_string(*args.seed));
+    overrides.push_back("effect.seed=" + std::to_string(*args.seed));
+  }
+  overrides.insert(overrides.end(), args.sets.begin(), args.sets.end());
+  Effect fx = load_effect_path(args.effect, overrides);
+  if (args.effect == "-") fx.name = fx.name == "effect" ? "stdin" : fx.name;
+  return fx;
+}
+
+}  // namespace spritz

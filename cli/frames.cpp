@@ -1,0 +1,172 @@
+#include "frames.h"
+
+#include <cctype>
+#include <cstdio>
+#include <limits>
+
+#include "error.h"
+
+namespace spritz {
+namespace {
+
+constexpr const char* kGrammar =
+    "expected comma-separated frames N, A-B or A-BxS (e.g. 0-59, 0-100x10, 5,7,-3--1)";
+
+[[noreturn]] void bad(std::string_view spec, const std::string& why) {
+  throw Error("bad frame list '" + std::string(spec) + "': " + why + "; " + kGrammar);
+}
+
+// Parses an optionally negative integer at `pos`.
+int64_t parse_int(std::string_view s, size_t& pos, std::string_view spec) {
+  const size_t start = pos;
+  bool negative = false;
+  if (pos < s.size() && s[pos] == '-') {
+    negative = true;
+    ++pos;
+  }
+  if (pos >= s.size() || !std::isdigit(static_cast<unsigned char>(s[pos])))
+    bad(spec, "a number was expected at '" + std::string(s.substr(start)) + "'");
+  uint64_t v = 0;
+  while (pos < s.size() && std::isdigit(static_cast<unsigned char>(s[pos]))) {
+    v = v * 10 + static_cast<uint64_t>(s[pos] - '0');
+    if (v > static_cast<uint64_t>(1) << 62) bad(spec, "frame number too large");
+    ++pos;
+  }
+  return negative ? -static_cast<int64_t>(v) : static_cast<int64_t>(v);
+}
+
+}  // namespace
+
+uint64_t FrameRange::count() const {
+  const uint64_t span = last >= first ? static_cast<uint64_t>(last - first)
+                                      : static_cast<uint64_t>(first - last);
+  return span / static_cast<uint64_t>(step) + 1;
+}
+
+int64_t FrameRange::at(uint64_t i) const {
+  const int64_t d = static_cast<int64_t>(i) * step;
+  return last >= first ? first + d : first - d;
+}
+
+uint64_t FrameList::size() const {
+  uint64_t n = 0;
+  for (const FrameRange& r : ranges_) n += r.count();
+  return n;
+}
+
+int64_t FrameList::at(uint64_t i) const {
+  for (const FrameRange& r : ranges_) {
+    const uint64_t n = r.count();
+    if (i < n) return r.at(i);
+    i -= n;
+  }
+  return 0;
+}
+
+FrameList parse_frames(std::string_view spec) {
+  FrameList list;
+  if (spec.empty()) bad(spec, "it is empty");
+  size_t start = 0;
+  while (start <= spec.size()) {
+    const size_t comma = spec.find(',', start);
+    const std::string_view item =
+        spec.substr(start, comma == std::string_view::npos ? std::string_view::npos : comma - start);
+    if (item.empty()) bad(spec, "an item is empty");
+    size_t pos = 0;
+    FrameRange r;
+    r.first = r.last = parse_int(item, pos, spec);
+    if (pos < item.size() && item[pos] == '-') {
+      ++pos;
+      r.last = parse_int(item, pos, spec);
+      if (pos < item.size() && (item[pos] == 'x' || item[pos] == 'X')) {
+        ++pos;
+        const size_t at = pos;
+        r.step = parse_int(item, pos, spec);
+        if (item[at] == '-' || r.step <= 0) bad(spec, "the step must be a positive number");
+      }
+    }
+    if (pos != item.size()) bad(spec, "unexpected '" + std::string(item.substr(pos)) + "'");
+    list.add(r);
+    if (comma == std::string_view::npos) break;
+    start = comma + 1;
+  }
+  return list;
+}
+
+std::pair<uint64_t, uint64_t> chunk_slice(uint64_t total, uint64_t index, uint64_t count) {
+  __extension__ typedef unsigned __int128 u128;
+  const uint64_t begin = static_cast<uint64_t>(u128(total) * index / count);
+  const uint64_t end = static_cast<uint64_t>(u128(total) * (index + 1) / count);
+  return {begin, end};
+}
+
+OutputPattern::OutputPattern(std::string pattern) : pattern_(std::move(pattern)) {
+  const std::string& p = pattern_;
+  const size_t hash = p.find('#');
+  size_t percent = std::string::npos;
+  size_t percent_end = 0;
+  for (size_t i = 0; i < p.size(); ++i) {
+    if (p[i] != '%') continue;
+    if (i + 1 < p.size() && p[i + 1] == '%') {
+      ++i;
+      continue;
+    }
+    size_t j = i + 1;
+    while (j < p.size() && std::isdigit(static_cast<unsigned char>(p[j]))) ++j;
+    if (j < p.size() && p[j] == 'd' && percent == std::string::npos) {
+      percent = i;
+      percent_end = j + 1;
+    } else {
+      throw Error("output pattern '" + p + "': only %d or %0Nd is supported as a frame token");
+    }
+  }
+  if (hash != std::string::npos && percent != std::string::npos)
+    throw Error("output pattern '" + p + "' has both #### and %d tokens; use one");
+  if (hash != std::string::npos) {
+    size_t end = hash;
+    while (end < p.size() && p[end] == '#') ++end;
+    if (p.find('#', end) != std::string::npos)
+      throw Error("output pattern '" + p + "' has more than one #### token");
+    has_token_ = true;
+    prefix_ = p.substr(0, hash);
+    suffix_ = p.substr(end);
+    width_ = static_cast<int>(end - hash);
+  } else if (percent != std::string::npos) {
+    has_token_ = true;
+    printf_ = true;
+    prefix_ = p.substr(0, percent);
+    suffix_ = p.substr(percent_end);
+    const std::string digits = p.substr(percent + 1, percent_end - percent - 2);
+    zero_pad_ = !digits.empty() && digits[0] == '0';
+    width_ = digits.empty() ? 0 : std::stoi(digits);
+    if (width_ > 32) throw Error("output pattern '" + p + "': frame width over 32");
+  }
+  auto unescape = [](std::string s) {
+    for (size_t i = 0; (i = s.find("%%", i)) != std::string::npos; ++i) s.erase(i, 1);
+    return s;
+  };
+  if (!has_token_) {
+    prefix_ = unescape(p);
+  } else {
+    prefix_ = unescape(prefix_);
+    suffix_ = unescape(suffix_);
+  }
+}
+
+std::string OutputPattern::format(int64_t frame) const {
+  if (!has_token_) return prefix_;
+  char buf[64];
+  if (printf_) {
+    // printf semantics: the width includes the sign.
+    std::snprintf(buf, sizeof buf, zero_pad_ ? "%0*lld" : "%*lld", width_,
+                  static_cast<long long>(frame));
+  } else {
+    // ####: the sign, then at least `width` digits.
+    const unsigned long long mag = frame < 0 ? 0ull - static_cast<unsigned long long>(frame)
+                                             : static_cast<unsigned long long>(frame);
+    std::snprintf(buf, sizeof buf, "%s%0*llu", frame < 0 ? "-" : "", width_, mag);
+  }
+  return prefix_ + buf + suffix_;
+}
+
+}  // namespace spritz

@@ -1,0 +1,58 @@
+// Frame lists (-f/--frames), output patterns (-o) and chunking
+// (--chunk-index/--chunk-count), per cli.md. A frame list is kept as ranges,
+// never expanded, so a billion frames cost nothing until they are rendered.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace spritz {
+
+struct FrameRange {
+  int64_t first = 0, last = 0;  // inclusive; last < first walks backwards
+  int64_t step = 1;             // > 0
+  uint64_t count() const;
+  int64_t at(uint64_t i) const;
+};
+
+class FrameList {
+ public:
+  void add(FrameRange r) { ranges_.push_back(r); }
+  uint64_t size() const;
+  int64_t at(uint64_t i) const;  // i < size()
+  const std::vector<FrameRange>& ranges() const { return ranges_; }
+
+ private:
+  std::vector<FrameRange> ranges_;
+};
+
+// Comma-separated items `N`, `A-B`, `A-BxS`; negative numbers are absolute
+// frame numbers (`-10--2` is -10..-2); A > B renders backwards. Throws
+// spritz::Error with a message that shows the grammar.
+FrameList parse_frames(std::string_view spec);
+
+// Items [begin, end) of slice `index` of `count` contiguous, near-equal slices
+// of `total` items.
+std::pair<uint64_t, uint64_t> chunk_slice(uint64_t total, uint64_t index, uint64_t count);
+
+// An output path with a frame-number token: `####` (zero-padded to the number
+// of #) or printf's `%d` / `%04d`. A negative frame keeps its sign.
+class OutputPattern {
+ public:
+  explicit OutputPattern(std::string pattern);  // throws spritz::Error on a malformed token
+  bool has_token() const { return has_token_; }
+  std::string format(int64_t frame) const;
+  const std::string& pattern() const { return pattern_; }
+
+ private:
+  std::string pattern_, prefix_, suffix_;
+  bool has_token_ = false;
+  bool printf_ = false;
+  bool zero_pad_ = true;
+  int width_ = 0;
+};
+
+}  // namespace spritz

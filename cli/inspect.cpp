@@ -1,0 +1,75 @@
+#include <cmath>
+#include <cstdio>
+
+#include "commands.h"
+#include "eval.h"
+#include "json.h"
+
+namespace spritz {
+
+int run_inspect(const InspectArgs& args) {
+  const Effect fx = load_effect_arg(args.effect);
+  if (!std::isfinite(args.time) || std::abs(args.time) > 1e9)
+    throw Error("--time must be finite, within ±1e9");
+  const double clock = clock_at_time(fx, args.time);
+  const Frame frame = evaluate(fx, clock);
+
+  if (args.json) {
+    std::string out = "{\"time\": " + json_number(args.time) + ", \"clock\": " +
+                      json_number(clock) + ", \"emitters\": [";
+    for (size_t e = 0; e < frame.emitters.size(); ++e) {
+      const EmitterFrame& ef = frame.emitters[e];
+      const Emitter& em = fx.emitters[ef.emitter];
+      out += e ? ", " : "";
+      out += "{\"name\": " + json_string(em.name);
+      if (args.stats) {
+        out += ", \"stats\": {\"window\": " + std::to_string(ef.stats.window) +
+               ", \"visited\": " + std::to_string(ef.stats.visited) +
+               ", \"alive\": " + std::to_string(ef.stats.alive) + "}";
+      }
+      out += ", \"particles\": [";
+      for (size_t i = 0; i < ef.particles.size(); ++i) {
+        const Particle& p = ef.particles[i];
+        out += i ? ", " : "";
+        out += "{\"key\": " + std::to_string(p.key) + ", \"age\": " + json_number(p.age_s) +
+               ", \"life\": " + json_number(p.life_s) + ", \"x\": " + json_number(p.x) +
+               ", \"y\": " + json_number(p.y) + ", \"vx\": " + json_number(p.vx) +
+               ", \"vy\": " + json_number(p.vy) + ", \"w\": " + json_number(p.w) +
+               ", \"h\": " + json_number(p.h) + ", \"rotation\": " + json_number(p.rotation_deg) +
+               ", \"color\": [" + json_number(p.color_srgb.r) + ", " +
+               json_number(p.color_srgb.g) + ", " + json_number(p.color_srgb.b) +
+               "], \"alpha\": " + json_number(p.alpha) + ", \"brightness\": " +
+               json_number(em.brightness) + ", \"light_emission\": " +
+               json_number(em.light_emission) + ", \"cell\": " + std::to_string(p.cell) + "}";
+      }
+      out += "]}";
+    }
+    out += "]}\n";
+    std::fwrite(out.data(), 1, out.size(), stdout);
+    return kExitOk;
+  }
+
+  std::printf("%s at time %g (clock %g)\n", fx.name.c_str(), args.time, clock);
+  for (const EmitterFrame& ef : frame.emitters) {
+    const Emitter& em = fx.emitters[ef.emitter];
+    std::printf("\nemitter %s: %zu alive", em.name.c_str(), ef.particles.size());
+    if (args.stats)
+      std::printf(" (window %llu, visited %llu)", static_cast<unsigned long long>(ef.stats.window),
+                  static_cast<unsigned long long>(ef.stats.visited));
+    std::printf("\n");
+    if (ef.particles.empty()) continue;
+    std::printf("%10s %7s %7s %9s %9s %8s %8s %8s %6s %5s  %s\n", "key", "age", "life", "x", "y",
+                "w", "h", "rot", "alpha", "cell", "color");
+    for (const Particle& p : ef.particles) {
+      std::printf("%10llu %7.3f %7.3f %9.2f %9.2f %8.2f %8.2f %8.1f %6.3f %5d  #%02x%02x%02x\n",
+                  static_cast<unsigned long long>(p.key), p.age_s, p.life_s, p.x, p.y, p.w, p.h,
+                  p.rotation_deg, p.alpha, p.cell,
+                  static_cast<unsigned>(std::lround(p.color_srgb.r * 255)),
+                  static_cast<unsigned>(std::lround(p.color_srgb.g * 255)),
+                  static_cast<unsigned>(std::lround(p.color_srgb.b * 255)));
+    }
+  }
+  return kExitOk;
+}
+
+}  // namespace spritz

@@ -1,0 +1,155 @@
+#include "io.h"
+
+#include <atomic>
+#include <cerrno>
+#include <csignal>
+#include <cstring>
+#include <fcntl.h>
+#include <filesystem>
+#include <iostream>
+#include <iterator>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "error.h"
+
+namespace spritz {
+namespace {
+
+namespace fs = std::filesystem;
+
+// Temporary files being written, for the signal handler. Fixed storage: the
+// handler may only use async-signal-safe calls (unlink, raise).
+constexpr int kSlots = 16;
+constexpr size_t kPathMax = 4096;
+char g_tmp_paths[kSlots][kPathMax];
+std::atomic<bool> g_tmp_used[kSlots];
+
+int claim_slot(const std::string& tmp) {
+  if (tmp.size() >= kPathMax) return -1;
+  for (int i = 0; i < kSlots; ++i) {
+    bool expected = false;
+    if (!g_tmp_used[i].load() && g_tmp_used[i].compare_exchange_strong(expected, true)) {
+      std::memcpy(g_tmp_paths[i], tmp.c_str(), tmp.size() + 1);
+      std::atomic_signal_fence(std::memory_order_seq_cst);
+      return i;
+    }
+  }
+  return -1;
+}
+
+void release_slot(int i) {
+  if (i >= 0) g_tmp_used[i].store(false);
+}
+
+extern "C" void on_signal(int sig) {
+  for (int i = 0; i < kSlots; ++i)
+    if (g_tmp_used[i].load()) unlink(g_tmp_paths[i]);
+  std::signal(sig, SIG_DFL);
+  std::raise(sig);
+}
+
+std::string describe_errno(int err) { return std::strerror(err); }
+
+}  // namespace
+
+std::string read_text_file(const std::string& path) {
+  std::error_code ec;
+  const fs::file_status st = fs::status(path, ec);
+  if (ec || !fs::exists(st)) throw Error(SourceLoc{path, 0, 0}, "no such file");
+  if (fs::is_directory(st))
+    throw Error(SourceLoc{path, 0, 0}, "is a directory, not an effect file");
+  FILE* f = std::fopen(path.c_str(), "rb");
+  if (!f) throw Error(SourceLoc{path, 0, 0}, "cannot open: " + describe_errno(errno));
+  std::string text;
+  char buf[65536];
+  size_t n;
+  while ((n = std::fread(buf, 1, sizeof buf, f)) > 0) {
+    text.append(buf, n);
+    if (text.size() > (64u << 20)) {
+      std::fclose(f);
+      throw Error(SourceLoc{path, 0, 0}, "is larger than 64 MiB; not an effect file");
+    }
+  }
+  const bool failed = std::ferror(f);
+  std::fclose(f);
+  if (failed) throw Error(SourceLoc{path, 0, 0}, "read error");
+  return text;
+}
+
+std::string read_stdin() {
+  std::string text((std::istreambuf_iterator<char>(std::cin)), std::istreambuf_iterator<char>());
+  return text;
+}
+
+void ensure_output_dir(const std::string& path) {
+  fs::path dir = fs::path(path).parent_path();
+  if (dir.empty()) dir = ".";
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec) throw Error("cannot create output directory " + dir.string() + ": " + ec.message());
+  if (!fs::is_directory(dir)) throw Error("output directory " + dir.string() + " is not a directory");
+  if (access(dir.c_str(), W_OK) != 0)
+    throw Error("output directory " + dir.string() + " is not writable: " + describe_errno(errno));
+}
+
+void write_file_atomic(const std::string& path, const void* data, size_t size) {
+  ensure_output_dir(path);
+  static std::atomic<uint64_t> counter{0};
+  const fs::path target(path);
+  const std::string tmp = (target.parent_path() / ("." + target.filename().string() + ".tmp." +
+                                                   std::to_string(getpid()) + "." +
+                                                   std::to_string(counter++)))
+                              .string();
+  const int slot = claim_slot(tmp);
+  const int fd = open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+  if (fd < 0) {
+    const int err = errno;
+    release_slot(slot);
+    throw Error("cannot write " + path + ": " + describe_errno(err));
+  }
+  const char* p = static_cast<const char*>(data);
+  size_t left = size;
+  int err = 0;
+  while (left > 0) {
+    const ssize_t n = write(fd, p, left);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      err = errno;
+      break;
+    }
+    p += n;
+    left -= static_cast<size_t>(n);
+  }
+  if (close(fd) != 0 && err == 0) err = errno;
+  if (err == 0 && std::rename(tmp.c_str(), path.c_str()) != 0) err = errno;
+  if (err != 0) {
+    unlink(tmp.c_str());
+    release_slot(slot);
+    throw Error("cannot write " + path + ": " + describe_errno(err));
+  }
+  release_slot(slot);
+}
+
+void install_signal_handlers() {
+  std::signal(SIGINT, on_signal);
+  std::signal(SIGTERM, on_signal);
+  std::signal(SIGHUP, on_signal);
+  std::signal(SIGPIPE, SIG_IGN);
+}
+
+bool write_stdout(const void* data, size_t size) {
+  const char* p = static_cast<const char*>(data);
+  while (size > 0) {
+    const ssize_t n = write(STDOUT_FILENO, p, size);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return false;
+    }
+    p += n;
+    size -= static_cast<size_t>(n);
+  }
+  return true;
+}
+
+}  // namespace spritz

@@ -1,0 +1,132 @@
+// spritz: the command line. Arguments in, exit codes out (cli.md); the work
+// is in commands (render.cpp, inspect.cpp, validate.cpp).
+#include <CLI/CLI.hpp>
+#include <cstdio>
+
+#include "commands.h"
+#include "io.h"
+
+#ifndef SPRITZ_VERSION
+#define SPRITZ_VERSION "0.0.0"
+#endif
+
+namespace {
+
+using namespace spritz;
+
+void add_effect_options(CLI::App* cmd, EffectArgs& a, int64_t& seed, CLI::Option*& seed_opt) {
+  seed_opt = cmd->add_option("--seed", seed, "Effect seed (overrides effect.seed), 0..4294967295");
+  cmd->add_option("--set", a.sets,
+                  "Override a config value, validated like the file (repeatable): "
+                  "emitter.0.rate=100, emitter.flames.color=\"#ff0000\", canvas.tonemap=clamp")
+      ->take_last()
+      ->allow_extra_args(false);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  install_signal_handlers();
+  CLI::App app{"spritz " SPRITZ_VERSION
+               ": closed-form 2D particle effects rendered to PNG frames and flipbooks"};
+  app.set_version_flag("--version", SPRITZ_VERSION);
+  app.require_subcommand(1);
+  app.footer(
+      "Examples:\n"
+      "  spritz render                          # the bundled campfire, into out/\n"
+      "  spritz render configs/sparks.toml -f 0-59 -o frames/sparks_####.png\n"
+      "  spritz inspect configs/smoke.toml --time 1.5 --json\n"
+      "  spritz validate configs/*.toml\n"
+      "Exit codes: 0 ok, 1 difference found, 2 usage/config/I-O error, 3 size mismatch.");
+
+  // render
+  RenderArgs render;
+  int64_t render_seed = 0, chunk_index = 0, chunk_count = 0;
+  double render_fps = 0, render_scale = 0;
+  CLI::Option* render_seed_opt = nullptr;
+  CLI::App* r = app.add_subcommand("render", "Render frames to PNG files (or raw RGBA to stdout)");
+  r->add_option("effect", render.effect.effect,
+                "Effect file (TOML); '-' reads stdin; none renders the bundled default");
+  r->add_option("-f,--frames", render.frames, "Frames: N, A-B, A-BxS, comma-separated; negative = absolute");
+  auto* fps_opt = r->add_option("--fps", render_fps, "Frames per second (default: the effect's fps)");
+  r->add_option("--time", render.times, "Explicit times in seconds instead of frames (comma-separated)")
+      ->delimiter(',');
+  r->add_option("-o,--output", render.output,
+                "Output pattern with #### or %04d for the frame number; '-' writes raw RGBA8 to "
+                "stdout; '.hdr' writes Radiance HDR (default: out/<name>_####.png)");
+  r->add_option("--size", render.size, "Render at WIDTHxHEIGHT (the effect scales with it)");
+  auto* scale_opt = r->add_option("--scale", render_scale, "Render at K times the canvas size");
+  r->add_option("--threads", render.threads, "Threads (default: all cores); output is identical for any count")
+      ->check(CLI::Range(1, 1024));
+  auto* ci_opt = r->add_option("--chunk-index", chunk_index, "Render slice I (0-based) of --chunk-count slices");
+  auto* cc_opt = r->add_option("--chunk-count", chunk_count, "Number of contiguous slices of the frame list");
+  r->add_flag("--json", render.json, "NDJSON events on stdout: one per frame, then a summary");
+  r->add_flag("-q,--quiet", render.quiet, "Print nothing but errors");
+  add_effect_options(r, render.effect, render_seed, render_seed_opt);
+  r->footer(
+      "Examples:\n"
+      "  spritz render\n"
+      "  spritz render configs/sparks.toml -f 0-59 -o out/sparks_####.png --threads 2\n"
+      "  spritz render fire.toml --time 0.5,1,1.5 -o still_%02d.png --scale 2\n"
+      "  spritz render fire.toml -o - | ffmpeg -f rawvideo -pix_fmt rgba -s 256x256 -framerate 30 -i - fire.mp4");
+
+  // inspect
+  InspectArgs inspect;
+  int64_t inspect_seed = 0;
+  CLI::Option* inspect_seed_opt = nullptr;
+  CLI::App* in = app.add_subcommand("inspect", "Print the particle states at a time (table or JSON)");
+  in->add_option("effect", inspect.effect.effect, "Effect file (TOML); '-' reads stdin")->required();
+  in->add_option("--time", inspect.time, "Time in seconds")->required();
+  in->add_flag("--json", inspect.json, "JSON output (the shape is documented in docs/cli.md)");
+  in->add_flag("--stats", inspect.stats, "Add per-emitter counts: window, keys visited, alive");
+  add_effect_options(in, inspect.effect, inspect_seed, inspect_seed_opt);
+  in->footer("Examples:\n  spritz inspect configs/campfire.toml --time 1.2\n"
+             "  spritz inspect configs/campfire.toml --time 1.2 --json --stats | jq '.emitters[0].stats'");
+
+  // validate
+  ValidateArgs validate;
+  CLI::App* v = app.add_subcommand("validate", "Load and check effect files; print every problem");
+  v->add_option("effects", validate.effects, "Effect files")->required();
+  v->add_option("--set", validate.sets, "Override a config value before validating (repeatable)");
+  v->add_flag("-q,--quiet", validate.quiet, "Print only problems");
+  v->footer("Examples:\n  spritz validate configs/*.toml\n  spritz validate fire.toml --set emitter.0.rate=1e6");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    if (e.get_exit_code() == 0) return app.exit(e);
+    app.exit(e);
+    return kExitError;
+  }
+
+  try {
+    if (r->parsed()) {
+      if (render_seed_opt->count()) render.effect.seed = render_seed;
+      if (fps_opt->count()) render.fps = render_fps;
+      if (scale_opt->count()) render.scale = render_scale;
+      if (ci_opt->count()) render.chunk_index = chunk_index;
+      if (cc_opt->count()) render.chunk_count = chunk_count;
+      return run_render(render);
+    }
+    if (in->parsed()) {
+      if (inspect_seed_opt->count()) inspect.effect.seed = inspect_seed;
+      return run_inspect(inspect);
+    }
+    if (v->parsed()) return run_validate(validate);
+  } catch (const Error& e) {
+    for (const Diagnostic& d : e.diagnostics()) {
+      if (d.loc.file.empty())
+        std::fprintf(stderr, "spritz: %s\n", d.message.c_str());
+      else
+        std::fprintf(stderr, "%s\n", d.to_string().c_str());
+    }
+    return kExitError;
+  } catch (const std::bad_alloc&) {
+    std::fprintf(stderr, "spritz: out of memory\n");
+    return kExitError;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "spritz: %s\n", e.what());
+    return kExitError;
+  }
+  return kExitError;
+}

@@ -1,0 +1,119 @@
+// The effect model: the validated, immutable form of an effect file. After
+// loading (load.h), nothing else knows about TOML.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "color.h"
+#include "curve.h"
+#include "error.h"
+#include "shape.h"
+#include "vec2.h"
+
+namespace spritz {
+
+// A [min, max] range; each particle picks lerp(min, max, unit(st, channel)).
+struct Range {
+  double min = 0, max = 0;
+  double at(double u) const { return min + (max - min) * u; }
+};
+
+enum class Orientation { kFacing, kVelocityParallel, kVelocityPerpendicular };
+enum class DrawOrder { kOldestFirst, kNewestFirst };
+enum class FlipbookMode { kOneshot, kLoop, kPingpong, kRandom };
+enum class Tonemap { kWhite, kClamp };
+enum class AlphaMode { kStraight, kPremultiplied };
+
+struct Flipbook {
+  bool enabled = false;
+  int cols = 1, rows = 1;
+  FlipbookMode mode = FlipbookMode::kLoop;
+  Range fps{10, 10};
+  bool random_start = false;
+  int cells() const { return cols * rows; }
+};
+
+// A burst entry after validation: it fires `repeat` times, `interval` apart.
+// Occurrence r of this group is burst index b = first_index + r (model.md 4.3).
+struct BurstGroup {
+  double time_s = 0;
+  uint32_t count = 0;  // already clamped to max_particles
+  uint64_t repeat = 1;
+  double interval_s = 0;
+  uint64_t first_index = 0;
+};
+
+struct Emitter {
+  std::string name;
+  uint32_t index = 0;  // 0-based position in the file, disabled emitters included
+  bool enabled = true;
+  Vec2 position;  // design px from the canvas centre, y up
+  double rate_per_s = 10;
+  uint32_t max_particles = 1000;
+  Range lifetime_s{1, 1};
+  Range speed_px_per_s{50, 50};
+  double direction_deg = 90;
+  double spread_deg = 0;
+  Vec2 acceleration;  // px/s^2, y up
+  double drag_per_s = 0;
+  Range rotation_deg{0, 0};
+  Range rotation_speed_deg_per_s{0, 0};
+  Orientation orientation = Orientation::kFacing;
+  Curve size_px = Curve::constant(8);
+  Curve transparency = Curve::constant(0);
+  Curve squash = Curve::constant(0);
+  ColorCurve color = ColorCurve::constant({1, 1, 1});
+  double brightness = 1;
+  double light_emission = 0;
+  double light_influence = 0;
+  int64_t z_offset = 0;
+  DrawOrder draw_order = DrawOrder::kOldestFirst;
+  std::string texture = "builtin:soft";  // "builtin:NAME" or a resolved file path
+  SourceLoc texture_loc;                   // where the texture was named, for errors
+  Flipbook flipbook;
+  Shape shape;
+  std::vector<BurstGroup> bursts;
+
+  // Derived at load.
+  uint32_t seed = 0;             // s_e
+  double stream_rate_per_s = 0;  // after the Little's-law clamp (and loop rounding)
+  uint64_t loop_keys = 0;        // N = r T for a looped effect (0 when not looped)
+};
+
+struct Canvas {
+  int width = 256, height = 256;
+  Rgba background_srgb{0, 0, 0, 0};  // straight sRGB
+  Rgb ambient_srgb{1, 1, 1};
+  Tonemap tonemap = Tonemap::kWhite;
+  AlphaMode alpha = AlphaMode::kStraight;
+};
+
+// What `spritz check` compares (issue: golden images).
+struct CheckSpec {
+  std::vector<double> times;  // empty = the documented default
+  double threshold = -1;      // < 0 = command-line default
+  int64_t max_diff_pixels = -1;
+  double max_diff_ratio = -1;
+};
+
+struct Effect {
+  std::string name;
+  uint32_t seed = 0;
+  double duration_s = 2;
+  double fps = 30;
+  bool loop = false;
+  double start_s = 0;
+  double time_scale = 1;
+  Canvas canvas;
+  std::vector<Emitter> emitters;  // file order
+  CheckSpec check;
+
+  std::string source_path;   // as given ("-" for stdin)
+  uint64_t content_hash = 0; // of the source text and every override
+  // Enabled emitters in draw order: ascending z_offset, ties in file order.
+  std::vector<uint32_t> draw_order;
+};
+
+}  // namespace spritz

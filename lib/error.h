@@ -1,0 +1,38 @@
+// Errors the library reports: a list of diagnostics, each tied to a place in a
+// file when there is one. The library never prints or exits; cli/ does.
+#pragma once
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace spritz {
+
+struct SourceLoc {
+  std::string file;   // empty when the problem has no file (a command-line value)
+  uint32_t line = 0;  // 1-based; 0 = no position within the file
+  uint32_t col = 0;
+};
+
+struct Diagnostic {
+  SourceLoc loc;
+  std::string message;
+
+  // "file:line:col: message", "file: message" or just "message".
+  std::string to_string() const;
+};
+
+class Error : public std::runtime_error {
+ public:
+  explicit Error(std::vector<Diagnostic> diagnostics);
+  Error(SourceLoc loc, std::string message);
+  explicit Error(std::string message) : Error(SourceLoc{}, std::move(message)) {}
+
+  const std::vector<Diagnostic>& diagnostics() const { return diagnostics_; }
+
+ private:
+  std::vector<Diagnostic> diagnostics_;
+};
+
+}  // namespace spritz

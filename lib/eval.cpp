@@ -1,0 +1,248 @@
+#include "eval.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "hash.h"
+#include "motion.h"
+#include "shape.h"
+
+namespace spritz {
+namespace {
+
+constexpr double kDegToRad = 3.14159265358979323846 / 180.0;
+constexpr double kRadToDeg = 180.0 / 3.14159265358979323846;
+
+double max_lifetime(const Effect& fx) {
+  double m = 0;
+  for (const Emitter& em : fx.emitters)
+    if (em.enabled) m = std::max(m, em.lifetime_s.max);
+  return m;
+}
+
+// Reduces x into [0, period).
+double wrap(double x, double period) {
+  double r = std::fmod(x, period);
+  if (r < 0) r += period;
+  if (r >= period) r = 0;  // fmod of a tiny negative can round up to period
+  return r;
+}
+
+bool is_whole(double x) { return std::abs(x - std::round(x)) <= 1e-9 * std::max(1.0, std::abs(x)); }
+
+int flipbook_cell(const Flipbook& fb, uint32_t st, double age, double tau) {
+  const int64_t n = fb.cells();
+  const int64_t n0 = fb.random_start
+                         ? std::min<int64_t>(n, 1 + static_cast<int64_t>(std::floor(
+                                                        n * unit(st, Channel::kFlipbookStart))))
+                         : 1;
+  const double f = fb.fps.at(unit(st, Channel::kFlipbookRate));
+  const uint64_t w = static_cast<uint64_t>(std::max(0.0, std::floor(age * f)));
+  switch (fb.mode) {
+    case FlipbookMode::kOneshot: {
+      const int64_t k = static_cast<int64_t>(std::floor(tau * static_cast<double>(n - n0 + 1)));
+      return static_cast<int>(std::clamp<int64_t>(n0 + k, 1, n));
+    }
+    case FlipbookMode::kLoop:
+      return static_cast<int>(1 + (static_cast<uint64_t>(n0 - 1) + w) % static_cast<uint64_t>(n));
+    case FlipbookMode::kPingpong: {
+      if (n <= 1) return 1;
+      const uint64_t period = static_cast<uint64_t>(2 * n - 2);
+      const int64_t m = static_cast<int64_t>((static_cast<uint64_t>(n0 - 1) + w) % period);
+      return static_cast<int>(1 + std::min<int64_t>(m, 2 * n - 2 - m));
+    }
+    case FlipbookMode::kRandom: {
+      const double u = unit_raw(st, flipbook_window_channel(w));
+      return static_cast<int>(std::min<int64_t>(n, 1 + static_cast<int64_t>(std::floor(n * u))));
+    }
+  }
+  return 1;
+}
+
+bool finite_particle(const Particle& p) {
+  return std::isfinite(p.x) && std::isfinite(p.y) && std::isfinite(p.vx) && std::isfinite(p.vy) &&
+         std::isfinite(p.w) && std::isfinite(p.h) && std::isfinite(p.rotation_deg) &&
+         std::isfinite(p.alpha);
+}
+
+void evaluate_emitter(const Effect& fx, const Emitter& em, double clock, EmitterFrame& out) {
+  out.particles.clear();
+  out.stats = {};
+  const double life_max = em.lifetime_s.max;
+  if (!(life_max > 0)) return;
+  Particle p;
+
+  // Stream: ceil((c - L_max) r) <= i <= floor(c r), i >= 0.
+  const double r = em.stream_rate_per_s;
+  if (r > 0) {
+    const double lo_d = std::max(0.0, std::ceil((clock - life_max) * r));
+    const double hi_d = std::floor(clock * r);
+    if (hi_d >= lo_d) {
+      const int64_t lo = static_cast<int64_t>(lo_d), hi = static_cast<int64_t>(hi_d);
+      out.stats.window += static_cast<uint64_t>(hi - lo + 1);
+      for (int64_t i = lo; i <= hi; ++i) {
+        const uint64_t idx = static_cast<uint64_t>(i);
+        const uint64_t key = 2 * (em.loop_keys ? idx % em.loop_keys : idx);
+        ++out.stats.visited;
+        if (evaluate_particle(em, key, static_cast<double>(i) / r, clock, p) && finite_particle(p))
+          out.particles.push_back(p);
+      }
+    }
+  }
+
+  // Bursts: occurrence k of a group fires at T_b = time + k interval; it can
+  // only have live particles while T_b <= c < T_b + L_max. A looped effect
+  // repeats every burst every period T.
+  const uint64_t pcap = em.max_particles;
+  const double period = fx.loop ? fx.duration_s : 0;
+  for (const BurstGroup& g : em.bursts) {
+    if (g.count == 0) continue;
+    const double last = g.time_s + static_cast<double>(g.repeat - 1) * g.interval_s;
+    int64_t m_lo = 0, m_hi = 0;
+    if (period > 0) {
+      m_lo = static_cast<int64_t>(std::floor((clock - life_max - last) / period));
+      m_hi = static_cast<int64_t>(std::ceil((clock - g.time_s) / period));
+    }
+    for (int64_t m = m_lo; m <= m_hi; ++m) {
+      const double shift = static_cast<double>(m) * period;
+      // Occurrences k with c - L_max < time + k interval + shift <= c.
+      uint64_t k_lo = 0, k_hi = g.repeat - 1;
+      if (g.interval_s > 0) {
+        const double a = std::floor((clock - life_max - g.time_s - shift) / g.interval_s);
+        const double b = std::floor((clock - g.time_s - shift) / g.interval_s);
+        if (b < 0) continue;
+        k_lo = a < 0 ? 0 : static_cast<uint64_t>(std::min(a, 1e18));
+        k_hi = std::min<uint64_t>(k_hi, static_cast<uint64_t>(std::min(b, 1e18)));
+      }
+      for (uint64_t k = k_lo; k <= k_hi; ++k) {
+        const double tb = g.time_s + static_cast<double>(k) * g.interval_s + shift;
+        if (!(clock >= tb && clock < tb + life_max)) continue;
+        const uint64_t b = g.first_index + k;
+        out.stats.window += g.count;
+        for (uint32_t j = 0; j < g.count; ++j) {
+          const uint64_t key = 2 * (b * pcap + j) + 1;
+          ++out.stats.visited;
+          if (evaluate_particle(em, key, tb, clock, p) && finite_particle(p))
+            out.particles.push_back(p);
+        }
+      }
+    }
+  }
+
+  // Oldest first (newest on top) unless newest_first; ties by key.
+  const bool newest_first = em.draw_order == DrawOrder::kNewestFirst;
+  std::sort(out.particles.begin(), out.particles.end(),
+            [newest_first](const Particle& a, const Particle& b) {
+              if (a.birth_s != b.birth_s)
+                return newest_first ? a.birth_s > b.birth_s : a.birth_s < b.birth_s;
+              return a.key < b.key;
+            });
+  out.stats.alive = out.particles.size();
+}
+
+}  // namespace
+
+double loop_warmup(const Effect& fx) {
+  const double period = fx.duration_s;
+  return period * std::ceil(max_lifetime(fx) / period);
+}
+
+double clock_at_time(const Effect& fx, double t) {
+  const double effect_time = fx.start_s + fx.time_scale * t;
+  if (!fx.loop) return effect_time;
+  return loop_warmup(fx) + wrap(effect_time, fx.duration_s);
+}
+
+double clock_at_frame(const Effect& fx, int64_t frame, double fps) {
+  if (fx.loop) {
+    // Period and offset in frames; when both are whole, reduce the index
+    // exactly so the clock is bit-identical one period later.
+    const double period_frames = fx.duration_s * fps / fx.time_scale;
+    const double offset_frames = fx.start_s * fps / fx.time_scale;
+    if (fx.time_scale != 0 && is_whole(period_frames) && is_whole(offset_frames) &&
+        std::abs(period_frames) >= 1) {
+      const int64_t pf = static_cast<int64_t>(std::llround(std::abs(period_frames)));
+      const int64_t g = frame + static_cast<int64_t>(std::llround(offset_frames));
+      const int64_t m = ((g % pf) + pf) % pf;
+      const double effect_time = fx.time_scale * (static_cast<double>(m) / fps);
+      return loop_warmup(fx) + wrap(effect_time, fx.duration_s);
+    }
+  }
+  return clock_at_time(fx, static_cast<double>(frame) / fps);
+}
+
+bool evaluate_particle(const Emitter& em, uint64_t key, double birth_s, double clock,
+                       Particle& out) {
+  const uint32_t st = particle_stream(em.seed, static_cast<uint32_t>(key));
+  // Lifetime first: most dead keys are rejected after one hash.
+  const double life = em.lifetime_s.at(unit(st, Channel::kLifetime));
+  const double age = clock - birth_s;
+  if (!(age >= 0 && age < life)) return false;
+  const double tau = age / life;
+
+  const Vec2 emitter_dir = direction_from_degrees(em.direction_deg);
+  const ShapeSample s =
+      sample_shape(em.shape, emitter_dir, unit(st, Channel::kShapeU), unit(st, Channel::kShapeV),
+                   unit(st, Channel::kInOutCoin));
+  const double spread = (2 * unit(st, Channel::kSpread) - 1) * em.spread_deg * kDegToRad;
+  const Vec2 dir = em.spread_deg != 0 ? rotate(s.normal, spread) : s.normal;
+  const double speed = em.speed_px_per_s.at(unit(st, Channel::kSpeed));
+  const MotionState m =
+      move_particle(em.position + s.offset, dir * speed, em.acceleration, em.drag_per_s, age);
+
+  // Size and squash: (w, h) = (s / l, s l) for q >= 0, (s l, s / l) for q < 0,
+  // l = 1 + |q|, so w h = s^2.
+  const double size_eps = 2 * unit(st, Channel::kSizeEnvelope) - 1;
+  const double size = std::max(em.size_px.evaluate(tau, size_eps), 0.0);
+  const double squash_eps = 2 * unit(st, Channel::kSquashEnvelope) - 1;
+  const double q = em.squash.evaluate(tau, squash_eps);
+  const double l = 1 + std::abs(q);
+  const double w = q >= 0 ? size / l : size * l;
+  const double h = q >= 0 ? size * l : size / l;
+
+  double rot = em.rotation_deg.at(unit(st, Channel::kRotation)) +
+               em.rotation_speed_deg_per_s.at(unit(st, Channel::kRotationSpeed)) * age;
+  if (em.orientation != Orientation::kFacing) {
+    rot += std::atan2(m.velocity.y, m.velocity.x) * kRadToDeg;
+    if (em.orientation == Orientation::kVelocityPerpendicular) rot += 90;
+  }
+
+  const double transparency_eps = 2 * unit(st, Channel::kTransparencyEnvelope) - 1;
+  const double color_eps =
+      em.color.count > 1 || em.color.envelope[0] != 0 ? 2 * unit(st, Channel::kColorEnvelope) - 1
+                                                      : 0.0;
+
+  out.key = key;
+  out.birth_s = birth_s;
+  out.age_s = age;
+  out.life_s = life;
+  out.x = m.position.x;
+  out.y = m.position.y;
+  out.vx = m.velocity.x;
+  out.vy = m.velocity.y;
+  out.w = w;
+  out.h = h;
+  out.rotation_deg = rot;
+  out.color_srgb = em.color.evaluate(tau, color_eps);
+  out.alpha = 1 - std::clamp(em.transparency.evaluate(tau, transparency_eps), 0.0, 1.0);
+  out.cell = em.flipbook.enabled ? flipbook_cell(em.flipbook, st, age, tau) : 0;
+  return true;
+}
+
+void evaluate(const Effect& fx, double clock, Frame& out) {
+  out.clock = clock;
+  out.emitters.resize(fx.draw_order.size());
+  for (size_t k = 0; k < fx.draw_order.size(); ++k) {
+    EmitterFrame& ef = out.emitters[k];
+    ef.emitter = fx.draw_order[k];
+    evaluate_emitter(fx, fx.emitters[ef.emitter], clock, ef);
+  }
+}
+
+Frame evaluate(const Effect& fx, double clock) {
+  Frame f;
+  evaluate(fx, clock, f);
+  return f;
+}
+
+}  // namespace spritz

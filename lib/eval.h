@@ -1,0 +1,65 @@
+// Closed-form evaluation (model.md sections 1, 3, 4, 7, 8): the particles
+// alive at a clock value, as a pure function of the effect and the clock.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "effect.h"
+
+namespace spritz {
+
+struct Particle {
+  uint64_t key = 0;      // 2 i for stream particles, 2 (b P + j) + 1 for bursts
+  double birth_s = 0;    // clock of birth
+  double age_s = 0, life_s = 0;
+  double x = 0, y = 0;   // design px from the canvas centre, y up
+  double vx = 0, vy = 0;
+  double w = 0, h = 0;   // design px
+  double rotation_deg = 0;  // counter-clockwise
+  Rgb color_srgb;        // curve colour, envelope applied, before brightness
+  double alpha = 1;      // opacity after the transparency curve
+  int cell = 0;          // 1-based flipbook cell, 0 without a flipbook
+};
+
+struct EmitterStats {
+  uint64_t window = 0;   // stream indices in the window plus burst particles considered
+  uint64_t visited = 0;  // keys whose lifetime was rolled
+  uint64_t alive = 0;
+};
+
+struct EmitterFrame {
+  uint32_t emitter = 0;  // index into Effect::emitters
+  std::vector<Particle> particles;  // in draw order
+  EmitterStats stats;
+};
+
+struct Frame {
+  double clock = 0;
+  std::vector<EmitterFrame> emitters;  // enabled emitters, in draw order
+};
+
+// The effect clock for requested time `t` seconds: c = start + time_scale t,
+// or for a looped effect the steady-state clock T ceil(L_max / T) + t'.
+double clock_at_time(const Effect& fx, double t);
+
+// The clock of frame `frame` at `fps`. For a looped effect the frame index is
+// reduced modulo the frames per period when that is whole, so frame f and
+// frame f + period give the very same clock (and the same bytes).
+double clock_at_frame(const Effect& fx, int64_t frame, double fps);
+
+// The steady-state clock offset of a looped effect: T ceil(L_max / T).
+double loop_warmup(const Effect& fx);
+
+// Evaluates every enabled emitter at `clock` into `out`, reusing its buffers
+// (no allocation in steady use). Particles whose state is not finite are
+// dropped, so no NaN or infinity ever reaches the rasterizer.
+void evaluate(const Effect& fx, double clock, Frame& out);
+Frame evaluate(const Effect& fx, double clock);
+
+// Evaluates one particle of `em` with key `key` born at `birth_s`, at `clock`.
+// Returns false when it is not alive then.
+bool evaluate_particle(const Emitter& em, uint64_t key, double birth_s, double clock,
+                       Particle& out);
+
+}  // namespace spritz

@@ -1,0 +1,945 @@
+#include "load.h"
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <limits>
+#include <optional>
+#include <toml++/toml.h>
+
+#include "hash.h"
+
+namespace spritz {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr int kMaxCanvasSide = 16384;
+constexpr int64_t kMaxParticlesLimit = 10'000'000;
+constexpr double kMaxFps = 10000;
+constexpr const char* kSetPrefix = "--set ";
+
+using Keys = std::vector<std::string_view>;
+
+const Keys kRootKeys = {"effect", "canvas", "emitter", "check"};
+const Keys kEffectKeys = {"name", "seed", "duration", "fps", "loop", "start", "time_scale"};
+const Keys kCanvasKeys = {"size", "background", "ambient", "tonemap", "alpha"};
+const Keys kEmitterKeys = {"name",          "enabled",        "position",     "rate",
+                           "max_particles", "lifetime",       "speed",        "direction",
+                           "spread",        "acceleration",   "drag",         "rotation",
+                           "rotation_speed", "orientation",   "size",         "transparency",
+                           "squash",        "color",          "brightness",   "light_emission",
+                           "light_influence", "z_offset",     "draw_order",   "texture",
+                           "flipbook",      "shape",          "bursts"};
+const Keys kFlipbookKeys = {"layout", "mode", "fps", "random_start"};
+const Keys kShapeKeys = {"kind", "size", "style", "in_out", "inner"};
+const Keys kBurstKeys = {"time", "count", "repeat", "interval"};
+const Keys kCheckKeys = {"times", "threshold", "max_diff_pixels", "max_diff_ratio"};
+
+size_t edit_distance(std::string_view a, std::string_view b) {
+  std::vector<size_t> row(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    size_t diag = row[0];
+    row[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j) {
+      const size_t up = row[j];
+      const bool same = std::tolower(static_cast<unsigned char>(a[i - 1])) ==
+                        std::tolower(static_cast<unsigned char>(b[j - 1]));
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (same ? 0 : 1)});
+      diag = up;
+    }
+  }
+  return row[b.size()];
+}
+
+std::string type_name(const toml::node& n) {
+  switch (n.type()) {
+    case toml::node_type::table: return "a table";
+    case toml::node_type::array: return "an array";
+    case toml::node_type::string: return "a string";
+    case toml::node_type::integer: return "an integer";
+    case toml::node_type::floating_point: return "a number";
+    case toml::node_type::boolean: return "a boolean";
+    default: return "a date or time";
+  }
+}
+
+std::string quoted_list(const Keys& words) {
+  std::string out;
+  for (size_t i = 0; i < words.size(); ++i) {
+    if (i) out += i + 1 == words.size() ? " or " : ", ";
+    out += '"';
+    out += words[i];
+    out += '"';
+  }
+  return out;
+}
+
+// Walks the parsed TOML tree and builds the model, collecting every problem.
+class Translator {
+ public:
+  Translator(std::string file, std::string base_dir)
+      : file_(std::move(file)), base_dir_(std::move(base_dir)) {}
+
+  std::vector<Diagnostic> diagnostics;
+
+  SourceLoc loc(const toml::node& n) const {
+    const toml::source_region& src = n.source();
+    if (src.path && src.path->rfind(kSetPrefix, 0) == 0) return {*src.path, 0, 0};
+    return {src.path ? *src.path : file_, static_cast<uint32_t>(src.begin.line),
+            static_cast<uint32_t>(src.begin.column)};
+  }
+  void error(const toml::node& n, std::string message) {
+    diagnostics.push_back({loc(n), std::move(message)});
+  }
+  void error_at(SourceLoc l, std::string message) {
+    diagnostics.push_back({std::move(l), std::move(message)});
+  }
+
+  Effect translate(const toml::table& root);
+
+ private:
+  // --- keys ---------------------------------------------------------------
+  void check_keys(const toml::table& t, const Keys& allowed, std::string_view where) {
+    for (auto&& [key, node] : t) {
+      if (std::find(allowed.begin(), allowed.end(), key.str()) != allowed.end()) continue;
+      std::string msg = "unknown key '" + std::string(key.str()) + "' in " + std::string(where);
+      const std::string hint = closest_match(key.str(), allowed);
+      msg += hint.empty() ? " (valid keys: " + quoted_list(allowed) + ")"
+                          : "; did you mean '" + hint + "'?";
+      const toml::source_region& src = key.source();
+      if (src.begin.line > 0 && !(src.path && src.path->rfind(kSetPrefix, 0) == 0)) {
+        error_at({src.path ? *src.path : file_, static_cast<uint32_t>(src.begin.line),
+                  static_cast<uint32_t>(src.begin.column)},
+                 msg);
+      } else {
+        error(node, msg);
+      }
+    }
+  }
+
+  const toml::table* table_at(const toml::table& parent, std::string_view key,
+                              std::string_view what) {
+    const toml::node* n = parent.get(key);
+    if (!n) return nullptr;
+    if (!n->is_table()) {
+      error(*n, std::string(what) + " must be a table, got " + type_name(*n));
+      return nullptr;
+    }
+    return n->as_table();
+  }
+
+  // --- scalars --------------------------------------------------------------
+  std::optional<double> number(const toml::node& n, std::string_view what) {
+    double v;
+    if (auto i = n.as_integer()) {
+      v = static_cast<double>(i->get());
+    } else if (auto f = n.as_floating_point()) {
+      v = f->get();
+    } else {
+      error(n, std::string(what) + " must be a number, got " + type_name(n));
+      return std::nullopt;
+    }
+    if (!std::isfinite(v)) {
+      error(n, std::string(what) + " must be a finite number (nan and inf are not allowed)");
+      return std::nullopt;
+    }
+    return v;
+  }
+
+  // A number within [lo, hi]; `rule` words the bound for the message.
+  std::optional<double> bounded(const toml::node& n, std::string_view what, double lo, double hi,
+                                std::string_view rule) {
+    auto v = number(n, what);
+    if (v && (*v < lo || *v > hi)) {
+      error(n, std::string(what) + " must be " + std::string(rule) + ", got " + fmt(*v));
+      return std::nullopt;
+    }
+    return v;
+  }
+
+  std::optional<int64_t> integer(const toml::node& n, std::string_view what, int64_t lo,
+                                 int64_t hi, std::string_view rule) {
+    int64_t v;
+    if (auto i = n.as_integer()) {
+      v = i->get();
+    } else if (auto f = n.as_floating_point();
+               f && std::isfinite(f->get()) && std::floor(f->get()) == f->get() &&
+               std::abs(f->get()) < 9.0e18) {
+      v = static_cast<int64_t>(f->get());
+    } else {
+      error(n, std::string(what) + " must be a whole number, got " + type_name(n));
+      return std::nullopt;
+    }
+    if (v < lo || v > hi) {
+      error(n, std::string(what) + " must be " + std::string(rule) + ", got " + std::to_string(v));
+      return std::nullopt;
+    }
+    return v;
+  }
+
+  std::optional<bool> boolean(const toml::node& n, std::string_view what) {
+    if (auto b = n.as_boolean()) return b->get();
+    error(n, std::string(what) + " must be true or false, got " + type_name(n));
+    return std::nullopt;
+  }
+
+  std::optional<std::string> string(const toml::node& n, std::string_view what) {
+    if (auto s = n.as_string()) return s->get();
+    error(n, std::string(what) + " must be a string, got " + type_name(n));
+    return std::nullopt;
+  }
+
+  // One of `choices`; returns its index.
+  std::optional<size_t> choice(const toml::node& n, std::string_view what, const Keys& choices) {
+    auto s = string(n, what);
+    if (!s) return std::nullopt;
+    for (size_t i = 0; i < choices.size(); ++i)
+      if (*s == choices[i]) return i;
+    std::string msg = std::string(what) + " must be " + quoted_list(choices) + ", got \"" + *s + "\"";
+    const std::string hint = closest_match(*s, choices);
+    if (!hint.empty()) msg += "; did you mean \"" + hint + "\"?";
+    error(n, msg);
+    return std::nullopt;
+  }
+
+  // --- compound values -------------------------------------------------------
+  std::optional<Range> range(const toml::node& n, std::string_view what, double lo) {
+    if (n.is_array()) {
+      const toml::array& a = *n.as_array();
+      if (a.size() != 2) {
+        error(n, std::string(what) + " must be one number or a range [min, max]");
+        return std::nullopt;
+      }
+      auto mn = number(a[0], what), mx = number(a[1], what);
+      if (!mn || !mx) return std::nullopt;
+      if (*mn > *mx) {
+        error(n, std::string(what) + " range must have min <= max, got [" + fmt(*mn) + ", " +
+                     fmt(*mx) + "]");
+        return std::nullopt;
+      }
+      if (*mn < lo) {
+        error(n, std::string(what) + " must not be negative, got " + fmt(*mn));
+        return std::nullopt;
+      }
+      return Range{*mn, *mx};
+    }
+    if (!n.is_number()) {
+      error(n, std::string(what) + " must be one number or a range [min, max], got " + type_name(n));
+      return std::nullopt;
+    }
+    auto v = number(n, what);
+    if (!v) return std::nullopt;
+    if (*v < lo) {
+      error(n, std::string(what) + " must not be negative, got " + fmt(*v));
+      return std::nullopt;
+    }
+    return Range{*v, *v};
+  }
+
+  std::optional<Vec2> vec2(const toml::node& n, std::string_view what) {
+    const toml::array* a = n.as_array();
+    if (!a || a->size() != 2) {
+      error(n, std::string(what) + " must be a pair [x, y]");
+      return std::nullopt;
+    }
+    auto x = number((*a)[0], what), y = number((*a)[1], what);
+    if (!x || !y) return std::nullopt;
+    return Vec2{*x, *y};
+  }
+
+  // Keypoint times: 1..20 of them, strictly increasing, first 0 and last 1.
+  bool keypoint_times(const toml::array& keys, std::string_view what, double* times) {
+    if (keys.empty() || keys.size() > kMaxCurveKeys) {
+      error(keys, std::string(what) + " must have 1 to " + std::to_string(kMaxCurveKeys) +
+                      " keypoints, got " + std::to_string(keys.size()));
+      return false;
+    }
+    bool ok = true;
+    for (size_t k = 0; k < keys.size(); ++k) {
+      const toml::array* kp = keys[k].as_array();
+      auto t = number((*kp)[0], std::string(what) + " keypoint time");
+      if (!t) {
+        ok = false;
+        continue;
+      }
+      times[k] = *t;
+      if (k > 0 && *t <= times[k - 1]) {
+        error((*kp)[0], std::string(what) + " keypoint times must be strictly increasing (" +
+                            fmt(times[k - 1]) + " then " + fmt(*t) + ")");
+        ok = false;
+      }
+    }
+    if (!ok) return false;
+    if (keys.size() > 1 && times[0] != 0) {
+      error(keys[0], std::string(what) + " must start at time 0, got " + fmt(times[0]));
+      ok = false;
+    }
+    if (keys.size() > 1 && times[keys.size() - 1] != 1) {
+      error(keys[keys.size() - 1],
+            std::string(what) + " must end at time 1, got " + fmt(times[keys.size() - 1]));
+      ok = false;
+    }
+    if (keys.size() == 1 && (times[0] < 0 || times[0] > 1)) {
+      error(keys[0], std::string(what) + " keypoint time must be within [0, 1]");
+      ok = false;
+    }
+    return ok;
+  }
+
+  // Checks that `n` is an array of keypoint arrays [t, v] / [t, v, e] and
+  // explains the keypoint form when it is a flat array.
+  const toml::array* keypoints(const toml::node& n, std::string_view what, bool colour) {
+    const toml::array* keys = n.as_array();
+    bool flat = false;
+    for (const toml::node& kp : *keys) flat = flat || !kp.is_array();
+    if (flat) {
+      error(n, std::string(what) + " is a curve: give one " + (colour ? "colour" : "number") +
+                   " or keypoints [[time, value], ...] (optionally [time, value, envelope]) "
+                   "with times from 0 to 1, e.g. " +
+                   (colour ? "[[0, \"#ffffff\"], [1, \"#ff8000\"]]" : "[[0, 10], [1, 0]]"));
+      return nullptr;
+    }
+    bool ok = true;
+    for (const toml::node& kp : *keys) {
+      const size_t size = kp.as_array()->size();
+      if (size != 2 && size != 3) {
+        error(kp, std::string(what) + " keypoint must be [time, value] or [time, value, envelope]");
+        ok = false;
+      }
+    }
+    return ok ? keys : nullptr;
+  }
+
+  std::optional<Curve> curve(const toml::node& n, std::string_view what) {
+    if (n.is_number()) {
+      auto v = number(n, what);
+      if (!v) return std::nullopt;
+      return Curve::constant(*v);
+    }
+    if (!n.is_array()) {
+      error(n, std::string(what) + " must be a number or keypoints [[time, value], ...], got " +
+                   type_name(n));
+      return std::nullopt;
+    }
+    const toml::array* keys = keypoints(n, what, false);
+    if (!keys) return std::nullopt;
+    Curve c;
+    if (!keypoint_times(*keys, what, c.t.data())) return std::nullopt;
+    c.count = static_cast<int>(keys->size());
+    bool ok = true;
+    for (size_t k = 0; k < keys->size(); ++k) {
+      const toml::array& kp = *(*keys)[k].as_array();
+      auto v = number(kp[1], std::string(what) + " value");
+      auto e = kp.size() == 3 ? number(kp[2], std::string(what) + " envelope") : 0.0;
+      if (!v || !e) {
+        ok = false;
+        continue;
+      }
+      c.value[k] = *v;
+      c.envelope[k] = *e;
+    }
+    return ok ? std::optional<Curve>(c) : std::nullopt;
+  }
+
+  // "#rgb", "#rrggbb", "#rrggbbaa" or [r, g, b] / [r, g, b, a] in 0..1.
+  std::optional<Rgba> color(const toml::node& n, std::string_view what) {
+    if (auto s = n.as_string()) {
+      const std::string& str = s->get();
+      auto hex = [](char ch) -> int {
+        if (ch >= '0' && ch <= '9') return ch - '0';
+        if (ch >= 'a' && ch <= 'f') return ch - 'a' + 10;
+        if (ch >= 'A' && ch <= 'F') return ch - 'A' + 10;
+        return -1;
+      };
+      const size_t len = str.size();
+      bool ok = len > 0 && str[0] == '#' && (len == 4 || len == 7 || len == 9);
+      for (size_t i = 1; ok && i < len; ++i) ok = hex(str[i]) >= 0;
+      if (!ok) {
+        error(n, std::string(what) + " must be a colour \"#rgb\", \"#rrggbb\", \"#rrggbbaa\" or "
+                                     "[r, g, b, a] in 0..1, got \"" + str + "\"");
+        return std::nullopt;
+      }
+      double ch[4] = {1, 1, 1, 1};
+      if (len == 4) {
+        for (int i = 0; i < 3; ++i) ch[i] = hex(str[1 + i]) * 17 / 255.0;
+      } else {
+        for (size_t i = 0; i < (len - 1) / 2; ++i)
+          ch[i] = (hex(str[1 + 2 * i]) * 16 + hex(str[2 + 2 * i])) / 255.0;
+      }
+      return Rgba{ch[0], ch[1], ch[2], ch[3]};
+    }
+    const toml::array* a = n.as_array();
+    if (!a || (a->size() != 3 && a->size() != 4)) {
+      error(n, std::string(what) + " must be a colour \"#rrggbb\" or [r, g, b, a] in 0..1, got " +
+                   type_name(n));
+      return std::nullopt;
+    }
+    double ch[4] = {1, 1, 1, 1};
+    for (size_t i = 0; i < a->size(); ++i) {
+      auto v = bounded((*a)[i], std::string(what) + " component", 0, 1, "within [0, 1]");
+      if (!v) return std::nullopt;
+      ch[i] = *v;
+    }
+    return Rgba{ch[0], ch[1], ch[2], ch[3]};
+  }
+
+  std::optional<Rgb> opaque_color(const toml::node& n, std::string_view what) {
+    auto c = color(n, what);
+    if (!c) return std::nullopt;
+    if (c->a != 1) {
+      error(n, std::string(what) + " must be opaque (opacity comes from 'transparency')");
+      return std::nullopt;
+    }
+    return Rgb{c->r, c->g, c->b};
+  }
+
+  std::optional<ColorCurve> color_curve(const toml::node& n, std::string_view what) {
+    // One colour: a string, or a flat array of numbers.
+    const toml::array* a = n.as_array();
+    const bool single = n.is_string() || (a && !a->empty() && (*a)[0].is_number() &&
+                                          !(a->size() >= 2 && (*a)[1].is_string()));
+    if (single) {
+      auto c = opaque_color(n, what);
+      if (!c) return std::nullopt;
+      return ColorCurve::constant(*c);
+    }
+    if (!a) {
+      error(n, std::string(what) + " must be a colour or keypoints [[time, colour], ...], got " +
+                   type_name(n));
+      return std::nullopt;
+    }
+    const toml::array* keys = keypoints(n, what, true);
+    if (!keys) return std::nullopt;
+    ColorCurve c;
+    if (!keypoint_times(*keys, what, c.t.data())) return std::nullopt;
+    c.count = static_cast<int>(keys->size());
+    bool ok = true;
+    for (size_t k = 0; k < keys->size(); ++k) {
+      const toml::array& kp = *(*keys)[k].as_array();
+      auto v = opaque_color(kp[1], std::string(what) + " keypoint colour");
+      auto e = kp.size() == 3
+                   ? bounded(kp[2], std::string(what) + " envelope", 0, 1, "within [0, 1]")
+                   : 0.0;
+      if (!v || !e) {
+        ok = false;
+        continue;
+      }
+      c.srgb[k] = *v;
+      c.envelope[k] = *e;
+    }
+    return ok ? std::optional<ColorCurve>(c) : std::nullopt;
+  }
+
+  static std::string fmt(double v) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%g", v);
+    return buf;
+  }
+
+  void read_effect(const toml::table& t, Effect& fx);
+  void read_canvas(const toml::table& t, Canvas& canvas);
+  void read_emitter(const toml::table& t, Emitter& em);
+  void read_flipbook(const toml::node& n, Flipbook& fb);
+  void read_shape(const toml::node& n, Shape& shape);
+  void read_bursts(const toml::node& n, Emitter& em, uint64_t max_count);
+  void read_check(const toml::table& t, CheckSpec& check);
+
+  std::string file_;
+  std::string base_dir_;
+};
+
+void Translator::read_effect(const toml::table& t, Effect& fx) {
+  check_keys(t, kEffectKeys, "[effect]");
+  if (auto n = t.get("name"))
+    if (auto s = string(*n, "effect.name")) fx.name = *s;
+  if (auto n = t.get("seed"))
+    if (auto v = integer(*n, "effect.seed", 0, 0xffffffffll, "within [0, 4294967295]"))
+      fx.seed = static_cast<uint32_t>(*v);
+  if (auto n = t.get("duration"))
+    if (auto v = bounded(*n, "effect.duration", 0, 1e9, "within [0, 1e9] seconds"))
+      fx.duration_s = *v;
+  if (auto n = t.get("fps"))
+    if (auto v = bounded(*n, "effect.fps", 1e-3, kMaxFps, "within [0.001, 10000]")) fx.fps = *v;
+  if (auto n = t.get("loop"))
+    if (auto v = boolean(*n, "effect.loop")) fx.loop = *v;
+  if (auto n = t.get("start"))
+    if (auto v = bounded(*n, "effect.start", -1e9, 1e9, "within [-1e9, 1e9] seconds"))
+      fx.start_s = *v;
+  if (auto n = t.get("time_scale"))
+    if (auto v = bounded(*n, "effect.time_scale", -1e6, 1e6, "within [-1e6, 1e6]"))
+      fx.time_scale = *v;
+  if (fx.loop && fx.duration_s <= 0) {
+    const toml::node* n = t.get("loop");
+    error(*n, "effect.loop needs a positive effect.duration (the loop period)");
+  }
+}
+
+void Translator::read_canvas(const toml::table& t, Canvas& canvas) {
+  check_keys(t, kCanvasKeys, "[canvas]");
+  if (auto n = t.get("size")) {
+    const toml::array* a = n->as_array();
+    if (!a || a->size() != 2) {
+      error(*n, "canvas.size must be [width, height] in pixels");
+    } else {
+      const std::string rule = "within [1, " + std::to_string(kMaxCanvasSide) + "]";
+      auto w = integer((*a)[0], "canvas width", 1, kMaxCanvasSide, rule);
+      auto h = integer((*a)[1], "canvas height", 1, kMaxCanvasSide, rule);
+      if (w && h) {
+        canvas.width = static_cast<int>(*w);
+        canvas.height = static_cast<int>(*h);
+      }
+    }
+  }
+  if (auto n = t.get("background"))
+    if (auto c = color(*n, "canvas.background")) canvas.background_srgb = *c;
+  if (auto n = t.get("ambient"))
+    if (auto c = opaque_color(*n, "canvas.ambient")) canvas.ambient_srgb = *c;
+  if (auto n = t.get("tonemap"))
+    if (auto i = choice(*n, "canvas.tonemap", {"white", "clamp"}))
+      canvas.tonemap = static_cast<Tonemap>(*i);
+  if (auto n = t.get("alpha"))
+    if (auto i = choice(*n, "canvas.alpha", {"straight", "premultiplied"}))
+      canvas.alpha = static_cast<AlphaMode>(*i);
+}
+
+void Translator::read_flipbook(const toml::node& n, Flipbook& fb) {
+  const toml::table* t = n.as_table();
+  if (!t) {
+    error(n, "flipbook must be a table { layout = [cols, rows], mode = \"loop\", fps = 10 }");
+    return;
+  }
+  check_keys(*t, kFlipbookKeys, "flipbook");
+  fb.enabled = true;
+  if (auto l = t->get("layout")) {
+    const toml::array* a = l->as_array();
+    if (!a || a->size() != 2) {
+      error(*l, "flipbook.layout must be [cols, rows]");
+    } else {
+      auto c = integer((*a)[0], "flipbook columns", 1, 256, "within [1, 256]");
+      auto r = integer((*a)[1], "flipbook rows", 1, 256, "within [1, 256]");
+      if (c && r) {
+        fb.cols = static_cast<int>(*c);
+        fb.rows = static_cast<int>(*r);
+      }
+    }
+  } else {
+    error(n, "flipbook needs a layout = [cols, rows]");
+  }
+  if (auto m = t->get("mode"))
+    if (auto i = choice(*m, "flipbook.mode", {"oneshot", "loop", "pingpong", "random"}))
+      fb.mode = static_cast<FlipbookMode>(*i);
+  if (auto f = t->get("fps"))
+    if (auto r = range(*f, "flipbook.fps", 0)) fb.fps = *r;
+  if (auto r = t->get("random_start"))
+    if (auto b = boolean(*r, "flipbook.random_start")) fb.random_start = *b;
+}
+
+void Translator::read_shape(const toml::node& n, Shape& shape) {
+  const toml::table* t = n.as_table();
+  if (!t) {
+    error(n, "shape must be a table { kind = \"ellipse\", size = [w, h] }");
+    return;
+  }
+  check_keys(*t, kShapeKeys, "shape");
+  if (auto k = t->get("kind"))
+    if (auto i = choice(*k, "shape.kind", {"point", "box", "ellipse"}))
+      shape.kind = static_cast<ShapeKind>(*i);
+  double w = 0, h = 0;
+  if (auto s = t->get("size")) {
+    if (s->is_number()) {
+      if (auto v = bounded(*s, "shape.size", 0, 1e7, "within [0, 1e7]")) w = h = *v;
+    } else if (auto v = vec2(*s, "shape.size")) {
+      if (v->x < 0 || v->y < 0)
+        error(*s, "shape.size must not be negative");
+      else
+        w = v->x, h = v->y;
+    }
+  }
+  shape.a = w / 2;
+  shape.b = h / 2;
+  if (auto s = t->get("style"))
+    if (auto i = choice(*s, "shape.style", {"volume", "surface"}))
+      shape.style = static_cast<ShapeStyle>(*i);
+  if (auto s = t->get("in_out"))
+    if (auto i = choice(*s, "shape.in_out", {"outward", "inward", "both"}))
+      shape.in_out = static_cast<InOut>(*i);
+  if (auto s = t->get("inner"))
+    if (auto v = bounded(*s, "shape.inner", 0, 0.999999, "within [0, 1)")) shape.inner = *v;
+  if (shape.kind == ShapeKind::kEllipse) {
+    if (shape.a == 0 && shape.b == 0) {
+      shape.kind = ShapeKind::kPoint;  // both semi-axes 0: a point
+    } else if (shape.a <= 0 || shape.b <= 0) {
+      error(t->get("size") ? *t->get("size") : n,
+            "an ellipse needs both sizes > 0 (or both 0 for a point)");
+    }
+  }
+}
+
+void Translator::read_bursts(const toml::node& n, Emitter& em, uint64_t max_count) {
+  const toml::array* a = n.as_array();
+  if (!a) {
+    error(n, "bursts must be an array of tables [{ time = 0, count = 10 }, ...]");
+    return;
+  }
+  uint64_t next_index = 0;
+  for (const toml::node& item : *a) {
+    const toml::table* t = item.as_table();
+    if (!t) {
+      error(item, "each burst must be a table { time = 0, count = 10 }");
+      continue;
+    }
+    check_keys(*t, kBurstKeys, "burst");
+    BurstGroup b;
+    bool ok = true;
+    if (auto v = t->get("time")) {
+      auto x = bounded(*v, "burst time", -1e9, 1e9, "within [-1e9, 1e9] seconds");
+      ok = ok && x;
+      if (x) b.time_s = *x;
+    }
+    if (auto v = t->get("count")) {
+      // Counts beyond max_particles are clamped (model.md 4.3), not refused.
+      auto x = integer(*v, "burst count", 0, std::numeric_limits<int64_t>::max(), "non-negative");
+      ok = ok && x;
+      if (x) b.count = static_cast<uint32_t>(std::min<uint64_t>(*x, max_count));
+    } else {
+      error(item, "a burst needs a count");
+      ok = false;
+    }
+    if (auto v = t->get("repeat")) {
+      auto x = integer(*v, "burst repeat", 1, 1'000'000'000, "within [1, 1e9]");
+      ok = ok && x;
+      if (x) b.repeat = static_cast<uint64_t>(*x);
+    }
+    if (auto v = t->get("interval")) {
+      auto x = bounded(*v, "burst interval", 0, 1e9, "within [0, 1e9] seconds");
+      ok = ok && x;
+      if (x) b.interval_s = *x;
+    }
+    if (ok && b.repeat > 1 && b.interval_s <= 0) {
+      error(item, "a burst with repeat > 1 needs an interval > 0 (seconds between firings)");
+      ok = false;
+    }
+    b.first_index = next_index;
+    next_index += b.repeat;
+    if (ok) em.bursts.push_back(b);
+  }
+}
+
+void Translator::read_emitter(const toml::table& t, Emitter& em) {
+  check_keys(t, kEmitterKeys, "[[emitter]]");
+  if (auto n = t.get("name"))
+    if (auto s = string(*n, "emitter name")) em.name = *s;
+  if (auto n = t.get("enabled"))
+    if (auto v = boolean(*n, "enabled")) em.enabled = *v;
+  if (auto n = t.get("position"))
+    if (auto v = vec2(*n, "position")) em.position = *v;
+  if (auto n = t.get("rate"))
+    if (auto v = bounded(*n, "rate", 0, std::numeric_limits<double>::max(), "non-negative"))
+      em.rate_per_s = *v;
+  if (auto n = t.get("max_particles"))
+    if (auto v = integer(*n, "max_particles", 1, kMaxParticlesLimit, "within [1, 10000000]"))
+      em.max_particles = static_cast<uint32_t>(*v);
+  if (auto n = t.get("lifetime"))
+    if (auto r = range(*n, "lifetime", 0)) em.lifetime_s = *r;
+  if (auto n = t.get("speed"))
+    if (auto r = range(*n, "speed", -std::numeric_limits<double>::max())) em.speed_px_per_s = *r;
+  if (auto n = t.get("direction")) {
+    if (n->is_string()) {
+      if (auto i = choice(*n, "direction", {"right", "up", "left", "down"}))
+        em.direction_deg = 90.0 * static_cast<double>(*i);
+    } else if (auto v = number(*n, "direction")) {
+      em.direction_deg = *v;
+    }
+  }
+  if (auto n = t.get("spread"))
+    if (auto v = bounded(*n, "spread", 0, 180, "within [0, 180] degrees")) em.spread_deg = *v;
+  if (auto n = t.get("acceleration"))
+    if (auto v = vec2(*n, "acceleration")) em.acceleration = *v;
+  if (auto n = t.get("drag"))
+    if (auto v = number(*n, "drag")) em.drag_per_s = *v;
+  if (auto n = t.get("rotation"))
+    if (auto r = range(*n, "rotation", -std::numeric_limits<double>::max())) em.rotation_deg = *r;
+  if (auto n = t.get("rotation_speed"))
+    if (auto r = range(*n, "rotation_speed", -std::numeric_limits<double>::max()))
+      em.rotation_speed_deg_per_s = *r;
+  if (auto n = t.get("orientation"))
+    if (auto i =
+            choice(*n, "orientation", {"facing", "velocity_parallel", "velocity_perpendicular"}))
+      em.orientation = static_cast<Orientation>(*i);
+  if (auto n = t.get("size"))
+    if (auto c = curve(*n, "size")) em.size_px = *c;
+  if (auto n = t.get("transparency"))
+    if (auto c = curve(*n, "transparency")) em.transparency = *c;
+  if (auto n = t.get("squash"))
+    if (auto c = curve(*n, "squash")) em.squash = *c;
+  if (auto n = t.get("color"))
+    if (auto c = color_curve(*n, "color")) em.color = *c;
+  if (auto n = t.get("brightness"))
+    if (auto v = bounded(*n, "brightness", 0, 1e6, "within [0, 1e6]")) em.brightness = *v;
+  if (auto n = t.get("light_emission"))
+    if (auto v = bounded(*n, "light_emission", 0, 1, "within [0, 1]")) em.light_emission = *v;
+  if (auto n = t.get("light_influence"))
+    if (auto v = bounded(*n, "light_influence", 0, 1, "within [0, 1]")) em.light_influence = *v;
+  if (auto n = t.get("z_offset"))
+    if (auto v = integer(*n, "z_offset", -1'000'000'000, 1'000'000'000, "within [-1e9, 1e9]"))
+      em.z_offset = *v;
+  if (auto n = t.get("draw_order"))
+    if (auto i = choice(*n, "draw_order", {"oldest_first", "newest_first"}))
+      em.draw_order = static_cast<DrawOrder>(*i);
+  if (auto n = t.get("texture")) {
+    if (auto s = string(*n, "texture")) {
+      em.texture_loc = loc(*n);
+      if (s->rfind("builtin:", 0) == 0) {
+        em.texture = *s;
+      } else if (s->empty()) {
+        error(*n, "texture must be \"builtin:NAME\" or a PNG path");
+      } else {
+        fs::path p(*s);
+        if (p.is_relative()) p = fs::path(base_dir_) / p;
+        std::error_code ec;
+        const auto status = fs::status(p, ec);
+        if (ec || !fs::exists(status)) {
+          error(*n, "texture file not found: " + p.string());
+        } else if (!fs::is_regular_file(status)) {
+          error(*n, "texture is not a regular file: " + p.string());
+        }
+        em.texture = p.lexically_normal().string();
+      }
+    }
+  } else {
+    em.texture_loc = loc(t);
+  }
+  if (auto n = t.get("flipbook")) read_flipbook(*n, em.flipbook);
+  if (auto n = t.get("shape")) read_shape(*n, em.shape);
+  if (auto n = t.get("bursts")) read_bursts(*n, em, em.max_particles);
+}
+
+void Translator::read_check(const toml::table& t, CheckSpec& check) {
+  check_keys(t, kCheckKeys, "[check]");
+  if (auto n = t.get("times")) {
+    const toml::array* a = n->as_array();
+    if (!a || a->empty()) {
+      error(*n, "check.times must be a non-empty array of times in seconds");
+    } else {
+      for (const toml::node& x : *a)
+        if (auto v = bounded(x, "check time", -1e9, 1e9, "within [-1e9, 1e9]"))
+          check.times.push_back(*v);
+    }
+  }
+  if (auto n = t.get("threshold"))
+    if (auto v = bounded(*n, "check.threshold", 0, 1, "within [0, 1]")) check.threshold = *v;
+  if (auto n = t.get("max_diff_pixels"))
+    if (auto v = integer(*n, "check.max_diff_pixels", 0, std::numeric_limits<int64_t>::max(),
+                         "non-negative"))
+      check.max_diff_pixels = *v;
+  if (auto n = t.get("max_diff_ratio"))
+    if (auto v = bounded(*n, "check.max_diff_ratio", 0, 1, "within [0, 1]"))
+      check.max_diff_ratio = *v;
+}
+
+Effect Translator::translate(const toml::table& root) {
+  Effect fx;
+  check_keys(root, kRootKeys, "the effect file");
+  if (auto t = table_at(root, "effect", "[effect]")) read_effect(*t, fx);
+  if (auto t = table_at(root, "canvas", "[canvas]")) read_canvas(*t, fx.canvas);
+  if (auto t = table_at(root, "check", "[check]")) read_check(*t, fx.check);
+
+  const toml::node* list = root.get("emitter");
+  if (!list) {
+    error_at({file_, 0, 0},
+             root.empty() ? "the effect file is empty: an effect needs at least one [[emitter]]"
+                          : "the effect has no [[emitter]] table");
+  } else if (!list->is_array_of_tables()) {
+    error(*list, "emitter must be written as [[emitter]] tables");
+  } else {
+    const toml::array& arr = *list->as_array();
+    for (size_t i = 0; i < arr.size(); ++i) {
+      Emitter em;
+      em.index = static_cast<uint32_t>(i);
+      em.name = "emitter" + std::to_string(i);
+      read_emitter(*arr[i].as_table(), em);
+      for (const Emitter& other : fx.emitters) {
+        if (other.name == em.name) {
+          const toml::node* n = arr[i].as_table()->get("name");
+          error(n ? *n : arr[i], "emitter name \"" + em.name + "\" is used twice");
+        }
+      }
+      fx.emitters.push_back(std::move(em));
+    }
+  }
+  return fx;
+}
+
+// --- overrides ----------------------------------------------------------------
+
+std::string toml_quote(std::string_view s) {
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"' || c == '\\') out += '\\';
+    if (static_cast<unsigned char>(c) < 0x20) {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\u%04x", c);
+      out += buf;
+      continue;
+    }
+    out += c;
+  }
+  return out + "\"";
+}
+
+std::vector<std::string> split_path(std::string_view path) {
+  std::vector<std::string> parts;
+  size_t start = 0;
+  while (true) {
+    const size_t dot = path.find('.', start);
+    parts.emplace_back(path.substr(start, dot == std::string_view::npos ? dot : dot - start));
+    if (dot == std::string_view::npos) break;
+    start = dot + 1;
+  }
+  return parts;
+}
+
+void apply_override(toml::table& root, const std::string& text) {
+  const std::string origin = kSetPrefix + text;
+  const size_t eq = text.find('=');
+  if (eq == std::string::npos || eq == 0)
+    throw Error("--set expects key.path=value (for example emitter.0.rate=100), got '" + text +
+                "'");
+  const std::string path = text.substr(0, eq);
+  const std::string value = text.substr(eq + 1);
+  std::vector<std::string> parts = split_path(path);
+  for (const std::string& p : parts)
+    if (p.empty()) throw Error("--set " + text + ": the key path has an empty part");
+
+  // The value is TOML (numbers, arrays, inline tables, quoted strings); a bare
+  // word that is not valid TOML is taken as a string (tonemap=clamp).
+  toml::table snippet;
+  try {
+    snippet = toml::parse("v = " + value, origin);
+  } catch (const toml::parse_error&) {
+    snippet = toml::parse("v = " + toml_quote(value), origin);
+  }
+  toml::node& new_value = *snippet.get("v");
+
+  toml::table* table = &root;
+  size_t i = 0;
+  if (parts[0] == "emitter") {
+    if (parts.size() < 3)
+      throw Error("--set " + text + ": address an emitter key as emitter.<index or name>.<key>");
+    toml::array* emitters = root.get_as<toml::array>("emitter");
+    if (!emitters || !emitters->is_array_of_tables())
+      throw Error("--set " + text + ": the effect has no [[emitter]] tables");
+    toml::table* found = nullptr;
+    const std::string& which = parts[1];
+    const bool numeric = std::all_of(which.begin(), which.end(), ::isdigit);
+    for (size_t e = 0; e < emitters->size() && !found; ++e) {
+      toml::table* t = (*emitters)[e].as_table();
+      const std::string name = t->get("name") && t->get("name")->is_string()
+                                   ? t->get("name")->as_string()->get()
+                                   : "emitter" + std::to_string(e);
+      if ((numeric && std::to_string(e) == which) || name == which) found = t;
+    }
+    if (!found)
+      throw Error("--set " + text + ": no emitter has index or name '" + which + "'");
+    table = found;
+    i = 2;
+  }
+  for (; i + 1 < parts.size(); ++i) {
+    toml::node* next = table->get(parts[i]);
+    if (!next) {
+      table->insert_or_assign(parts[i], toml::table{});
+      next = table->get(parts[i]);
+    }
+    if (!next->is_table())
+      throw Error("--set " + text + ": '" + parts[i] + "' is not a table");
+    table = next->as_table();
+  }
+  table->insert_or_assign(parts.back(), std::move(new_value));
+}
+
+// --- derived values -------------------------------------------------------------
+
+void derive(Effect& fx) {
+  for (Emitter& em : fx.emitters) {
+    em.seed = emitter_seed(fx.seed, em.index);
+    const double life_max = em.lifetime_s.max;
+    // Little's law: a steady stream holds about r * mean(life) <= r * L_max.
+    double rate = life_max > 0 ? std::min(em.rate_per_s, em.max_particles / life_max) : 0.0;
+    if (fx.loop && rate > 0) {
+      // Round so that N = r T is whole: keys repeat every period.
+      const double cap = em.max_particles * fx.duration_s / life_max;
+      double n = std::round(rate * fx.duration_s);
+      if (n > cap) n = std::floor(cap);
+      em.loop_keys = static_cast<uint64_t>(n);
+      rate = n / fx.duration_s;
+    }
+    em.stream_rate_per_s = rate;
+  }
+  fx.draw_order.clear();
+  for (const Emitter& em : fx.emitters)
+    if (em.enabled) fx.draw_order.push_back(em.index);
+  std::stable_sort(fx.draw_order.begin(), fx.draw_order.end(), [&](uint32_t a, uint32_t b) {
+    return fx.emitters[a].z_offset < fx.emitters[b].z_offset;
+  });
+}
+
+std::string default_name(const std::string& source_name) {
+  if (source_name == "-" || source_name.empty()) return "effect";
+  std::string stem = fs::path(source_name).stem().string();
+  return stem.empty() ? "effect" : stem;
+}
+
+}  // namespace
+
+std::string closest_match(std::string_view word, const std::vector<std::string_view>& candidates) {
+  size_t best = std::numeric_limits<size_t>::max();
+  std::string_view best_word;
+  for (std::string_view c : candidates) {
+    const size_t d = edit_distance(word, c);
+    if (d < best) {
+      best = d;
+      best_word = c;
+    }
+  }
+  const size_t allowed = std::max<size_t>(2, word.size() / 3);
+  return best <= allowed ? std::string(best_word) : std::string();
+}
+
+Effect load_effect(std::string_view text, const std::string& source_name,
+                   const std::string& base_dir, const LoadOptions& options) {
+  toml::table root;
+  try {
+    root = toml::parse(text, source_name);
+  } catch (const toml::parse_error& e) {
+    const toml::source_region& src = e.source();
+    throw Error(SourceLoc{source_name, static_cast<uint32_t>(src.begin.line),
+                          static_cast<uint32_t>(src.begin.column)},
+                "invalid TOML: " + std::string(e.description()));
+  }
+  uint64_t hash = fnv1a64(text);
+  for (const std::string& o : options.overrides) {
+    apply_override(root, o);
+    hash = fnv1a64(o, fnv1a64(std::string_view("\0", 1), hash));
+  }
+
+  Translator tr(source_name, base_dir);
+  Effect fx = tr.translate(root);
+  if (!tr.diagnostics.empty()) {
+    std::stable_sort(tr.diagnostics.begin(), tr.diagnostics.end(),
+                     [](const Diagnostic& a, const Diagnostic& b) {
+                       if (a.loc.file != b.loc.file) return a.loc.file < b.loc.file;
+                       if (a.loc.line != b.loc.line) return a.loc.line < b.loc.line;
+                       return a.loc.col < b.loc.col;
+                     });
+    throw Error(std::move(tr.diagnostics));
+  }
+  if (fx.name.empty()) fx.name = default_name(source_name);
+  fx.source_path = source_name;
+  fx.content_hash = hash;
+  derive(fx);
+  return fx;
+}
+
+}  // namespace spritz

@@ -1,0 +1,40 @@
+// PNG encoding (stb_image_write's format, libdeflate as its deflate) with
+// tEXt metadata, Radiance .hdr encoding, and PNG decoding for comparisons.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "image.h"
+
+namespace spritz {
+
+struct PngText {
+  std::string keyword;  // 1..79 Latin-1 characters
+  std::string text;
+};
+
+// deflate level used by encode_png (libdeflate's 1..12; default 6).
+void set_png_compression_level(int level);
+
+// Encodes RGBA8 pixels as a PNG, with `texts` as tEXt chunks after IHDR.
+std::vector<uint8_t> encode_png(const uint8_t* rgba, int width, int height,
+                                const std::vector<PngText>& texts = {});
+
+// Encodes the premultiplied linear colour (over black, values above 1 kept)
+// as a Radiance RGBE .hdr image.
+std::vector<uint8_t> encode_hdr(const Image& img);
+
+struct DecodedPng {
+  int width = 0, height = 0;
+  std::vector<uint8_t> rgba;
+  std::vector<PngText> texts;
+};
+
+// Decodes PNG bytes to RGBA8 and collects their tEXt chunks. Throws
+// spritz::Error naming `name` when they do not decode.
+DecodedPng decode_png(const std::vector<uint8_t>& bytes, const std::string& name);
+
+}  // namespace spritz

@@ -1,0 +1,80 @@
+// The rasterizer (raster.md): blends one frame's evaluated particles into a
+// linear, premultiplied float buffer. Horizontal strips may be drawn by
+// several threads; every pixel sees the same sequence of operations whatever
+// the thread count, so the result is byte-identical for any --threads.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "effect.h"
+#include "eval.h"
+#include "image.h"
+#include "texture.h"
+
+namespace spritz {
+
+// A particle prepared for drawing: screen-space geometry (y down), colour,
+// texture cell and mip selection.
+struct Sprite {
+  float cx = 0, cy = 0;              // centre, screen px
+  float ax_x = 1, ax_y = 0;          // local x axis in screen space (unit)
+  float ay_x = 0, ay_y = -1;         // local y axis (up) in screen space (unit)
+  float half_w = 0, half_h = 0;      // screen px
+  float foot_x = 0.5f, foot_y = 0.5f;  // a pixel's half-extent along the local axes
+  float inv_w = 0, inv_h = 0;        // 1 / (2 half_w), 1 / (2 half_h)
+  int x0 = 0, y0 = 0, x1 = 0, y1 = 0;  // pixel bounds [x0, x1) x [y0, y1), clipped
+  float r = 0, g = 0, b = 0, a = 0;  // linear colour times opacity; opacity
+  float keep = 1;                    // 1 - E: how much of the source alpha occludes
+  const TextureCell* cell = nullptr;
+  int level0 = 0, level1 = 0;        // trilinear mip levels
+  float level_mix = 0;               // weight of level1
+};
+
+struct RasterStats {
+  uint64_t sprites = 0;         // sprites that reached the canvas
+  uint64_t covered_pixels = 0;  // pixel blends performed
+};
+
+// The sprite of particle `p` of emitter `em` on a `width` x `height` canvas at
+// `scale` screen px per design px. Returns false when it cannot touch a pixel.
+bool make_sprite(const Particle& p, const Emitter& em, const Texture& tex, Rgb ambient_linear,
+                 int width, int height, double scale, Sprite& out);
+
+// Blends one sprite into rows [row_begin, row_end) of `img`. Returns the
+// number of pixels blended.
+uint64_t draw_sprite(const Sprite& s, Image& img, int row_begin, int row_end);
+
+class Rasterizer {
+ public:
+  // Renders `fx` at width x height with `threads` threads (>= 1).
+  Rasterizer(const Effect& fx, const TextureSet& textures, int width, int height, int threads);
+
+  // Clears to the background and draws every particle of `frame` into `out`
+  // (resized as needed; its storage is reused across frames).
+  void render(const Frame& frame, Image& out);
+
+  const RasterStats& stats() const { return stats_; }
+  double scale() const { return scale_; }
+  int threads() const { return threads_; }
+
+ private:
+
+  const Effect& fx_;
+  const TextureSet& textures_;
+  int width_, height_, threads_;
+  double scale_;
+  float background_[4];
+  Rgb ambient_linear_;
+  std::vector<Sprite> sprites_;
+  std::vector<std::vector<uint32_t>> bins_;  // sprite indices per strip, in draw order
+  RasterStats stats_;
+};
+
+inline constexpr int kStripRows = 16;
+
+// Screen px per design px for a canvas rendered at width x height (uniform,
+// the design canvas fitted inside and centred).
+double canvas_scale(const Canvas& canvas, int width, int height);
+
+}  // namespace spritz

@@ -1,0 +1,165 @@
+#include "texture.h"
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <limits>
+#include <map>
+#include <stb_image.h>
+#include <tuple>
+
+#include "color.h"
+#include "error.h"
+
+namespace spritz {
+namespace {
+
+// Box-filters `src` down to (w, h); each destination texel averages the source
+// texels whose block it covers, so the mean is kept.
+MipLevel downsample(const MipLevel& src, int w, int h) {
+  MipLevel dst;
+  dst.width = w;
+  dst.height = h;
+  dst.rgba.assign(static_cast<size_t>(w) * static_cast<size_t>(h) * 4, 0.0f);
+  for (int y = 0; y < h; ++y) {
+    const int y0 = y * src.height / h, y1 = std::max(y0 + 1, (y + 1) * src.height / h);
+    for (int x = 0; x < w; ++x) {
+      const int x0 = x * src.width / w, x1 = std::max(x0 + 1, (x + 1) * src.width / w);
+      double sum[4] = {0, 0, 0, 0};
+      for (int sy = y0; sy < y1; ++sy)
+        for (int sx = x0; sx < x1; ++sx)
+          for (int c = 0; c < 4; ++c)
+            sum[c] += src.rgba[(static_cast<size_t>(sy) * static_cast<size_t>(src.width) +
+                                static_cast<size_t>(sx)) * 4 + static_cast<size_t>(c)];
+      const double inv = 1.0 / ((y1 - y0) * (x1 - x0));
+      for (int c = 0; c < 4; ++c)
+        dst.rgba[(static_cast<size_t>(y) * static_cast<size_t>(w) + static_cast<size_t>(x)) * 4 +
+                 static_cast<size_t>(c)] = static_cast<float>(sum[c] * inv);
+    }
+  }
+  return dst;
+}
+
+std::vector<unsigned char> read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw Error("cannot open texture " + path);
+  return std::vector<unsigned char>(std::istreambuf_iterator<char>(in), {});
+}
+
+// The texture resolution (pixels per cell side) for a built-in: the largest
+// on-screen size the emitter can reach, rounded up to a power of two.
+int builtin_cell_px(const Emitter& em, double px_per_design_px) {
+  double squash = 0;
+  for (int k = 0; k < em.squash.count; ++k)
+    squash = std::max(squash, std::abs(em.squash.value[k]) + std::abs(em.squash.envelope[k]));
+  const double px = em.size_px.max_value() * (1 + squash) * px_per_design_px;
+  int n = 16;
+  while (n < 256 && n < px) n *= 2;
+  return n;
+}
+
+}  // namespace
+
+Texture texture_from_linear(int width, int height, const std::vector<float>& rgba, int cols,
+                            int rows) {
+  if (width % cols != 0 || height % rows != 0) {
+    throw Error("a " + std::to_string(width) + "x" + std::to_string(height) +
+                " image does not divide into a " + std::to_string(cols) + "x" +
+                std::to_string(rows) + " flipbook layout");
+  }
+  Texture tex;
+  tex.cols = cols;
+  tex.rows = rows;
+  tex.cell_width = width / cols;
+  tex.cell_height = height / rows;
+  tex.cells.resize(static_cast<size_t>(cols * rows));
+  for (int cy = 0; cy < rows; ++cy) {
+    for (int cx = 0; cx < cols; ++cx) {
+      TextureCell& cell = tex.cells[static_cast<size_t>(cy * cols + cx)];
+      MipLevel base;
+      base.width = tex.cell_width;
+      base.height = tex.cell_height;
+      base.rgba.resize(static_cast<size_t>(base.width) * static_cast<size_t>(base.height) * 4);
+      for (int y = 0; y < base.height; ++y) {
+        const float* src = &rgba[(static_cast<size_t>(cy * tex.cell_height + y) *
+                                      static_cast<size_t>(width) +
+                                  static_cast<size_t>(cx * tex.cell_width)) * 4];
+        std::copy(src, src + base.width * 4,
+                  base.rgba.begin() + static_cast<ptrdiff_t>(y) * base.width * 4);
+      }
+      cell.levels.push_back(std::move(base));
+      while (cell.levels.back().width > 1 || cell.levels.back().height > 1) {
+        const MipLevel& last = cell.levels.back();
+        MipLevel next = downsample(last, std::max(1, last.width / 2), std::max(1, last.height / 2));
+        cell.levels.push_back(std::move(next));
+      }
+      const MipLevel& top = cell.levels.front();
+      double sum[4] = {0, 0, 0, 0};
+      for (size_t i = 0; i < top.rgba.size(); i += 4)
+        for (size_t c = 0; c < 4; ++c) sum[c] += top.rgba[i + c];
+      const double n = static_cast<double>(top.width) * top.height;
+      for (int c = 0; c < 4; ++c) cell.mean[c] = static_cast<float>(sum[c] / n);
+    }
+  }
+  return tex;
+}
+
+Texture texture_from_encoded(const std::vector<unsigned char>& bytes, const std::string& name,
+                             int cols, int rows) {
+  if (bytes.size() > static_cast<size_t>(std::numeric_limits<int>::max()))
+    throw Error("texture " + name + " is too large");
+  const int len = static_cast<int>(bytes.size());
+  int w = 0, h = 0, comp = 0;
+  if (!stbi_info_from_memory(bytes.data(), len, &w, &h, &comp))
+    throw Error("cannot decode texture " + name + ": " + stbi_failure_reason());
+  if (w > kMaxTextureSide || h > kMaxTextureSide)
+    throw Error("texture " + name + " is " + std::to_string(w) + "x" + std::to_string(h) +
+                ", larger than the limit of " + std::to_string(kMaxTextureSide) + " per side");
+  unsigned char* px = stbi_load_from_memory(bytes.data(), len, &w, &h, &comp, 4);
+  if (!px) throw Error("cannot decode texture " + name + ": " + stbi_failure_reason());
+  // sRGB to linear once per texel value, then premultiply.
+  float lut[256];
+  for (int i = 0; i < 256; ++i) lut[i] = static_cast<float>(srgb_to_linear(i / 255.0));
+  std::vector<float> rgba(static_cast<size_t>(w) * static_cast<size_t>(h) * 4);
+  for (size_t i = 0; i < rgba.size(); i += 4) {
+    const float a = px[i + 3] / 255.0f;
+    rgba[i + 0] = lut[px[i + 0]] * a;
+    rgba[i + 1] = lut[px[i + 1]] * a;
+    rgba[i + 2] = lut[px[i + 2]] * a;
+    rgba[i + 3] = a;
+  }
+  stbi_image_free(px);
+  try {
+    return texture_from_linear(w, h, rgba, cols, rows);
+  } catch (const Error& e) {
+    throw Error("texture " + name + ": " + e.what());
+  }
+}
+
+TextureSet load_textures(const Effect& fx, double px_per_design_px) {
+  TextureSet set(fx.emitters.size());
+  std::map<std::tuple<std::string, int, int, int>, std::shared_ptr<const Texture>> cache;
+  for (const Emitter& em : fx.emitters) {
+    if (!em.enabled) continue;
+    const int cols = em.flipbook.enabled ? em.flipbook.cols : 1;
+    const int rows = em.flipbook.enabled ? em.flipbook.rows : 1;
+    const bool builtin = em.texture.rfind("builtin:", 0) == 0;
+    const int res = builtin ? builtin_cell_px(em, px_per_design_px) : 0;
+    auto key = std::make_tuple(em.texture, cols, rows, res);
+    auto it = cache.find(key);
+    if (it == cache.end()) {
+      try {
+        auto tex = std::make_shared<const Texture>(
+            builtin ? builtin_texture(std::string_view(em.texture).substr(8), res, cols, rows)
+                    : texture_from_encoded(read_file(em.texture), em.texture, cols, rows));
+        it = cache.emplace(key, std::move(tex)).first;
+      } catch (const Error& e) {
+        throw Error(em.texture_loc, e.what());
+      }
+    }
+    set[em.index] = it->second;
+  }
+  return set;
+}
+
+}  // namespace spritz
