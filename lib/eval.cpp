@@ -30,6 +30,8 @@ double wrap(double x, double period) {
 
 bool is_whole(double x) { return std::abs(x - std::round(x)) <= 1e-9 * std::max(1.0, std::abs(x)); }
 
+}  // namespace
+
 int flipbook_cell(const Flipbook& fb, uint32_t st, double age, double tau) {
   const int64_t n = fb.cells();
   const int64_t n0 = fb.random_start
@@ -58,6 +60,8 @@ int flipbook_cell(const Flipbook& fb, uint32_t st, double age, double tau) {
   }
   return 1;
 }
+
+namespace {
 
 bool finite_particle(const Particle& p) {
   return std::isfinite(p.x) && std::isfinite(p.y) && std::isfinite(p.vx) && std::isfinite(p.vy) &&

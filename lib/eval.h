@@ -62,4 +62,8 @@ Frame evaluate(const Effect& fx, double clock);
 bool evaluate_particle(const Emitter& em, uint64_t key, double birth_s, double clock,
                        Particle& out);
 
+// The 1-based flipbook cell (model.md 7.5) of a particle with stream `st` at
+// `age` seconds, `tau` = age / life.
+int flipbook_cell(const Flipbook& fb, uint32_t st, double age, double tau);
+
 }  // namespace spritz

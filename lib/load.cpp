@@ -697,7 +697,7 @@ void Translator::read_emitter(const toml::table& t, Emitter& em) {
         error(*n, "texture must be \"builtin:NAME\" or a PNG path");
       } else {
         fs::path p(*s);
-        if (p.is_relative()) p = fs::path(base_dir_) / p;
+        if (p.is_relative() && base_dir_ != ".") p = fs::path(base_dir_) / p;
         std::error_code ec;
         const auto status = fs::status(p, ec);
         if (ec || !fs::exists(status)) {

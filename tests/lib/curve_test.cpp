@@ -1,1 +1,49 @@
 #include <catch2/catch.hpp>
+
+#include "curve.h"
+
+using namespace spritz;
+
+TEST_CASE("a curve interpolates linearly between keypoints", "[curve]") {
+  Curve c;
+  c.count = 3;
+  c.t = {0, 0.4, 1};
+  c.value = {10, 22, 0};
+  c.envelope = {0, 4, 0};
+  CHECK(c.evaluate(0, 0) == 10);
+  CHECK(c.evaluate(0.2, 0) == Approx(16));
+  CHECK(c.evaluate(0.4, 0) == Approx(22));
+  CHECK(c.evaluate(0.7, 0) == Approx(11));
+  CHECK(c.evaluate(1, 0) == Approx(0));
+  // Outside [0, 1] it holds the end values.
+  CHECK(c.evaluate(-1, 0) == 10);
+  CHECK(c.evaluate(2, 0) == 0);
+  // The envelope is interpolated like the value and scaled by eps.
+  CHECK(c.evaluate(0.4, 1) == Approx(26));
+  CHECK(c.evaluate(0.4, -1) == Approx(18));
+  CHECK(c.evaluate(0.2, 1) == Approx(18));
+  CHECK(c.max_value() == Approx(26));
+}
+
+TEST_CASE("a constant curve ignores tau", "[curve]") {
+  const Curve c = Curve::constant(7);
+  CHECK(c.evaluate(0, 0) == 7);
+  CHECK(c.evaluate(0.5, 1) == 7);
+  CHECK_FALSE(c.has_envelope());
+}
+
+TEST_CASE("colour curves interpolate in sRGB and clamp the envelope", "[curve]") {
+  ColorCurve c;
+  c.count = 2;
+  c.t = {0, 1};
+  c.srgb = {Rgb{1, 0, 0}, Rgb{0, 0, 1}};
+  c.envelope = {0, 0};
+  const Rgb mid = c.evaluate(0.5, 0);
+  CHECK(mid.r == Approx(0.5));
+  CHECK(mid.g == 0);
+  CHECK(mid.b == Approx(0.5));
+  c.envelope = {0.5, 0.5};
+  const Rgb hi = c.evaluate(0, 1);
+  CHECK(hi.r == 1);  // clamped
+  CHECK(hi.g == Approx(0.5));
+}

@@ -1,1 +1,316 @@
 #include <catch2/catch.hpp>
+#include <cmath>
+#include <cstring>
+
+#include "eval.h"
+#include "hash.h"
+#include "load.h"
+
+using namespace spritz;
+
+namespace {
+
+Effect fx_from(const std::string& text) { return load_effect(text, "test.toml", "."); }
+
+// Bitwise equality of two frames (every field of every particle).
+bool same_frame(const Frame& a, const Frame& b) {
+  if (a.emitters.size() != b.emitters.size()) return false;
+  for (size_t e = 0; e < a.emitters.size(); ++e) {
+    const auto& pa = a.emitters[e].particles;
+    const auto& pb = b.emitters[e].particles;
+    if (pa.size() != pb.size()) return false;
+    for (size_t i = 0; i < pa.size(); ++i)
+      if (std::memcmp(&pa[i], &pb[i], sizeof(Particle)) != 0) return false;
+  }
+  return true;
+}
+
+const char* kBusy = R"(
+[effect]
+seed = 77
+[[emitter]]
+name = "a"
+rate = 50
+lifetime = [0.5, 1.5]
+speed = [20, 80]
+spread = 30
+acceleration = [0, -40]
+drag = 0.7
+rotation = [0, 360]
+rotation_speed = [-90, 90]
+size = [[0, 4, 2], [1, 12, 3]]
+transparency = [[0, 0.2, 0.1], [1, 1]]
+squash = [[0, 0.5, 0.3], [1, -0.5]]
+color = [[0, "#ff0000", 0.1], [1, "#0000ff"]]
+flipbook = { layout = [4, 2], mode = "loop", fps = [8, 12], random_start = true }
+shape = { kind = "ellipse", size = [30, 10] }
+bursts = [{ time = 0.3, count = 20 }, { time = 1.0, count = 5, repeat = 3, interval = 0.5 }]
+[[emitter]]
+name = "b"
+z_offset = -2
+rate = 20
+lifetime = 2
+orientation = "velocity_parallel"
+)";
+
+}  // namespace
+
+TEST_CASE("jumping to a time equals stepping there through any frame sequence", "[eval]") {
+  const Effect fx = fx_from(kBusy);
+  const Frame direct = evaluate(fx, 3.2);
+  Frame stepped;
+  for (int f = 0; f <= 96; ++f) evaluate(fx, clock_at_frame(fx, f, 30), stepped);
+  CHECK(stepped.clock == direct.clock);
+  CHECK(same_frame(stepped, direct));
+  Frame odd;
+  for (double t : {7.0, 0.1, 2.9, 3.2}) evaluate(fx, t, odd);
+  CHECK(same_frame(odd, direct));
+  CHECK(clock_at_frame(fx, 96, 30) == clock_at_time(fx, 3.2));
+}
+
+TEST_CASE("rewinding shows exactly what was seen forwards", "[eval]") {
+  const Effect fx = fx_from(kBusy);
+  std::vector<Frame> forward;
+  for (int f = 0; f < 60; ++f) forward.push_back(evaluate(fx, clock_at_frame(fx, f, 30)));
+  Frame back;
+  for (int f = 59; f >= 0; --f) {
+    evaluate(fx, clock_at_frame(fx, f, 30), back);
+    REQUIRE(same_frame(back, forward[static_cast<size_t>(f)]));
+  }
+}
+
+TEST_CASE("emitters draw by z_offset, then file order; particles oldest first", "[eval]") {
+  const Effect fx = fx_from(kBusy);
+  const Frame f = evaluate(fx, 1.4);
+  REQUIRE(f.emitters.size() == 2);
+  CHECK(fx.emitters[f.emitters[0].emitter].name == "b");
+  CHECK(fx.emitters[f.emitters[1].emitter].name == "a");
+  const auto& ps = f.emitters[1].particles;
+  REQUIRE(ps.size() > 10);
+  for (size_t i = 1; i < ps.size(); ++i) {
+    CHECK((ps[i - 1].birth_s < ps[i].birth_s ||
+           (ps[i - 1].birth_s == ps[i].birth_s && ps[i - 1].key < ps[i].key)));
+  }
+  Effect nf = fx;
+  nf.emitters[0].draw_order = DrawOrder::kNewestFirst;
+  const Frame g = evaluate(nf, 1.4);
+  const auto& qs = g.emitters[1].particles;
+  REQUIRE(qs.size() == ps.size());
+  for (size_t i = 1; i < qs.size(); ++i) {
+    CHECK((qs[i - 1].birth_s > qs[i].birth_s ||
+           (qs[i - 1].birth_s == qs[i].birth_s && qs[i - 1].key < qs[i].key)));
+  }
+}
+
+TEST_CASE("keys are 2i for the stream and 2(bP + j) + 1 for bursts", "[eval]") {
+  const Effect fx = fx_from(R"(
+[[emitter]]
+rate = 10
+max_particles = 100
+lifetime = 10
+bursts = [{ time = 0, count = 3 }, { time = 0.05, count = 2, repeat = 2, interval = 0.01 }]
+)");
+  const Frame f = evaluate(fx, 0.35);
+  std::vector<uint64_t> keys;
+  for (const Particle& p : f.emitters[0].particles) keys.push_back(p.key);
+  // Births: stream 0 (t 0), bursts b=0 (t 0), b=1 (t .05), b=2 (t .06), stream 1..3.
+  const std::vector<uint64_t> expected = {0, 1, 3, 5, 201, 203, 401, 403, 2, 4, 6};
+  CHECK(keys == expected);
+}
+
+TEST_CASE("the stream holds about r mean(life) particles and never more than P", "[eval]") {
+  const Effect fx = fx_from(R"(
+[[emitter]]
+rate = 200
+max_particles = 100000
+lifetime = [0.5, 1.5]
+)");
+  double sum = 0;
+  int n = 0;
+  for (double c = 5; c < 15; c += 0.05, ++n) sum += evaluate(fx, c).emitters[0].particles.size();
+  CHECK(sum / n == Approx(200 * 1.0).epsilon(0.03));
+
+  const Effect capped = fx_from(R"(
+[[emitter]]
+rate = 1e12
+max_particles = 500
+lifetime = [0.5, 2]
+bursts = [{ time = 1, count = 1000000000 }]
+)");
+  CHECK(capped.emitters[0].stream_rate_per_s == Approx(250));
+  for (double c : {0.5, 1.0, 1.5, 3.0, 100.0}) {
+    const Frame f = evaluate(capped, c);
+    CHECK(f.emitters[0].stats.visited <= 500 + 1 + 500);
+    uint64_t stream = 0;
+    for (const Particle& p : f.emitters[0].particles) stream += p.key % 2 == 0;
+    CHECK(stream <= 501);
+  }
+}
+
+TEST_CASE("keys visited per frame do not grow with the clock", "[eval]") {
+  const Effect fx = fx_from(R"(
+[[emitter]]
+rate = 10
+lifetime = 1
+)");
+  const Frame a = evaluate(fx, 10), b = evaluate(fx, 10000);
+  CHECK(a.emitters[0].stats.visited == b.emitters[0].stats.visited);
+  CHECK(a.emitters[0].stats.window == 11);
+  CHECK(a.emitters[0].particles.size() == b.emitters[0].particles.size());
+}
+
+TEST_CASE("changing one range changes nothing else about any particle", "[eval]") {
+  const Effect a = fx_from(kBusy);
+  Effect b = a;
+  b.emitters[0].speed_px_per_s = {100, 300};
+  const Frame fa = evaluate(a, 1.3), fb = evaluate(b, 1.3);
+  const auto& pa = fa.emitters[1].particles;
+  const auto& pb = fb.emitters[1].particles;
+  REQUIRE(pa.size() == pb.size());
+  const Emitter& em = a.emitters[0];
+  for (size_t i = 0; i < pa.size(); ++i) {
+    CHECK(pa[i].key == pb[i].key);
+    CHECK(pa[i].life_s == pb[i].life_s);
+    CHECK(pa[i].w == pb[i].w);
+    CHECK(pa[i].alpha == pb[i].alpha);
+    CHECK(pa[i].cell == pb[i].cell);
+    // Facing orientation: the rotation does not depend on velocity either.
+    CHECK(pa[i].rotation_deg == pb[i].rotation_deg);
+  }
+  (void)em;
+  // Birth positions: evaluate at age 0 exactly.
+  Particle x, y;
+  REQUIRE(evaluate_particle(a.emitters[0], 8, 0.0, 0.0, x));
+  REQUIRE(evaluate_particle(b.emitters[0], 8, 0.0, 0.0, y));
+  CHECK(x.x == y.x);
+  CHECK(x.y == y.y);
+}
+
+TEST_CASE("spread keeps every velocity inside the cone", "[eval]") {
+  const Effect fx = fx_from(R"(
+[[emitter]]
+rate = 2000
+max_particles = 100000
+lifetime = 1
+speed = [10, 20]
+direction = 30
+spread = 25
+)");
+  const Frame f = evaluate(fx, 0.99);
+  REQUIRE(f.emitters[0].particles.size() > 1000);
+  double lo = 1e9, hi = -1e9;
+  for (const Particle& p : f.emitters[0].particles) {
+    const double ang = std::atan2(p.vy, p.vx) * 180 / 3.14159265358979323846;
+    lo = std::min(lo, ang);
+    hi = std::max(hi, ang);
+  }
+  CHECK(lo >= 5 - 1e-9);
+  CHECK(hi <= 55 + 1e-9);
+  CHECK(lo < 6);
+  CHECK(hi > 54);
+}
+
+TEST_CASE("squash keeps the area: w h = s^2", "[eval]") {
+  const Effect fx = fx_from(kBusy);
+  const Emitter& em = fx.emitters[0];
+  const Frame f = evaluate(fx, 1.1);
+  for (const Particle& p : f.emitters[1].particles) {
+    const double tau = p.age_s / p.life_s;
+    const uint32_t st = particle_stream(em.seed, static_cast<uint32_t>(p.key));
+    const double s = std::max(0.0, em.size_px.evaluate(tau, 2 * unit(st, Channel::kSizeEnvelope) - 1));
+    CHECK(p.w * p.h == Approx(s * s).epsilon(1e-12));
+  }
+}
+
+TEST_CASE("velocity_parallel turns the local x axis along the velocity", "[eval]") {
+  const Effect fx = fx_from(kBusy);
+  const Frame f = evaluate(fx, 1.5);
+  for (const Particle& p : f.emitters[0].particles) {
+    const double ang = std::atan2(p.vy, p.vx) * 180 / 3.14159265358979323846;
+    CHECK(p.rotation_deg == Approx(ang).margin(1e-9));
+  }
+}
+
+TEST_CASE("flipbook modes follow model.md 7.5", "[eval]") {
+  Flipbook fb;
+  fb.enabled = true;
+  fb.cols = 4;
+  fb.rows = 1;
+  fb.fps = {10, 10};
+  const uint32_t st = 12345;
+  fb.mode = FlipbookMode::kOneshot;
+  CHECK(flipbook_cell(fb, st, 0, 0) == 1);
+  CHECK(flipbook_cell(fb, st, 0, 0.26) == 2);
+  CHECK(flipbook_cell(fb, st, 0, 0.999) == 4);
+  CHECK(flipbook_cell(fb, st, 0, 1.0) == 4);  // tau = 1 edge clamps to N
+  fb.mode = FlipbookMode::kLoop;
+  CHECK(flipbook_cell(fb, st, 0.0, 0) == 1);
+  CHECK(flipbook_cell(fb, st, 0.35, 0) == 4);
+  CHECK(flipbook_cell(fb, st, 0.45, 0) == 1);
+  fb.mode = FlipbookMode::kPingpong;
+  const int expect[] = {1, 2, 3, 4, 3, 2, 1, 2};
+  for (int w = 0; w < 8; ++w) CHECK(flipbook_cell(fb, st, w * 0.1 + 0.05, 0) == expect[w]);
+  fb.cols = 1;
+  CHECK(flipbook_cell(fb, st, 0.55, 0) == 1);  // N = 1
+  fb.cols = 4;
+  fb.mode = FlipbookMode::kRandom;
+  int seen[5] = {};
+  for (int w = 0; w < 400; ++w) {
+    const int n = flipbook_cell(fb, st, w * 0.1 + 0.05, 0);
+    REQUIRE(n >= 1);
+    REQUIRE(n <= 4);
+    ++seen[n];
+    CHECK(n == 1 + static_cast<int>(std::floor(4 * unit_raw(st, flipbook_window_channel(static_cast<uint64_t>(w))))));
+  }
+  for (int n = 1; n <= 4; ++n) CHECK(seen[n] > 60);
+  // random_start: n0 from channel 11.
+  fb.mode = FlipbookMode::kLoop;
+  fb.random_start = true;
+  const int n0 = 1 + static_cast<int>(std::floor(4 * unit(st, Channel::kFlipbookStart)));
+  CHECK(flipbook_cell(fb, st, 0, 0) == n0);
+}
+
+TEST_CASE("a looped effect is exactly periodic and starts in the steady state", "[eval]") {
+  const Effect fx = fx_from(R"(
+[effect]
+duration = 2
+loop = true
+fps = 30
+[[emitter]]
+rate = 13.3
+lifetime = [1, 3.5]
+speed = [10, 40]
+bursts = [{ time = 0.5, count = 7 }]
+)");
+  CHECK(fx.emitters[0].loop_keys == 27);  // round(13.3 * 2)
+  for (int f = -3; f < 65; f += 7) {
+    const Frame a = evaluate(fx, clock_at_frame(fx, f, 30));
+    const Frame b = evaluate(fx, clock_at_frame(fx, f + 60, 30));
+    const Frame c = evaluate(fx, clock_at_frame(fx, f - 600, 30));
+    CHECK(same_frame(a, b));
+    CHECK(same_frame(a, c));
+  }
+  // Steady state from the first frame: as many particles as later on.
+  const size_t first = evaluate(fx, clock_at_frame(fx, 0, 30)).emitters[0].particles.size();
+  double mean = 0;
+  for (int f = 0; f < 60; ++f) mean += evaluate(fx, clock_at_frame(fx, f, 30)).emitters[0].particles.size() / 60.0;
+  CHECK(mean > 30);
+  CHECK(static_cast<double>(first) == Approx(mean).epsilon(0.3));
+  // Particles i and i + N share every random number.
+  Particle p, q;
+  REQUIRE(evaluate_particle(fx.emitters[0], 2 * (30 % 27), 30 / (27 / 2.0), 30 / (27 / 2.0) + 0.1, p));
+  REQUIRE(evaluate_particle(fx.emitters[0], 2 * (3 % 27), 3 / (27 / 2.0), 3 / (27 / 2.0) + 0.1, q));
+  CHECK(p.y == Approx(q.y));
+  CHECK(p.life_s == q.life_s);
+}
+
+TEST_CASE("the clock follows start and time_scale", "[eval]") {
+  const Effect fx = fx_from(R"(
+[effect]
+start = 1.5
+time_scale = 2
+[[emitter]]
+)");
+  CHECK(clock_at_time(fx, 1) == 3.5);
+  CHECK(clock_at_frame(fx, 30, 30) == 3.5);
+}

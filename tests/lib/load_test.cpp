@@ -1,1 +1,208 @@
 #include <catch2/catch.hpp>
+#include <string>
+
+#include "load.h"
+
+using namespace spritz;
+
+namespace {
+
+// The joined diagnostics of loading `text`, or "" when it loads.
+std::string problems(const std::string& text, std::vector<std::string> sets = {}) {
+  try {
+    LoadOptions o;
+    o.overrides = std::move(sets);
+    load_effect(text, "fx.toml", ".", o);
+    return "";
+  } catch (const Error& e) {
+    return e.what();
+  }
+}
+
+}  // namespace
+
+TEST_CASE("defaults follow config.md", "[load]") {
+  const Effect fx = load_effect("[[emitter]]\n", "fire.toml", ".");
+  CHECK(fx.name == "fire");
+  CHECK(fx.seed == 0);
+  CHECK(fx.duration_s == 2);
+  CHECK(fx.fps == 30);
+  CHECK_FALSE(fx.loop);
+  CHECK(fx.canvas.width == 256);
+  CHECK(fx.canvas.background_srgb.a == 0);
+  const Emitter& em = fx.emitters[0];
+  CHECK(em.name == "emitter0");
+  CHECK(em.rate_per_s == 10);
+  CHECK(em.max_particles == 1000);
+  CHECK(em.lifetime_s.max == 1);
+  CHECK(em.speed_px_per_s.min == 50);
+  CHECK(em.direction_deg == 90);
+  CHECK(em.size_px.evaluate(0.5, 0) == 8);
+  CHECK(em.texture == "builtin:soft");
+  CHECK(em.shape.kind == ShapeKind::kPoint);
+}
+
+TEST_CASE("every key of config.md's example loads", "[load]") {
+  const std::string text = R"(
+[effect]
+name = "campfire"
+seed = 1234
+duration = 2.0
+fps = 30
+loop = false
+start = 0.0
+time_scale = 1.0
+[canvas]
+size = [256, 128]
+background = "#00000000"
+ambient = "#fff"
+tonemap = "white"
+alpha = "straight"
+[[emitter]]
+name = "flames"
+enabled = true
+position = [0, -60]
+rate = 40.0
+max_particles = 500
+lifetime = [0.8, 1.4]
+speed = [40, 90]
+direction = "left"
+spread = 20
+acceleration = [0, 60]
+drag = 0.8
+rotation = [0, 360]
+rotation_speed = [-90, 90]
+orientation = "facing"
+size = [[0, 10], [0.4, 22, 4], [1, 0]]
+transparency = [[0, 1], [0.1, 0], [1, 1]]
+squash = 0
+color = [[0, "#fff2a0"], [0.5, "#ff8020"], [1, "#401008"]]
+brightness = 1.0
+light_emission = 1.0
+light_influence = 0.0
+z_offset = 0
+draw_order = "oldest_first"
+texture = "builtin:soft"
+flipbook = { layout = [4, 4], mode = "loop", fps = [10, 14], random_start = true }
+shape = { kind = "ellipse", size = [20, 5], style = "volume", in_out = "outward", inner = 0.0 }
+bursts = [ { time = 0.0, count = 30 }, { time = 1.0, count = 10, repeat = 4, interval = 0.25 } ]
+)";
+  const Effect fx = load_effect(text, "x.toml", ".");
+  const Emitter& em = fx.emitters[0];
+  CHECK(fx.canvas.height == 128);
+  CHECK(em.direction_deg == 180);
+  CHECK(em.shape.a == 10);
+  CHECK(em.shape.b == 2.5);
+  CHECK(em.flipbook.cells() == 16);
+  REQUIRE(em.bursts.size() == 2);
+  CHECK(em.bursts[1].first_index == 1);
+  CHECK(em.bursts[1].repeat == 4);
+  CHECK(em.color.count == 3);
+  CHECK(em.color.srgb[1].g == Approx(0x80 / 255.0));
+}
+
+TEST_CASE("bad input gives file:line:col messages", "[load]") {
+  struct Case {
+    const char* text;
+    const char* expect;
+  };
+  const Case cases[] = {
+      {"[[emitter]]\nrat = 5\n", "fx.toml:2:1: unknown key 'rat' in [[emitter]]; did you mean 'rate'?"},
+      {"[[emitter]]\nrate = \"fast\"\n", "fx.toml:2:8: rate must be a number, got a string"},
+      {"[[emitter]]\nrate = nan\n", "fx.toml:2:8: rate must be a finite number"},
+      {"[[emitter]]\nrate = inf\n", "rate must be a finite number"},
+      {"[[emitter]]\nrate = -1\n", "fx.toml:2:8: rate must be non-negative, got -1"},
+      {"[[emitter]]\nlifetime = [2, 1]\n", "lifetime range must have min <= max"},
+      {"[[emitter]]\nlifetime = -1\n", "lifetime must not be negative"},
+      {"[[emitter]]\nmax_particles = 0\n", "max_particles must be within [1, 10000000], got 0"},
+      {"[[emitter]]\nsize = [10, 0]\n", "size is a curve: give one number or keypoints [[time, value], ...]"},
+      {"[[emitter]]\nsize = [[0, 1], [0.5, 2], [0.4, 3], [1, 0]]\n", "keypoint times must be strictly increasing"},
+      {"[[emitter]]\nsize = [[0.1, 1], [1, 2]]\n", "size must start at time 0"},
+      {"[[emitter]]\nsize = [[0, 1], [0.9, 2]]\n", "size must end at time 1"},
+      {"[[emitter]]\nlight_emission = 1.5\n", "light_emission must be within [0, 1], got 1.5"},
+      {"[[emitter]]\nlight_influence = -0.1\n", "light_influence must be within [0, 1]"},
+      {"[[emitter]]\ncolor = \"#12345\"\n", "color must be a colour"},
+      {"[[emitter]]\ncolor = \"#ff000080\"\n", "color must be opaque"},
+      {"[[emitter]]\norientation = \"facin\"\n", "did you mean \"facing\"?"},
+      {"[[emitter]]\nshape = { kind = \"ellipse\", size = [10, 0] }\n", "an ellipse needs both sizes > 0"},
+      {"[[emitter]]\nshape = { kind = \"cube\" }\n", "shape.kind must be \"point\", \"box\" or \"ellipse\""},
+      {"[[emitter]]\nflipbook = { mode = \"loop\" }\n", "flipbook needs a layout"},
+      {"[[emitter]]\nbursts = [{ time = 1 }]\n", "a burst needs a count"},
+      {"[[emitter]]\nbursts = [{ count = 1, repeat = 3 }]\n", "needs an interval > 0"},
+      {"[[emitter]]\ntexture = \"missing.png\"\n", "fx.toml:2:11: texture file not found: missing.png"},
+      {"[[emitter]]\ntexture = \"/\"\n", "texture is not a regular file"},
+      {"[[emitter]]\nname = \"a\"\n[[emitter]]\nname = \"a\"\n", "fx.toml:4:8: emitter name \"a\" is used twice"},
+      {"[canvas]\nsize = [0, 100]\n[[emitter]]\n", "canvas width must be within [1, 16384], got 0"},
+      {"[canvas]\nsize = [100000, 100000]\n[[emitter]]\n", "canvas width must be within [1, 16384]"},
+      {"[effect]\nloop = true\nduration = 0\n[[emitter]]\n", "effect.loop needs a positive effect.duration"},
+      {"[effect]\nfps = 0\n[[emitter]]\n", "effect.fps must be within"},
+      {"[effect]\nseed = -1\n[[emitter]]\n", "effect.seed must be within [0, 4294967295]"},
+      {"[effects]\n[[emitter]]\n", "fx.toml:1:2: unknown key 'effects' in the effect file; did you mean 'effect'?"},
+      {"", "fx.toml: the effect file is empty: an effect needs at least one [[emitter]]"},
+      {"[effect]\nseed = 1\n", "the effect has no [[emitter]] table"},
+      {"emitter = 3\n", "emitter must be written as [[emitter]] tables"},
+      {"[[emitter]]\nrate = \n", "fx.toml:2:8: invalid TOML"},
+      {"[[emitter]\n", "fx.toml:1:"},
+  };
+  for (const Case& c : cases) {
+    INFO(c.text);
+    const std::string got = problems(c.text);
+    CHECK_THAT(got, Catch::Contains(c.expect));
+  }
+}
+
+TEST_CASE("21 keypoints are refused", "[load]") {
+  std::string curve = "[";
+  for (int k = 0; k < 21; ++k) curve += "[" + std::to_string(k / 20.0) + ", 1],";
+  curve += "]";
+  CHECK_THAT(problems("[[emitter]]\nsize = " + curve + "\n"),
+             Catch::Contains("size must have 1 to 20 keypoints, got 21"));
+}
+
+TEST_CASE("every problem in a file is reported, not just the first", "[load]") {
+  const std::string got = problems("[[emitter]]\nrate = -1\nspread = 400\nbogus = 1\n");
+  CHECK_THAT(got, Catch::Contains("fx.toml:2:8: rate"));
+  CHECK_THAT(got, Catch::Contains("fx.toml:3:10: spread"));
+  CHECK_THAT(got, Catch::Contains("fx.toml:4:1: unknown key 'bogus'"));
+}
+
+TEST_CASE("overrides go through the same validation", "[load]") {
+  const std::string base = "[[emitter]]\nname = \"flames\"\nrate = 5\n";
+  LoadOptions o;
+  o.overrides = {"emitter.flames.rate=100", "canvas.tonemap=clamp", "emitter.0.shape.kind=box",
+                 "effect.seed=9"};
+  const Effect fx = load_effect(base, "fx.toml", ".", o);
+  CHECK(fx.emitters[0].rate_per_s == 100);
+  CHECK(fx.canvas.tonemap == Tonemap::kClamp);
+  CHECK(fx.emitters[0].shape.kind == ShapeKind::kBox);
+  CHECK(fx.seed == 9);
+  CHECK_THAT(problems(base, {"emitter.0.rate=abc"}),
+             Catch::Contains("--set emitter.0.rate=abc: rate must be a number, got a string"));
+  CHECK_THAT(problems(base, {"emitter.0.rat=1"}), Catch::Contains("did you mean 'rate'?"));
+  CHECK_THAT(problems(base, {"emitter.7.rate=1"}), Catch::Contains("no emitter has index or name '7'"));
+  CHECK_THAT(problems(base, {"rate"}), Catch::Contains("--set expects key.path=value"));
+  CHECK_THAT(problems(base, {"emitter..rate=1"}), Catch::Contains("empty part"));
+}
+
+TEST_CASE("the content hash covers the text and the overrides", "[load]") {
+  const std::string base = "[[emitter]]\nrate = 5\n";
+  LoadOptions o;
+  o.overrides = {"emitter.0.rate=6"};
+  const uint64_t a = load_effect(base, "a.toml", ".").content_hash;
+  CHECK(a == load_effect(base, "b.toml", ".").content_hash);
+  CHECK(a != load_effect(base, "a.toml", ".", o).content_hash);
+  CHECK(a != load_effect(base + "\n", "a.toml", ".").content_hash);
+}
+
+TEST_CASE("a huge rate or burst is clamped by max_particles", "[load]") {
+  const Effect fx = load_effect(
+      "[[emitter]]\nrate = 1e12\nlifetime = 2\nmax_particles = 100\nbursts = [{ count = 1000000000 }]\n",
+      "fx.toml", ".");
+  CHECK(fx.emitters[0].stream_rate_per_s == 50);
+  CHECK(fx.emitters[0].bursts[0].count == 100);
+}
+
+TEST_CASE("closest_match suggests only plausible typos", "[load]") {
+  CHECK(closest_match("sped", {"speed", "spread", "size"}) == "speed");
+  CHECK(closest_match("xyzzy", {"speed", "spread"}).empty());
+}
