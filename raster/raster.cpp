@@ -9,7 +9,8 @@ namespace spritz {
 namespace {
 
 constexpr double kDegToRad = 3.14159265358979323846 / 180.0;
-constexpr double kMaxHalfExtentPx = 1e7;  // larger sprites are clamped (they cover the canvas anyway)
+constexpr double kMaxHalfExtentPx = 1e7;
+constexpr double kNormaliseBelowPx = 48;  // sprites smaller than this get their light renormalised  // larger sprites are clamped (they cover the canvas anyway)
 
 struct Pt {
   float x, y;
@@ -86,6 +87,23 @@ inline void sample(const Sprite& s, float u, float v, float out[4]) {
   }
 }
 
+// The coverage of pixel (x, y) by the sprite and the texel seen there.
+inline float texel_coverage(const Sprite& s, int x, int y, float t[4]) {
+  const float fx = static_cast<float>(x) + 0.5f - s.cx;
+  const float fy = static_cast<float>(y) + 0.5f - s.cy;
+  const float lx = fx * s.ax_x + fy * s.ax_y;
+  const float ly = fx * s.ay_x + fy * s.ay_y;
+  const float alx = std::abs(lx), aly = std::abs(ly);
+  if (alx - s.foot_x >= s.half_w || aly - s.foot_y >= s.half_h) return 0;
+  const bool inside = alx + s.foot_x <= s.half_w && aly + s.foot_y <= s.half_h;
+  const float cov = inside ? 1.0f : coverage(s, static_cast<float>(x), static_cast<float>(y));
+  if (cov <= 0) return 0;
+  const float u = std::clamp(0.5f + lx * s.inv_w, 0.0f, 1.0f);
+  const float v = std::clamp(0.5f - ly * s.inv_h, 0.0f, 1.0f);
+  sample(s, u, v, t);
+  return cov;
+}
+
 }  // namespace
 
 double canvas_scale(const Canvas& canvas, int width, int height) {
@@ -153,6 +171,30 @@ bool make_sprite(const Particle& p, const Emitter& em, const Texture& tex, Rgb a
     s.level1 = std::min(l + 1, last);
     s.level_mix = s.level0 == s.level1 ? 0.0f : static_cast<float>(lod - l);
   }
+
+  // A small sprite spans few pixels, and point-sampling its texture there
+  // misses or doubles light depending on its subpixel phase. Renormalise so
+  // its total light is exactly area x mean texel: no popping as it shrinks or
+  // moves. (Large sprites sample densely enough; the test bounds both.)
+  if (std::max(hw, hh) * 2 < kNormaliseBelowPx && s.cell->mean[3] > 0) {
+    const int bx0 = static_cast<int>(std::floor(cx - ext_x)), bx1 = static_cast<int>(std::ceil(cx + ext_x));
+    const int by0 = static_cast<int>(std::floor(cy - ext_y)), by1 = static_cast<int>(std::ceil(cy + ext_y));
+    double sum = 0;
+    for (int y = by0; y < by1; ++y)
+      for (int x = bx0; x < bx1; ++x) {
+        float t[4];
+        const float cov = texel_coverage(s, x, y, t);
+        if (cov > 0) sum += static_cast<double>(cov) * t[3];
+      }
+    const double want = 4 * static_cast<double>(s.half_w) * s.half_h * s.cell->mean[3];
+    if (sum > 0) {
+      const float gain = static_cast<float>(std::clamp(want / sum, 0.5, 2.0));
+      s.r *= gain;
+      s.g *= gain;
+      s.b *= gain;
+      s.a *= gain;
+    }
+  }
   return true;
 }
 
@@ -161,25 +203,14 @@ uint64_t draw_sprite(const Sprite& s, Image& img, int row_begin, int row_end) {
   uint64_t blended = 0;
   for (int y = ylo; y < yhi; ++y) {
     float* row = img.row(y);
-    const float fy = static_cast<float>(y) + 0.5f - s.cy;
     for (int x = s.x0; x < s.x1; ++x) {
-      const float fx = static_cast<float>(x) + 0.5f - s.cx;
-      const float lx = fx * s.ax_x + fy * s.ax_y;
-      const float ly = fx * s.ay_x + fy * s.ay_y;
-      const float alx = std::abs(lx), aly = std::abs(ly);
-      if (alx - s.foot_x >= s.half_w || aly - s.foot_y >= s.half_h) continue;
-      const bool inside = alx + s.foot_x <= s.half_w && aly + s.foot_y <= s.half_h;
-      const float cov = inside ? 1.0f : coverage(s, static_cast<float>(x), static_cast<float>(y));
-      if (cov <= 0) continue;
-      const float u = std::clamp(0.5f + lx * s.inv_w, 0.0f, 1.0f);
-      const float v = std::clamp(0.5f - ly * s.inv_h, 0.0f, 1.0f);
       float t[4];
-      sample(s, u, v, t);
+      const float cov = texel_coverage(s, x, y, t);
+      if (cov <= 0) continue;
       // C = colour texel alpha cov, A = texel_alpha alpha cov, E = emission:
       //   dst.rgb = C + dst.rgb (1 - A (1 - E))
       //   dst.a   = A (1 - E) + dst.a (1 - A (1 - E))
-      const float src_a = s.a * t[3] * cov;
-      const float occl = src_a * s.keep;
+      const float occl = std::min(1.0f, s.a * t[3] * cov * s.keep);
       const float k = 1 - occl;
       float* d = row + x * 4;
       d[0] = s.r * t[0] * cov + d[0] * k;

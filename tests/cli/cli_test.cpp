@@ -1,1 +1,243 @@
+// End-to-end tests of the spritz binary: exit codes, files, messages.
 #include <catch2/catch.hpp>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <sys/wait.h>
+
+#include "png.h"
+
+namespace fs = std::filesystem;
+
+namespace {
+
+struct Run {
+  int code;
+  std::string out, err;
+};
+
+// Runs `spritz ARGS` in `dir` (a shell command line), capturing both streams.
+Run run_spritz(const std::string& args, const fs::path& dir = fs::temp_directory_path()) {
+  const fs::path err_file = dir / ".stderr.txt";
+  const std::string cmd = "cd '" + dir.string() + "' && '" SPRITZ_BINARY "' " + args + " 2>'" +
+                          err_file.string() + "'";
+  Run r;
+  FILE* p = popen(cmd.c_str(), "r");
+  char buf[65536];
+  size_t n;
+  while ((n = fread(buf, 1, sizeof buf, p)) > 0) r.out.append(buf, n);
+  const int status = pclose(p);
+  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  std::ifstream e(err_file);
+  r.err.assign(std::istreambuf_iterator<char>(e), {});
+  fs::remove(err_file);
+  return r;
+}
+
+fs::path fresh_dir(const std::string& name) {
+  const fs::path d = fs::temp_directory_path() / ("spritz_cli_" + name);
+  fs::remove_all(d);
+  fs::create_directories(d);
+  return d;
+}
+
+void write(const fs::path& p, const std::string& text) {
+  std::ofstream(p) << text;
+}
+
+std::vector<uint8_t> read_bytes(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  return std::vector<uint8_t>(std::istreambuf_iterator<char>(in), {});
+}
+
+bool no_temp_files(const fs::path& dir) {
+  for (const auto& e : fs::recursive_directory_iterator(dir))
+    if (e.path().filename().string().find(".tmp.") != std::string::npos) return false;
+  return true;
+}
+
+const std::string kConfigs = std::string(SPRITZ_SOURCE_DIR) + "/configs";
+
+}  // namespace
+
+TEST_CASE("render with no effect draws the bundled default into out/", "[cli]") {
+  const fs::path d = fresh_dir("default");
+  const Run r = run_spritz("render -f 0-2 -q", d);
+  CHECK(r.code == 0);
+  CHECK(r.err.empty());
+  CHECK(fs::exists(d / "out/campfire_0000.png"));
+  CHECK(fs::exists(d / "out/campfire_0002.png"));
+  CHECK(no_temp_files(d));
+}
+
+TEST_CASE("PNG frames carry a parseable tEXt chunk", "[cli]") {
+  const fs::path d = fresh_dir("text");
+  REQUIRE(run_spritz("render " + kConfigs + "/campfire.toml -f 12 -o f_###.png --seed 9 -q", d).code == 0);
+  const spritz::DecodedPng png = spritz::decode_png(read_bytes(d / "f_012.png"), "f_012.png");
+  CHECK(png.width == 256);
+  bool found = false;
+  for (const auto& t : png.texts) {
+    if (t.keyword != "spritz") continue;
+    found = true;
+    CHECK_THAT(t.text, Catch::Contains("\"seed\":9"));
+    CHECK_THAT(t.text, Catch::Contains("\"frame\":12"));
+    CHECK_THAT(t.text, Catch::Contains("\"clock\":1.9"));  // start 1.5 + 12/30
+    CHECK_THAT(t.text, Catch::Contains("\"effect_hash\":\""));
+    CHECK_THAT(t.text, Catch::Contains("\"version\":\""));
+  }
+  CHECK(found);
+}
+
+TEST_CASE("--time 3.2 equals frame 96 at 30 fps", "[cli]") {
+  const fs::path d = fresh_dir("time");
+  REQUIRE(run_spritz("render " + kConfigs + "/campfire.toml --time 3.2 -o t.png -q", d).code == 0);
+  REQUIRE(run_spritz("render " + kConfigs + "/campfire.toml -f 96 -o f.png -q", d).code == 0);
+  const auto a = spritz::decode_png(read_bytes(d / "t.png"), "t");
+  const auto b = spritz::decode_png(read_bytes(d / "f.png"), "f");
+  CHECK(a.rgba == b.rgba);
+}
+
+TEST_CASE("thread counts give byte-identical PNGs", "[cli]") {
+  const fs::path d = fresh_dir("threads");
+  for (const char* t : {"1", "2", "7"})
+    REQUIRE(run_spritz("render " + kConfigs + "/campfire.toml -f 20,45 -o t" + t + "_##.png -q --threads " + t, d).code == 0);
+  CHECK(read_bytes(d / "t1_20.png") == read_bytes(d / "t2_20.png"));
+  CHECK(read_bytes(d / "t1_45.png") == read_bytes(d / "t7_45.png"));
+}
+
+TEST_CASE("-o - writes exactly width*height*4 bytes per frame", "[cli]") {
+  const Run r = run_spritz("render " + kConfigs + "/campfire.toml -f 0-2 -o - --size 32x16");
+  CHECK(r.code == 0);
+  CHECK(r.out.size() == 32u * 16u * 4u * 3u);
+}
+
+TEST_CASE("--json writes one frame event per frame and a summary", "[cli]") {
+  const fs::path d = fresh_dir("json");
+  const Run r = run_spritz("render " + kConfigs + "/campfire.toml -f 0-4 -o j_####.png --json", d);
+  CHECK(r.code == 0);
+  size_t frames = 0, summaries = 0;
+  for (size_t at = 0; at < r.out.size();) {
+    const size_t nl = r.out.find('\n', at);
+    const std::string line = r.out.substr(at, nl - at);
+    frames += line.find("{\"type\":\"frame\"") == 0;
+    summaries += line.find("{\"type\":\"summary\",\"frames\":5") == 0;
+    at = nl + 1;
+  }
+  CHECK(frames == 5);
+  CHECK(summaries == 1);
+}
+
+TEST_CASE("bad input: clear message, exit 2, nothing written", "[cli]") {
+  const fs::path d = fresh_dir("bad");
+  write(d / "typo.toml", "[[emitter]]\nrat = 5\n");
+  write(d / "empty.toml", "");
+  write(d / "nan.toml", "[[emitter]]\nspeed = nan\n");
+  fs::create_directories(d / "adir.toml");
+  struct Case {
+    std::string args, expect;
+  };
+  const Case cases[] = {
+      {"render typo.toml", "typo.toml:2:1: unknown key 'rat' in [[emitter]]; did you mean 'rate'?"},
+      {"render empty.toml", "empty.toml: the effect file is empty"},
+      {"render nan.toml", "nan.toml:2:9: speed must be a finite number"},
+      {"render missing.toml", "missing.toml: no such file"},
+      {"render adir.toml", "adir.toml: is a directory"},
+      {"render -o one.png", "add a frame token, e.g. -o one_####.png"},
+      {"render --size 0x0", "--size 0x0: each side must be within [1, 16384]"},
+      {"render --size 100000x100000", "each side must be within [1, 16384]"},
+      {"render -f 1-x", "A-BxS"},
+      {"render --set emitter.0.rate=abc", "--set emitter.0.rate=abc: rate must be a number"},
+      {"render --set nonsense", "--set expects key.path=value"},
+      {"render --chunk-index 4 --chunk-count 4", "--chunk-index must be within [0, 3]"},
+      {"render --chunk-index 0 --chunk-count 0", "--chunk-count must be at least 1"},
+      {"render --seed -1", "--seed must be within"},
+      {"render --bogus", "--bogus"},
+      {"inspect empty.toml --time 1", "the effect file is empty"},
+      {"validate typo.toml nan.toml", "nan.toml:2:9"},
+  };
+  for (const Case& c : cases) {
+    INFO(c.args);
+    const Run r = run_spritz(c.args, d);
+    CHECK(r.code == 2);
+    CHECK_THAT(r.err, Catch::Contains(c.expect));
+  }
+  CHECK_FALSE(fs::exists(d / "out"));
+  CHECK(no_temp_files(d));
+}
+
+TEST_CASE("an unwritable output directory is an error before rendering", "[cli]") {
+  const fs::path d = fresh_dir("unwritable");
+  write(d / "blocker", "a file where a directory should be");
+  const Run r = run_spritz("render -f 0-1 -o blocker/f_#.png", d);
+  CHECK(r.code == 2);
+  CHECK_THAT(r.err, Catch::Contains("cannot create output directory blocker"));
+  CHECK(no_temp_files(d));
+}
+
+TEST_CASE("a corrupt texture is named with its file:line:col", "[cli]") {
+  const fs::path d = fresh_dir("texture");
+  write(d / "bad.png", "not a png at all");
+  write(d / "fx.toml", "[[emitter]]\ntexture = \"bad.png\"\n");
+  const Run r = run_spritz("render fx.toml -f 0 -o x.png", d);
+  CHECK(r.code == 2);
+  CHECK_THAT(r.err, Catch::Contains("fx.toml:2:11: cannot decode texture"));
+  CHECK_THAT(r.err, Catch::Contains("bad.png"));
+  CHECK_FALSE(fs::exists(d / "x.png"));
+}
+
+TEST_CASE("a billion-frame list streams instead of being held in memory", "[cli]") {
+  // The reader closes after the first frame: spritz stops quietly, non-zero.
+  const Run b = run_spritz("render " + kConfigs + "/campfire.toml -f 0-999999999 -o - --size 16x16 | head -c 100 | wc -c");
+  CHECK(b.out.find("100") != std::string::npos);
+  CHECK(b.err.empty());
+}
+
+TEST_CASE("an interrupted render leaves no partial PNG and no temporary files", "[cli]") {
+  const fs::path d = fresh_dir("interrupt");
+  const std::string cmd = "cd '" + d.string() + "' && ('" SPRITZ_BINARY "' render " + kConfigs +
+                          "/campfire.toml -f 0-100000 -o f_######.png --size 512x512 -q & pid=$!; "
+                          "sleep 0.6; kill -INT $pid; wait $pid; echo $?)";
+  FILE* p = popen(cmd.c_str(), "r");
+  char buf[64] = {};
+  fgets(buf, sizeof buf, p);
+  pclose(p);
+  CHECK(std::string(buf).find("130") == 0);
+  size_t pngs = 0;
+  for (const auto& e : fs::directory_iterator(d)) {
+    if (e.path().extension() != ".png") continue;
+    ++pngs;
+    CHECK_NOTHROW(spritz::decode_png(read_bytes(e.path()), e.path().string()));
+  }
+  CHECK(pngs > 0);
+  CHECK(no_temp_files(d));
+}
+
+TEST_CASE("inspect --json has the documented shape", "[cli]") {
+  const Run r = run_spritz("inspect " + kConfigs + "/campfire.toml --time 1 --json --stats");
+  CHECK(r.code == 0);
+  for (const char* field : {"{\"time\": 1, \"clock\": 2.5, \"emitters\": [{\"name\": \"smoke\"",
+                            "\"key\": ", "\"age\": ", "\"life\": ", "\"x\": ", "\"vy\": ",
+                            "\"w\": ", "\"rotation\": ", "\"color\": [", "\"alpha\": ",
+                            "\"brightness\": ", "\"light_emission\": ", "\"cell\": ",
+                            "\"stats\": {\"window\": "}) {
+    CHECK_THAT(r.out, Catch::Contains(field));
+  }
+  const Run table = run_spritz("inspect " + kConfigs + "/campfire.toml --time 1");
+  CHECK(table.code == 0);
+  CHECK_THAT(table.out, Catch::Contains("emitter flames:"));
+}
+
+TEST_CASE("validate accepts every bundled effect", "[cli]") {
+  const Run r = run_spritz("validate " + kConfigs + "/*.toml");
+  CHECK(r.code == 0);
+  CHECK_THAT(r.out, Catch::Contains("campfire.toml: ok"));
+}
+
+TEST_CASE("help has examples", "[cli]") {
+  for (const char* cmd : {"--help", "render --help", "inspect --help", "validate --help"}) {
+    const Run r = run_spritz(cmd);
+    CHECK(r.code == 0);
+    CHECK_THAT(r.out, Catch::Contains("Examples:"));
+  }
+}

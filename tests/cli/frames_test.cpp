@@ -1,1 +1,70 @@
 #include <catch2/catch.hpp>
+
+#include "error.h"
+#include "frames.h"
+
+using namespace spritz;
+
+namespace {
+std::vector<int64_t> expand(const FrameList& l) {
+  std::vector<int64_t> v;
+  for (uint64_t i = 0; i < l.size(); ++i) v.push_back(l.at(i));
+  return v;
+}
+}  // namespace
+
+TEST_CASE("the frame grammar: N, A-B, A-BxS, lists, negatives", "[frames]") {
+  CHECK(expand(parse_frames("5")) == std::vector<int64_t>{5});
+  CHECK(expand(parse_frames("0-3")) == std::vector<int64_t>{0, 1, 2, 3});
+  CHECK(expand(parse_frames("0-10x5")) == std::vector<int64_t>{0, 5, 10});
+  CHECK(expand(parse_frames("0-9x4")) == std::vector<int64_t>{0, 4, 8});
+  CHECK(expand(parse_frames("1,3,7-8")) == std::vector<int64_t>{1, 3, 7, 8});
+  CHECK(expand(parse_frames("-10--8")) == std::vector<int64_t>{-10, -9, -8});
+  CHECK(expand(parse_frames("-2-1")) == std::vector<int64_t>{-2, -1, 0, 1});
+  CHECK(expand(parse_frames("3-0")) == std::vector<int64_t>{3, 2, 1, 0});  // backwards
+  CHECK(expand(parse_frames("-3")) == std::vector<int64_t>{-3});
+}
+
+TEST_CASE("malformed frame lists explain the grammar", "[frames]") {
+  for (const char* bad : {"", "a", "1-", "1--", "1-5x0", "1-5x-2", "1,,2", "1-5y2", "3.5", "99999999999999999999"}) {
+    INFO(bad);
+    CHECK_THROWS_WITH(parse_frames(bad), Catch::Contains("A-BxS"));
+  }
+}
+
+TEST_CASE("a billion frames are not expanded", "[frames]") {
+  const FrameList l = parse_frames("0-999999999,5");
+  CHECK(l.size() == 1000000001ull);
+  CHECK(l.at(999999999) == 999999999);
+  CHECK(l.at(1000000000) == 5);
+}
+
+TEST_CASE("chunks are contiguous, near-equal and cover the list", "[frames]") {
+  for (uint64_t total : {0ull, 1ull, 7ull, 60ull, 1000000007ull}) {
+    for (uint64_t n : {1ull, 2ull, 3ull, 7ull, 64ull}) {
+      uint64_t next = 0;
+      for (uint64_t i = 0; i < n; ++i) {
+        const auto [b, e] = chunk_slice(total, i, n);
+        CHECK(b == next);
+        CHECK(e - b <= total / n + 1);
+        next = e;
+      }
+      CHECK(next == total);
+    }
+  }
+}
+
+TEST_CASE("output patterns: #### and printf tokens", "[frames]") {
+  CHECK(OutputPattern("out/f_####.png").format(7) == "out/f_0007.png");
+  CHECK(OutputPattern("out/f_####.png").format(-7) == "out/f_-0007.png");
+  CHECK(OutputPattern("f#.png").format(123) == "f123.png");
+  CHECK(OutputPattern("f_%04d.png").format(42) == "f_0042.png");
+  CHECK(OutputPattern("f_%04d.png").format(-42) == "f_-042.png");
+  CHECK(OutputPattern("f_%d.png").format(5) == "f_5.png");
+  CHECK(OutputPattern("100%%_%03d.png").format(5) == "100%_005.png");
+  CHECK_FALSE(OutputPattern("single.png").has_token());
+  CHECK(OutputPattern("single.png").format(3) == "single.png");
+  CHECK_THROWS_WITH(OutputPattern("a_##_##.png"), Catch::Contains("more than one"));
+  CHECK_THROWS_WITH(OutputPattern("a_%s.png"), Catch::Contains("only %d"));
+  CHECK_THROWS_WITH(OutputPattern("a_%d_##.png"), Catch::Contains("both"));
+}

@@ -1,1 +1,183 @@
 #include <catch2/catch.hpp>
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+
+#include "encode.h"
+#include "eval.h"
+#include "load.h"
+#include "raster.h"
+#include "texture.h"
+
+using namespace spritz;
+
+namespace {
+
+struct Scene {
+  Effect fx;
+  TextureSet textures;
+};
+
+Scene scene(const std::string& emitter_keys, const std::string& canvas = "") {
+  Scene s;
+  s.fx = load_effect("[canvas]\nsize = [64, 64]\n" + canvas + "\n[[emitter]]\n" + emitter_keys +
+                         "\n[[emitter]]\n" + emitter_keys + "\n",
+                     "t.toml", ".");
+  s.textures = load_textures(s.fx, 1.0);
+  return s;
+}
+
+Particle particle(double x, double y, double size, Rgb color = {1, 1, 1}, double alpha = 1,
+                  double rot = 0) {
+  Particle p;
+  p.x = x;
+  p.y = y;
+  p.w = p.h = size;
+  p.color_srgb = color;
+  p.alpha = alpha;
+  p.rotation_deg = rot;
+  return p;
+}
+
+// Renders particles of emitter 0 (first list) and emitter 1 (second list).
+Image render(const Scene& s, const std::vector<Particle>& first, const std::vector<Particle>& second = {},
+             int threads = 1, int size = 64) {
+  Frame f;
+  f.emitters.resize(2);
+  f.emitters[0].emitter = 0;
+  f.emitters[0].particles = first;
+  f.emitters[1].emitter = 1;
+  f.emitters[1].particles = second;
+  Rasterizer r(s.fx, s.textures, size, size, threads);
+  Image img;
+  r.render(f, img);
+  return img;
+}
+
+double total(const Image& img, int channel) {
+  double sum = 0;
+  for (size_t i = static_cast<size_t>(channel); i < img.rgba.size(); i += 4) sum += img.rgba[i];
+  return sum;
+}
+
+}  // namespace
+
+TEST_CASE("E = 0 is ordinary alpha-over", "[blend]") {
+  const Scene s = scene("texture = \"builtin:solid\"\nlight_emission = 0", "background = \"#336699\"");
+  const Image img = render(s, {particle(0, 0, 20, {1, 0.5, 0}, 0.6)});
+  const float* px = img.row(32) + 32 * 4;
+  const double bg[3] = {srgb_to_linear(0x33 / 255.0), srgb_to_linear(0x66 / 255.0),
+                        srgb_to_linear(0x99 / 255.0)};
+  const double src[3] = {1, srgb_to_linear(0.5), 0};
+  for (int c = 0; c < 3; ++c) CHECK(px[c] == Approx(src[c] * 0.6 + bg[c] * 0.4).margin(1e-6));
+  CHECK(px[3] == Approx(1).margin(1e-6));
+}
+
+TEST_CASE("E = 1 adds light: A + B equals A then B, in any order", "[blend]") {
+  const Scene s = scene("texture = \"builtin:soft\"\nlight_emission = 1");
+  const std::vector<Particle> a = {particle(-3, 2, 30, {1, 0.3, 0.1}, 0.8), particle(5, 5, 12, {0.2, 1, 0.2}, 1)};
+  const std::vector<Particle> b = {particle(2, -1, 25, {0.1, 0.4, 1}, 0.7, 33)};
+  const Image ia = render(s, a), ib = render(s, b), both = render(s, a, b), swapped = render(s, b, a);
+  for (size_t i = 0; i < both.rgba.size(); ++i) {
+    if (i % 4 == 3) continue;
+    REQUIRE(both.rgba[i] == Approx(ia.rgba[i] + ib.rgba[i]).margin(1e-5));
+    REQUIRE(swapped.rgba[i] == Approx(both.rgba[i]).margin(1e-5));
+  }
+  CHECK(total(both, 3) == 0);  // pure light occludes nothing
+}
+
+TEST_CASE("light emission between 0 and 1 mixes the two", "[blend]") {
+  const Scene s = scene("texture = \"builtin:solid\"\nlight_emission = 0.25", "background = \"#808080\"");
+  const Image img = render(s, {particle(0, 0, 20, {1, 1, 1}, 1)});
+  const double bg = srgb_to_linear(128 / 255.0);
+  // dst = C + dst (1 - A (1 - E)) with C = 1, A = 1, E = 0.25.
+  CHECK(img.row(32)[32 * 4] == Approx(1 + bg * 0.25).margin(1e-6));
+}
+
+TEST_CASE("opacity 0 changes nothing", "[blend]") {
+  const Scene s = scene("texture = \"builtin:soft\"\nlight_emission = 0.5", "background = \"#204060c0\"");
+  const Image empty = render(s, {});
+  const Image ghost = render(s, {particle(0, 0, 30, {1, 1, 1}, 0)});
+  CHECK(std::memcmp(empty.rgba.data(), ghost.rgba.data(), empty.rgba.size() * sizeof(float)) == 0);
+}
+
+TEST_CASE("a particle's total light is area x colour x opacity at any size and rotation", "[blend]") {
+  for (const char* tex : {"builtin:solid", "builtin:soft", "builtin:disc"}) {
+    const Scene s = scene(std::string("texture = \"") + tex + "\"\nlight_emission = 1\nsize = 8");
+    const Texture& t = *s.textures[0];
+    const double mean = t.cells[0].mean[0];
+    for (double size : {0.3, 0.7, 1.0, 2.5, 7.0, 20.0, 45.0}) {
+      for (double rot : {0.0, 17.0, 45.0, 90.0, 133.0}) {
+        for (double dx : {0.0, 0.37}) {
+          INFO(tex << " size " << size << " rotation " << rot << " offset " << dx);
+          const Image img = render(s, {particle(dx, -dx * 0.5, size, {1, 1, 1}, 0.5, rot)});
+          CHECK(total(img, 0) == Approx(size * size * 0.5 * mean).epsilon(0.01));
+        }
+      }
+    }
+  }
+  // 200 px on a bigger canvas.
+  const Scene s = scene("texture = \"builtin:soft\"\nlight_emission = 1\nsize = 200");
+  const double mean = s.textures[0]->cells[0].mean[0];
+  Effect big = s.fx;
+  big.canvas.width = big.canvas.height = 256;
+  Frame f;
+  f.emitters.resize(1);
+  f.emitters[0].particles = {particle(0, 0, 200, {1, 1, 1}, 1, 30)};
+  Rasterizer r(big, s.textures, 256, 256, 2);
+  Image img;
+  r.render(f, img);
+  CHECK(total(img, 0) == Approx(200.0 * 200.0 * mean).epsilon(0.01));
+}
+
+TEST_CASE("a particle moving by subpixel steps keeps its light (no popping)", "[blend]") {
+  const Scene s = scene("texture = \"builtin:soft\"\nlight_emission = 1\nsize = 1");
+  double lo = 1e9, hi = 0;
+  for (int i = 0; i < 40; ++i) {
+    const double t = total(render(s, {particle(i * 0.05, i * 0.031, 0.6)}), 1);
+    lo = std::min(lo, t);
+    hi = std::max(hi, t);
+  }
+  CHECK(hi / lo < 1.01);
+}
+
+TEST_CASE("threads 1, 2 and 7 give identical buffers", "[blend]") {
+  const Scene s = scene("texture = \"builtin:star\"\nlight_emission = 0.5", "background = \"#102030\"");
+  std::vector<Particle> ps;
+  for (int i = 0; i < 300; ++i)
+    ps.push_back(particle(std::sin(i * 1.3) * 30, std::cos(i * 0.7) * 30, 2 + (i % 17), {1, 0.5, 0.25}, 0.7, i * 7.0));
+  const Image one = render(s, ps, ps, 1), two = render(s, ps, ps, 2), seven = render(s, ps, ps, 7);
+  CHECK(std::memcmp(one.rgba.data(), two.rgba.data(), one.rgba.size() * 4) == 0);
+  CHECK(std::memcmp(one.rgba.data(), seven.rgba.data(), one.rgba.size() * 4) == 0);
+}
+
+TEST_CASE("bundled effects render identically on 1, 2 and 7 threads", "[blend]") {
+  namespace fs = std::filesystem;
+  int effects = 0;
+  for (const auto& entry : fs::directory_iterator(fs::path(SPRITZ_SOURCE_DIR) / "configs")) {
+    if (entry.path().extension() != ".toml") continue;
+    ++effects;
+    std::ifstream in(entry.path());
+    const std::string text((std::istreambuf_iterator<char>(in)), {});
+    const Effect fx = load_effect(text, entry.path().string(), entry.path().parent_path().string());
+    const TextureSet tex = load_textures(fx, 1.0);
+    for (double t : {0.3, 1.1}) {
+      const Frame f = evaluate(fx, clock_at_time(fx, t));
+      Image a, b, c;
+      Rasterizer(fx, tex, fx.canvas.width, fx.canvas.height, 1).render(f, a);
+      Rasterizer(fx, tex, fx.canvas.width, fx.canvas.height, 2).render(f, b);
+      Rasterizer(fx, tex, fx.canvas.width, fx.canvas.height, 7).render(f, c);
+      INFO(entry.path() << " at " << t);
+      CHECK(std::memcmp(a.rgba.data(), b.rgba.data(), a.rgba.size() * 4) == 0);
+      CHECK(std::memcmp(a.rgba.data(), c.rgba.data(), a.rgba.size() * 4) == 0);
+    }
+  }
+  CHECK(effects >= 1);
+}
+
+TEST_CASE("no NaN reaches a pixel from extreme particles", "[blend]") {
+  const Scene s = scene("texture = \"builtin:soft\"\nlight_emission = 0.5\nbrightness = 1e6");
+  const Image img = render(s, {particle(1e30, 0, 1e30), particle(0, 0, 1e-30), particle(3, 3, 5e8, {1, 1, 1}, 1, 1e20)});
+  for (float v : img.rgba) REQUIRE(std::isfinite(v));
+}

@@ -1,1 +1,69 @@
 #include <catch2/catch.hpp>
+#include <cmath>
+
+#include "color.h"
+#include "encode.h"
+#include "error.h"
+#include "png.h"
+#include "texture.h"
+
+using namespace spritz;
+
+TEST_CASE("textures round-trip through sRGB and premultiplication", "[texture]") {
+  // A 16x1 PNG with every 17th sRGB code and a few alphas.
+  std::vector<uint8_t> px;
+  for (int i = 0; i < 16; ++i) {
+    const uint8_t v = static_cast<uint8_t>(i * 17);
+    px.insert(px.end(), {v, static_cast<uint8_t>(255 - v), 128, static_cast<uint8_t>(i % 2 ? 255 : 128)});
+  }
+  const std::vector<uint8_t> png = encode_png(px.data(), 16, 1);
+  const Texture t = texture_from_encoded(png, "strip.png", 1, 1);
+  const MipLevel& m = t.cells[0].levels[0];
+  for (int i = 0; i < 16; ++i) {
+    const float a = m.rgba[static_cast<size_t>(i) * 4 + 3];
+    CHECK(a == Approx(px[static_cast<size_t>(i) * 4 + 3] / 255.0));
+    const float lin = m.rgba[static_cast<size_t>(i) * 4] / a;
+    CHECK(lin == Approx(srgb_to_linear(i * 17 / 255.0)).margin(1e-6));
+    // Back to 8 bits: the same code.
+    CHECK(linear_to_srgb8(lin) == i * 17);
+  }
+}
+
+TEST_CASE("flipbook cells each get a mip chain and never share texels", "[texture]") {
+  // 2x1 layout: left cell white, right cell black-transparent.
+  std::vector<float> rgba(8 * 4 * 4, 0.0f);
+  for (int y = 0; y < 4; ++y)
+    for (int x = 0; x < 4; ++x)
+      for (int c = 0; c < 4; ++c) rgba[static_cast<size_t>((y * 8 + x) * 4 + c)] = 1;
+  const Texture t = texture_from_linear(8, 4, rgba, 2, 1);
+  REQUIRE(t.cells.size() == 2);
+  CHECK(t.cells[0].levels.size() == 3);  // 4x4, 2x2, 1x1
+  CHECK(t.cells[0].mean[3] == 1);
+  CHECK(t.cells[1].mean[3] == 0);
+  CHECK_THROWS_WITH(texture_from_linear(8, 4, rgba, 3, 1), Catch::Contains("does not divide"));
+}
+
+TEST_CASE("every built-in generates at any resolution and fades at the border", "[texture]") {
+  for (std::string_view name : builtin_texture_names()) {
+    for (int res : {1, 16, 37}) {
+      const Texture t = builtin_texture(name, res, 2, 2);
+      CHECK(t.cell_width == res);
+      if (name == "solid" || res < 16) continue;
+      const MipLevel& m = t.cells[0].levels[0];
+      // The corner texel is (nearly) transparent.
+      CHECK(m.rgba[3] < 0.02f);
+    }
+  }
+  CHECK_THROWS_WITH(builtin_texture("bogus", 16, 1, 1), Catch::Contains("unknown built-in texture 'builtin:bogus'"));
+}
+
+TEST_CASE("corrupt and oversized textures are clear errors", "[texture]") {
+  const std::vector<uint8_t> junk = {0x89, 'P', 'N', 'G', 1, 2, 3};
+  CHECK_THROWS_WITH(texture_from_encoded(junk, "bad.png", 1, 1), Catch::Contains("cannot decode texture bad.png"));
+  // A valid header that claims 20000 x 20000.
+  std::vector<uint8_t> px(4, 255);
+  std::vector<uint8_t> png = encode_png(px.data(), 1, 1);
+  png[16] = 0; png[17] = 0; png[18] = 0x4e; png[19] = 0x20;  // width 20000
+  png[20] = 0; png[21] = 0; png[22] = 0x4e; png[23] = 0x20;  // height 20000
+  CHECK_THROWS_AS(texture_from_encoded(png, "huge.png", 1, 1), Error);
+}
