@@ -5,6 +5,7 @@
 #include <fstream>
 #include <string>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include "png.h"
 
@@ -19,7 +20,9 @@ struct Run {
 
 // Runs `spritz ARGS` in `dir` (a shell command line), capturing both streams.
 Run run_spritz(const std::string& args, const fs::path& dir = fs::temp_directory_path()) {
-  const fs::path err_file = dir / ".stderr.txt";
+  static int counter = 0;
+  const fs::path err_file = fs::temp_directory_path() / ("spritz_test_stderr_" + std::to_string(getpid()) +
+                                                         "_" + std::to_string(counter++) + ".txt");
   const std::string cmd = "cd '" + dir.string() + "' && '" SPRITZ_BINARY "' " + args + " 2>'" +
                           err_file.string() + "'";
   Run r;
@@ -89,7 +92,7 @@ TEST_CASE("PNG frames carry a parseable tEXt chunk", "[cli]") {
   CHECK(found);
 }
 
-TEST_CASE("--time 3.2 equals frame 96 at 30 fps", "[cli]") {
+TEST_CASE("render --time 3.2 equals frame 96 at 30 fps", "[cli]") {
   const fs::path d = fresh_dir("time");
   REQUIRE(run_spritz("render " + kConfigs + "/campfire.toml --time 3.2 -o t.png -q", d).code == 0);
   REQUIRE(run_spritz("render " + kConfigs + "/campfire.toml -f 96 -o f.png -q", d).code == 0);
@@ -106,13 +109,13 @@ TEST_CASE("thread counts give byte-identical PNGs", "[cli]") {
   CHECK(read_bytes(d / "t1_45.png") == read_bytes(d / "t7_45.png"));
 }
 
-TEST_CASE("-o - writes exactly width*height*4 bytes per frame", "[cli]") {
+TEST_CASE("render -o - writes exactly width*height*4 bytes per frame", "[cli]") {
   const Run r = run_spritz("render " + kConfigs + "/campfire.toml -f 0-2 -o - --size 32x16");
   CHECK(r.code == 0);
   CHECK(r.out.size() == 32u * 16u * 4u * 3u);
 }
 
-TEST_CASE("--json writes one frame event per frame and a summary", "[cli]") {
+TEST_CASE("render --json writes one frame event per frame and a summary", "[cli]") {
   const fs::path d = fresh_dir("json");
   const Run r = run_spritz("render " + kConfigs + "/campfire.toml -f 0-4 -o j_####.png --json", d);
   CHECK(r.code == 0);
@@ -128,7 +131,7 @@ TEST_CASE("--json writes one frame event per frame and a summary", "[cli]") {
   CHECK(summaries == 1);
 }
 
-TEST_CASE("bad input: clear message, exit 2, nothing written", "[cli]") {
+TEST_CASE("bad input gives a clear message and exit 2 and writes nothing", "[cli]") {
   const fs::path d = fresh_dir("bad");
   write(d / "typo.toml", "[[emitter]]\nrat = 5\n");
   write(d / "empty.toml", "");

@@ -79,7 +79,7 @@ TEST_CASE("rewinding shows exactly what was seen forwards", "[eval]") {
   }
 }
 
-TEST_CASE("emitters draw by z_offset, then file order; particles oldest first", "[eval]") {
+TEST_CASE("emitters draw by z_offset then file order and particles oldest first", "[eval]") {
   const Effect fx = fx_from(kBusy);
   const Frame f = evaluate(fx, 1.4);
   REQUIRE(f.emitters.size() == 2);

@@ -36,7 +36,7 @@ TEST_CASE("the emitter seed mixes the index with 0x85EBCA77", "[hash]") {
   CHECK(emitter_seed(1234, 0) != emitter_seed(1234, 1));
 }
 
-TEST_CASE("unit is in [0, 1) with mean near 1/2 and uniform deciles", "[hash]") {
+TEST_CASE("unit is in 0 to 1 with mean near 1/2 and uniform deciles", "[hash]") {
   const int n = 200000;
   double sum = 0;
   int deciles[10] = {};

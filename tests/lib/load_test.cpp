@@ -159,7 +159,7 @@ TEST_CASE("21 keypoints are refused", "[load]") {
              Catch::Contains("size must have 1 to 20 keypoints, got 21"));
 }
 
-TEST_CASE("every problem in a file is reported, not just the first", "[load]") {
+TEST_CASE("every problem in a file is reported not just the first", "[load]") {
   const std::string got = problems("[[emitter]]\nrate = -1\nspread = 400\nbogus = 1\n");
   CHECK_THAT(got, Catch::Contains("fx.toml:2:8: rate"));
   CHECK_THAT(got, Catch::Contains("fx.toml:3:10: spread"));

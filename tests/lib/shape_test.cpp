@@ -53,7 +53,7 @@ TEST_CASE("an annulus stays between its radii and is uniform in area", "[shape]"
   CHECK(inside_mid == Approx(n / 2).epsilon(0.02));
 }
 
-TEST_CASE("the ellipse normal is the gradient, not the radius", "[shape]") {
+TEST_CASE("the ellipse normal is the gradient not the radius", "[shape]") {
   Shape e;
   e.kind = ShapeKind::kEllipse;
   e.style = ShapeStyle::kSurface;

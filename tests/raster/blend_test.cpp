@@ -74,7 +74,7 @@ TEST_CASE("E = 0 is ordinary alpha-over", "[blend]") {
   CHECK(px[3] == Approx(1).margin(1e-6));
 }
 
-TEST_CASE("E = 1 adds light: A + B equals A then B, in any order", "[blend]") {
+TEST_CASE("E = 1 adds light: A + B equals A then B in any order", "[blend]") {
   const Scene s = scene("texture = \"builtin:soft\"\nlight_emission = 1");
   const std::vector<Particle> a = {particle(-3, 2, 30, {1, 0.3, 0.1}, 0.8), particle(5, 5, 12, {0.2, 1, 0.2}, 1)};
   const std::vector<Particle> b = {particle(2, -1, 25, {0.1, 0.4, 1}, 0.7, 33)};
@@ -142,7 +142,7 @@ TEST_CASE("a particle moving by subpixel steps keeps its light (no popping)", "[
   CHECK(hi / lo < 1.01);
 }
 
-TEST_CASE("threads 1, 2 and 7 give identical buffers", "[blend]") {
+TEST_CASE("threads 1 2 and 7 give identical buffers", "[blend]") {
   const Scene s = scene("texture = \"builtin:star\"\nlight_emission = 0.5", "background = \"#102030\"");
   std::vector<Particle> ps;
   for (int i = 0; i < 300; ++i)
@@ -152,7 +152,7 @@ TEST_CASE("threads 1, 2 and 7 give identical buffers", "[blend]") {
   CHECK(std::memcmp(one.rgba.data(), seven.rgba.data(), one.rgba.size() * 4) == 0);
 }
 
-TEST_CASE("bundled effects render identically on 1, 2 and 7 threads", "[blend]") {
+TEST_CASE("bundled effects render identically on 1 2 and 7 threads", "[blend]") {
   namespace fs = std::filesystem;
   int effects = 0;
   for (const auto& entry : fs::directory_iterator(fs::path(SPRITZ_SOURCE_DIR) / "configs")) {
