@@ -59,9 +59,43 @@ struct ValidateArgs {
   bool quiet = false;
 };
 
+struct DiffArgs {
+  std::string a, b;
+  std::string output;  // diff image, optional
+  double threshold = 0.1;
+  bool antialiasing = false;
+  int64_t max_diff_pixels = -1;  // < 0: unset
+  double max_diff_ratio = -1;    // < 0: unset
+  bool json = false;
+  bool quiet = false;
+};
+
+struct CheckArgs {
+  std::vector<std::string> effects;
+  std::string golden;
+  std::string out;  // where failures write actual and diff images; empty: a new temporary folder
+  bool update = false;
+  std::optional<double> threshold;
+  std::optional<int64_t> max_diff_pixels;
+  std::optional<double> max_diff_ratio;
+  bool antialiasing = false;
+  int threads = 0;
+  bool json = false;
+  bool quiet = false;
+};
+
 int run_render(const RenderArgs& args);
+int run_diff(const DiffArgs& args);
+int run_check(const CheckArgs& args);
 int run_inspect(const InspectArgs& args);
 int run_validate(const ValidateArgs& args);
+
+// The clock values `spritz check` renders: [check] times, or by default the
+// middles of the duration's thirds (duration/6, duration/2, 5 duration/6).
+std::vector<double> check_times(const Effect& fx);
+
+// Threads to use: `requested`, or every core when 0.
+int thread_count(int requested);
 
 // Parses "WxH" (each side 1..16384); throws spritz::Error.
 void parse_size(const std::string& text, int* width, int* height);

@@ -53,28 +53,38 @@ std::string describe_errno(int err) { return std::strerror(err); }
 
 }  // namespace
 
-std::string read_text_file(const std::string& path) {
+namespace {
+template <typename Buffer>
+Buffer read_whole(const std::string& path, size_t limit, const char* what) {
   std::error_code ec;
   const fs::file_status st = fs::status(path, ec);
   if (ec || !fs::exists(st)) throw Error(SourceLoc{path, 0, 0}, "no such file");
-  if (fs::is_directory(st))
-    throw Error(SourceLoc{path, 0, 0}, "is a directory, not an effect file");
+  if (fs::is_directory(st)) throw Error(SourceLoc{path, 0, 0}, std::string("is a directory, not ") + what);
   FILE* f = std::fopen(path.c_str(), "rb");
   if (!f) throw Error(SourceLoc{path, 0, 0}, "cannot open: " + describe_errno(errno));
-  std::string text;
+  Buffer data;
   char buf[65536];
   size_t n;
   while ((n = std::fread(buf, 1, sizeof buf, f)) > 0) {
-    text.append(buf, n);
-    if (text.size() > (64u << 20)) {
+    data.insert(data.end(), buf, buf + n);
+    if (data.size() > limit) {
       std::fclose(f);
-      throw Error(SourceLoc{path, 0, 0}, "is larger than 64 MiB; not an effect file");
+      throw Error(SourceLoc{path, 0, 0}, std::string("is too large for ") + what);
     }
   }
   const bool failed = std::ferror(f);
   std::fclose(f);
   if (failed) throw Error(SourceLoc{path, 0, 0}, "read error");
-  return text;
+  return data;
+}
+}  // namespace
+
+std::vector<uint8_t> read_binary_file(const std::string& path) {
+  return read_whole<std::vector<uint8_t>>(path, size_t{1} << 30, "an image");
+}
+
+std::string read_text_file(const std::string& path) {
+  return read_whole<std::string>(path, size_t{64} << 20, "an effect file");
 }
 
 std::string read_stdin() {

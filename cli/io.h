@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace spritz {
 
@@ -12,6 +13,8 @@ namespace spritz {
 // is missing, a directory or unreadable.
 std::string read_text_file(const std::string& path);
 std::string read_stdin();
+// Reads a whole binary file (at most 1 GiB), with the same messages.
+std::vector<uint8_t> read_binary_file(const std::string& path);
 
 // Writes `data` to `path` atomically: a temporary file beside it, then
 // rename. Creates missing parent directories. Throws spritz::Error on failure

@@ -37,6 +37,7 @@ int main(int argc, char** argv) {
       "  spritz render configs/sparks.toml -f 0-59 -o frames/sparks_####.png\n"
       "  spritz inspect configs/smoke.toml --time 1.5 --json\n"
       "  spritz validate configs/*.toml\n"
+      "  spritz check configs/*.toml --golden golden\n"
       "Exit codes: 0 ok, 1 difference found, 2 usage/config/I-O error, 3 size mismatch.");
 
   // render
@@ -91,6 +92,44 @@ int main(int argc, char** argv) {
   v->add_flag("-q,--quiet", validate.quiet, "Print only problems");
   v->footer("Examples:\n  spritz validate configs/*.toml\n  spritz validate fire.toml --set emitter.0.rate=1e6");
 
+  // diff
+  DiffArgs diff;
+  CLI::App* d = app.add_subcommand("diff", "Compare two PNG images (pixelmatch's YIQ threshold)");
+  d->add_option("a", diff.a, "First image (the reference)")->required();
+  d->add_option("b", diff.b, "Second image")->required();
+  d->add_option("-o,--output", diff.output, "Write a diff image: red = different, yellow = anti-aliasing, faded grey A elsewhere");
+  d->add_option("--threshold", diff.threshold, "Perceptual threshold in YIQ space, 0..1 (default 0.1)");
+  d->add_flag("--aa", diff.antialiasing, "Detect anti-aliased pixels and do not count them");
+  d->add_option("--max-diff-pixels", diff.max_diff_pixels, "Differing pixels allowed (default: none unless --max-diff-ratio is given)")
+      ->check(CLI::NonNegativeNumber);
+  d->add_option("--max-diff-ratio", diff.max_diff_ratio, "Ratio of differing pixels allowed, 0..1 (with both limits, both must hold)")
+      ->check(CLI::Range(0.0, 1.0));
+  d->add_flag("--json", diff.json, "One JSON object on stdout");
+  d->add_flag("-q,--quiet", diff.quiet, "Print nothing; the exit code tells");
+  d->footer("Examples:\n  spritz diff golden.png actual.png -o diff.png\n"
+            "  spritz diff a.png b.png --threshold 0.05 --max-diff-pixels 10 --json\n"
+            "Exit codes: 0 same within tolerance, 1 different, 2 usage or I/O error, 3 size mismatch.");
+
+  // check
+  CheckArgs check;
+  double check_threshold = 0, check_ratio = 0;
+  int64_t check_pixels = 0;
+  CLI::App* c = app.add_subcommand("check", "Render each effect's check times and compare with golden images");
+  c->add_option("effects", check.effects, "Effect files")->required();
+  c->add_option("--golden", check.golden, "Golden image folder (DIR/<effect>/<time>.png)")->required();
+  c->add_flag("--update", check.update, "(Re)write the goldens instead of comparing");
+  c->add_option("--out", check.out, "Where failures write <name>.actual.png and <name>.diff.png (default: a new temporary folder)");
+  auto* ct_opt = c->add_option("--threshold", check_threshold, "YIQ threshold, 0..1 (default: the effect's [check] or 0.1)");
+  auto* cp_opt = c->add_option("--max-diff-pixels", check_pixels, "Differing pixels allowed (default: [check] or 0)");
+  auto* cr_opt = c->add_option("--max-diff-ratio", check_ratio, "Ratio allowed (default: [check] or 0)");
+  c->add_flag("--aa", check.antialiasing, "Ignore anti-aliased pixels");
+  c->add_option("--threads", check.threads, "Threads (output is identical for any count)")->check(CLI::Range(1, 1024));
+  c->add_flag("--json", check.json, "NDJSON: one object per check, then a summary");
+  c->add_flag("-q,--quiet", check.quiet, "Print only failures");
+  c->footer("Examples:\n  spritz check configs/*.toml --golden golden\n"
+            "  spritz check configs/fire.toml --golden golden --update\n"
+            "Exit codes: 0 all match, 1 a difference or a missing golden, 2 usage, config or I/O error.");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -113,12 +152,19 @@ int main(int argc, char** argv) {
       return run_inspect(inspect);
     }
     if (v->parsed()) return run_validate(validate);
+    if (d->parsed()) return run_diff(diff);
+    if (c->parsed()) {
+      if (ct_opt->count()) check.threshold = check_threshold;
+      if (cp_opt->count()) check.max_diff_pixels = check_pixels;
+      if (cr_opt->count()) check.max_diff_ratio = check_ratio;
+      return run_check(check);
+    }
   } catch (const Error& e) {
-    for (const Diagnostic& d : e.diagnostics()) {
-      if (d.loc.file.empty())
-        std::fprintf(stderr, "spritz: %s\n", d.message.c_str());
+    for (const Diagnostic& diag : e.diagnostics()) {
+      if (diag.loc.file.empty())
+        std::fprintf(stderr, "spritz: %s\n", diag.message.c_str());
       else
-        std::fprintf(stderr, "%s\n", d.to_string().c_str());
+        std::fprintf(stderr, "%s\n", diag.to_string().c_str());
     }
     return kExitError;
   } catch (const std::bad_alloc&) {

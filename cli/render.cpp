@@ -8,16 +8,14 @@
 #include "commands.h"
 #include "encode.h"
 #include "eval.h"
+#include "frame.h"
 #include "frames.h"
 #include "io.h"
 #include "json.h"
+#include "output.h"
 #include "png.h"
 #include "raster.h"
 #include "texture.h"
-
-#ifndef SPRITZ_VERSION
-#define SPRITZ_VERSION "0.0.0"
-#endif
 
 namespace spritz {
 namespace {
@@ -137,11 +135,7 @@ int run_render(const RenderArgs& args) {
 
   const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
   const int threads = args.threads > 0 ? args.threads : static_cast<int>(cores);
-  const TextureSet textures = load_textures(fx, canvas_scale(fx.canvas, width, height));
-  Rasterizer raster(fx, textures, width, height, threads);
-
-  Frame frame;
-  Image image;
+  FrameRenderer renderer(fx, width, height, threads);
   std::vector<uint8_t> rgba;
   Progress progress(!args.quiet && !args.json && isatty(STDERR_FILENO), count);
   const auto t0 = std::chrono::steady_clock::now();
@@ -158,34 +152,23 @@ int run_render(const RenderArgs& args) {
       item.time = static_cast<double>(item.number) / fps;
       item.clock = clock_at_frame(fx, item.number, fps);
     }
-    evaluate(fx, item.clock, frame);
-    raster.render(frame, image);
-    uint64_t particles = 0;
-    for (const EmitterFrame& ef : frame.emitters) particles += ef.particles.size();
+    const uint64_t particles = renderer.render(item.clock);
     particles_total += particles;
 
     std::string path;
     if (raw) {
-      encode_rgba8(image, fx.canvas.tonemap, fx.canvas.alpha, rgba);
+      renderer.encode(rgba);
       if (!write_stdout(rgba.data(), rgba.size())) return kExitError;  // reader went away
     } else {
       path = pattern.format(item.number);
       if (hdr) {
-        const std::vector<uint8_t> bytes = encode_hdr(image);
+        const std::vector<uint8_t> bytes = encode_hdr(renderer.image());
         write_file_atomic(path, bytes.data(), bytes.size());
       } else {
-        encode_rgba8(image, fx.canvas.tonemap, fx.canvas.alpha, rgba);
-        const std::string meta = "{\"version\":\"" SPRITZ_VERSION "\",\"effect\":" +
-                                 json_string(fx.name) + ",\"effect_hash\":\"" +
-                                 hex64(fx.content_hash) + "\",\"seed\":" +
-                                 std::to_string(fx.seed) + ",\"frame\":" +
-                                 std::to_string(item.number) + ",\"time\":" +
-                                 json_number(item.time) + ",\"clock\":" + json_number(item.clock) +
-                                 ",\"width\":" + std::to_string(width) + ",\"height\":" +
-                                 std::to_string(height) + "}";
-        const std::vector<uint8_t> png =
-            encode_png(rgba.data(), width, height,
-                       {{"Software", "spritz " SPRITZ_VERSION}, {"spritz", meta}});
+        renderer.encode(rgba);
+        const std::vector<uint8_t> png = encode_png(
+            rgba.data(), width, height,
+            frame_png_texts(fx, item.number, item.time, item.clock, width, height));
         write_file_atomic(path, png.data(), png.size());
       }
     }

@@ -244,3 +244,61 @@ TEST_CASE("help has examples", "[cli]") {
     CHECK_THAT(r.out, Catch::Contains("Examples:"));
   }
 }
+
+TEST_CASE("diff: exit codes, limits, size mismatch and the diff image", "[cli]") {
+  const fs::path d = fresh_dir("diff");
+  std::vector<uint8_t> px(4 * 4 * 4, 0);
+  for (size_t i = 3; i < px.size(); i += 4) px[i] = 255;
+  const auto write_png = [&](const fs::path& p, const std::vector<uint8_t>& v, int w, int h) {
+    const auto png = spritz::encode_png(v.data(), w, h);
+    std::ofstream(p, std::ios::binary).write(reinterpret_cast<const char*>(png.data()), static_cast<std::streamsize>(png.size()));
+  };
+  write_png(d / "a.png", px, 4, 4);
+  auto changed = px;
+  changed[(2 * 4 + 1) * 4] = 255;
+  changed[(3 * 4 + 3) * 4 + 1] = 255;
+  write_png(d / "b.png", changed, 4, 4);
+  write_png(d / "small.png", std::vector<uint8_t>(2 * 2 * 4, 255), 2, 2);
+
+  CHECK(run_spritz("diff a.png a.png", d).code == 0);
+  const Run r = run_spritz("diff a.png b.png -o out/d.png", d);
+  CHECK(r.code == 1);
+  CHECK_THAT(r.out, Catch::Contains("2 of 16 pixels differ (12.5%)"));
+  CHECK_THAT(r.out, Catch::Contains("max channel diff 255"));
+  CHECK(fs::exists(d / "out/d.png"));
+  CHECK(run_spritz("diff a.png b.png --max-diff-pixels 2", d).code == 0);
+  CHECK(run_spritz("diff a.png b.png --max-diff-pixels 1", d).code == 1);
+  CHECK(run_spritz("diff a.png b.png --max-diff-pixels 2 --max-diff-ratio 0.125", d).code == 0);
+  CHECK(run_spritz("diff a.png b.png --max-diff-pixels 2 --max-diff-ratio 0.12", d).code == 1);
+  const Run j = run_spritz("diff a.png b.png --json", d);
+  CHECK_THAT(j.out, Catch::Contains("\"different\":2"));
+  const Run m = run_spritz("diff a.png small.png", d);
+  CHECK(m.code == 3);
+  CHECK_THAT(m.err, Catch::Contains("a.png is 4x4 but small.png is 2x2"));
+  CHECK(run_spritz("diff a.png nothing.png", d).code == 2);
+  CHECK(run_spritz("diff a.png b.png --threshold 2", d).code == 2);
+}
+
+TEST_CASE("check: update then check passes and a changed effect fails with images", "[cli]") {
+  const fs::path d = fresh_dir("check");
+  write(d / "fx.toml", "[effect]\nname = \"dot\"\nduration = 1\n[canvas]\nsize = [32, 32]\n"
+                       "[check]\ntimes = [0.5]\n[[emitter]]\nrate = 20\nspeed = 10\nsize = 6\n");
+  const Run missing = run_spritz("check fx.toml --golden g --out res", d);
+  CHECK(missing.code == 1);
+  CHECK_THAT(missing.err, Catch::Contains("run with --update"));
+  CHECK(run_spritz("check fx.toml --golden g --update", d).code == 0);
+  CHECK(fs::exists(d / "g/dot/0.500.png"));
+  const Run pass = run_spritz("check fx.toml --golden g --threads 3", d);
+  CHECK(pass.code == 0);
+  CHECK_THAT(pass.err, Catch::Contains("1 checked, 0 failed"));
+  write(d / "fx.toml", "[effect]\nname = \"dot\"\nduration = 1\n[canvas]\nsize = [32, 32]\n"
+                       "[check]\ntimes = [0.5]\n[[emitter]]\nrate = 20\nspeed = 10\nsize = 9\n");
+  const Run fail = run_spritz("check fx.toml --golden g --out res", d);
+  CHECK(fail.code == 1);
+  CHECK_THAT(fail.err, Catch::Contains("FAIL dot @ 0.500"));
+  CHECK_THAT(fail.err, Catch::Contains("px differ"));
+  CHECK(fs::exists(d / "res/dot_0.500.actual.png"));
+  CHECK(fs::exists(d / "res/dot_0.500.diff.png"));
+  // A generous tolerance on the command line lets it pass.
+  CHECK(run_spritz("check fx.toml --golden g --max-diff-ratio 1 --max-diff-pixels 100000", d).code == 0);
+}

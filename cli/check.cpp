@@ -1,0 +1,149 @@
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <thread>
+
+#include "commands.h"
+#include "diff.h"
+#include "eval.h"
+#include "frame.h"
+#include "io.h"
+#include "json.h"
+#include "output.h"
+#include "png.h"
+
+namespace spritz {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string time_label(double t) {
+  char buf[48];
+  std::snprintf(buf, sizeof buf, "%.3f", t);
+  return buf;
+}
+
+}  // namespace
+
+std::vector<double> check_times(const Effect& fx) {
+  if (!fx.check.times.empty()) return fx.check.times;
+  const double d = fx.duration_s > 0 ? fx.duration_s : 1.0;
+  return {d / 6, d / 2, 5 * d / 6};
+}
+
+int thread_count(int requested) {
+  if (requested > 0) return requested;
+  return static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+}
+
+int run_check(const CheckArgs& args) {
+  if (args.golden.empty()) throw Error("check needs --golden DIR");
+  if (args.threshold && !(*args.threshold >= 0 && *args.threshold <= 1))
+    throw Error("--threshold must be within [0, 1]");
+  if (args.max_diff_pixels && *args.max_diff_pixels < 0) throw Error("--max-diff-pixels must not be negative");
+  if (args.max_diff_ratio && !(*args.max_diff_ratio >= 0 && *args.max_diff_ratio <= 1))
+    throw Error("--max-diff-ratio must be within [0, 1]");
+  fs::path out_dir = args.out;
+  uint64_t checked = 0, failed = 0, updated = 0;
+  auto failure_dir = [&]() -> fs::path {
+    if (out_dir.empty()) {
+      std::string tmpl = (fs::temp_directory_path() / "spritz-check-XXXXXX").string();
+      if (!mkdtemp(tmpl.data())) throw Error("cannot create a results folder in " + fs::temp_directory_path().string());
+      out_dir = tmpl;
+      if (!args.json) std::fprintf(stderr, "spritz: writing failures to %s\n", out_dir.c_str());
+    }
+    return out_dir;
+  };
+
+  for (const std::string& path : args.effects) {
+    const Effect fx = load_effect_path(path);
+    const double threshold = args.threshold ? *args.threshold : fx.check.threshold >= 0 ? fx.check.threshold : 0.1;
+    const int64_t max_pixels = args.max_diff_pixels ? *args.max_diff_pixels : fx.check.max_diff_pixels;
+    const double max_ratio = args.max_diff_ratio ? *args.max_diff_ratio : fx.check.max_diff_ratio;
+    FrameRenderer renderer(fx, fx.canvas.width, fx.canvas.height, thread_count(args.threads));
+    std::vector<uint8_t> rgba;
+    for (double t : check_times(fx)) {
+      const std::string label = time_label(t);
+      const fs::path golden = fs::path(args.golden) / fx.name / (label + ".png");
+      const double clock = clock_at_time(fx, t);
+      renderer.render(clock);
+      renderer.encode(rgba);
+      const int w = renderer.width(), h = renderer.height();
+      ++checked;
+      std::string status, detail;
+      DiffResult r;
+      bool ok = true;
+      if (args.update) {
+        const auto png = encode_png(rgba.data(), w, h, frame_png_texts(fx, -1, t, clock, w, h));
+        write_file_atomic(golden.string(), png.data(), png.size());
+        ++updated;
+        status = "updated";
+      } else if (!fs::exists(golden)) {
+        ok = false;
+        status = "missing";
+        detail = "no golden " + golden.string() + " (run with --update to create it)";
+      } else {
+        const DecodedPng g = decode_png(read_binary_file(golden.string()), golden.string());
+        if (g.width != w || g.height != h) {
+          ok = false;
+          status = "size";
+          detail = "golden is " + std::to_string(g.width) + "x" + std::to_string(g.height) +
+                   ", render is " + std::to_string(w) + "x" + std::to_string(h);
+        } else {
+          DiffOptions o;
+          o.threshold = threshold;
+          o.detect_antialiasing = args.antialiasing;
+          o.want_image = true;
+          r = diff_images(g.rgba.data(), rgba.data(), w, h, o);
+          ok = r.within(max_pixels, max_ratio);
+          status = ok ? "ok" : "different";
+          char buf[200];
+          std::snprintf(buf, sizeof buf, "%llu px differ (%.4g%%), max channel diff %d, PSNR %.2f dB, worst at (%d, %d)",
+                        static_cast<unsigned long long>(r.different), r.ratio() * 100, r.max_channel_diff,
+                        std::isfinite(r.psnr_db) ? r.psnr_db : 999.0, r.worst_x, r.worst_y);
+          detail = buf;
+        }
+      }
+      std::string actual_path, diff_path;
+      if (!ok) {
+        ++failed;
+        const fs::path dir = failure_dir();
+        const std::string stem = fx.name + "_" + label;
+        actual_path = (dir / (stem + ".actual.png")).string();
+        const auto png = encode_png(rgba.data(), w, h, frame_png_texts(fx, -1, t, clock, w, h));
+        write_file_atomic(actual_path, png.data(), png.size());
+        if (!r.image.empty()) {
+          diff_path = (dir / (stem + ".diff.png")).string();
+          const auto dpng = encode_png(r.image.data(), w, h);
+          write_file_atomic(diff_path, dpng.data(), dpng.size());
+        }
+      }
+      if (args.json) {
+        std::printf("{\"type\":\"check\",\"effect\":%s,\"time\":%s,\"golden\":%s,\"status\":\"%s\",\"different\":%llu,\"ratio\":%s,\"max_channel_diff\":%d,\"actual\":%s,\"diff\":%s}\n",
+                    json_string(fx.name).c_str(), json_number(t).c_str(), json_string(golden.string()).c_str(),
+                    status.c_str(), static_cast<unsigned long long>(r.different), json_number(r.ratio()).c_str(),
+                    r.max_channel_diff, actual_path.empty() ? "null" : json_string(actual_path).c_str(),
+                    diff_path.empty() ? "null" : json_string(diff_path).c_str());
+      } else if (!ok) {
+        std::fprintf(stderr, "FAIL %s @ %s: %s%s%s\n", fx.name.c_str(), label.c_str(), detail.c_str(),
+                     actual_path.empty() ? "" : "; actual ", actual_path.c_str());
+      } else if (!args.quiet) {
+        std::fprintf(stderr, "%-4s %s @ %s%s%s\n", args.update ? "new" : "ok", fx.name.c_str(),
+                     label.c_str(), detail.empty() ? "" : ": ", detail.c_str());
+      }
+    }
+  }
+  if (args.json) {
+    std::printf("{\"type\":\"summary\",\"checked\":%llu,\"failed\":%llu,\"updated\":%llu}\n",
+                static_cast<unsigned long long>(checked), static_cast<unsigned long long>(failed),
+                static_cast<unsigned long long>(updated));
+  } else if (!args.quiet || failed) {
+    std::fprintf(stderr, "spritz check: %llu checked, %llu failed%s\n", static_cast<unsigned long long>(checked),
+                 static_cast<unsigned long long>(failed),
+                 args.update ? (", " + std::to_string(updated) + " goldens written").c_str() : "");
+  }
+  return failed ? kExitDifferent : kExitOk;
+}
+
+}  // namespace spritz

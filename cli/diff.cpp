@@ -1,0 +1,68 @@
+#include <cmath>
+#include <cstdio>
+
+#include "commands.h"
+#include "diff.h"
+#include "io.h"
+#include "json.h"
+#include "png.h"
+
+namespace spritz {
+namespace {
+
+std::string percent(double ratio) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.4g%%", ratio * 100);
+  return buf;
+}
+
+}  // namespace
+
+int run_diff(const DiffArgs& args) {
+  if (!(args.threshold >= 0 && args.threshold <= 1)) throw Error("--threshold must be within [0, 1]");
+  if (args.max_diff_ratio > 1) throw Error("--max-diff-ratio must be within [0, 1]");
+  const DecodedPng a = decode_png(read_binary_file(args.a), args.a);
+  const DecodedPng b = decode_png(read_binary_file(args.b), args.b);
+  if (a.width != b.width || a.height != b.height) {
+    if (args.json) {
+      std::printf("{\"type\":\"diff\",\"a\":%s,\"b\":%s,\"size_mismatch\":true,\"a_size\":[%d,%d],\"b_size\":[%d,%d]}\n",
+                  json_string(args.a).c_str(), json_string(args.b).c_str(), a.width, a.height, b.width, b.height);
+    }
+    std::fprintf(stderr, "spritz: %s is %dx%d but %s is %dx%d\n", args.a.c_str(), a.width, a.height,
+                 args.b.c_str(), b.width, b.height);
+    return kExitSizeMismatch;
+  }
+  DiffOptions options;
+  options.threshold = args.threshold;
+  options.detect_antialiasing = args.antialiasing;
+  options.want_image = !args.output.empty();
+  const DiffResult r = diff_images(a.rgba.data(), b.rgba.data(), a.width, a.height, options);
+  if (!args.output.empty()) {
+    const std::vector<uint8_t> png = encode_png(r.image.data(), a.width, a.height);
+    write_file_atomic(args.output, png.data(), png.size());
+  }
+  const bool same = r.within(args.max_diff_pixels, args.max_diff_ratio);
+  if (args.json) {
+    std::printf(
+        "{\"type\":\"diff\",\"a\":%s,\"b\":%s,\"width\":%d,\"height\":%d,\"different\":%llu,"
+        "\"ratio\":%s,\"antialiased\":%llu,\"max_channel_diff\":%d,\"psnr\":%s,\"worst\":%s,"
+        "\"threshold\":%s,\"same\":%s}\n",
+        json_string(args.a).c_str(), json_string(args.b).c_str(), a.width, a.height,
+        static_cast<unsigned long long>(r.different), json_number(r.ratio()).c_str(),
+        static_cast<unsigned long long>(r.antialiased), r.max_channel_diff,
+        json_number(r.psnr_db).c_str(),
+        r.worst_x >= 0 ? ("[" + std::to_string(r.worst_x) + "," + std::to_string(r.worst_y) + "]").c_str() : "null",
+        json_number(args.threshold).c_str(), same ? "true" : "false");
+  } else if (!args.quiet) {
+    std::printf("%llu of %llu pixels differ (%s)", static_cast<unsigned long long>(r.different),
+                static_cast<unsigned long long>(r.total), percent(r.ratio()).c_str());
+    if (args.antialiasing) std::printf(", %llu anti-aliased ignored", static_cast<unsigned long long>(r.antialiased));
+    std::printf(", max channel diff %d, PSNR %s", r.max_channel_diff,
+                std::isfinite(r.psnr_db) ? (json_number(std::round(r.psnr_db * 100) / 100) + " dB").c_str() : "inf");
+    if (r.worst_x >= 0) std::printf(", worst pixel at (%d, %d)", r.worst_x, r.worst_y);
+    std::printf("%s\n", same ? "" : " - different");
+  }
+  return same ? kExitOk : kExitDifferent;
+}
+
+}  // namespace spritz

@@ -1,0 +1,42 @@
+// One effect rendered frame after frame: textures loaded once, evaluation and
+// pixel buffers reused. The piece every command that makes images shares.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "eval.h"
+#include "image.h"
+#include "raster.h"
+#include "texture.h"
+
+namespace spritz {
+
+class FrameRenderer {
+ public:
+  // Loads (or generates) the effect's textures; throws spritz::Error.
+  FrameRenderer(const Effect& fx, int width, int height, int threads);
+
+  // Evaluates the effect at `clock` and rasterizes it into image().
+  // Returns the number of particles alive.
+  uint64_t render(double clock);
+
+  const Image& image() const { return image_; }
+  const Frame& frame() const { return frame_; }
+  const Rasterizer& rasterizer() const { return raster_; }
+  int width() const { return width_; }
+  int height() const { return height_; }
+
+  // The last image as RGBA8 with the canvas' tone map and alpha mode.
+  void encode(std::vector<uint8_t>& rgba) const;
+
+ private:
+  const Effect& fx_;
+  int width_, height_;
+  TextureSet textures_;
+  Rasterizer raster_;
+  Frame frame_;
+  Image image_;
+};
+
+}  // namespace spritz
