@@ -84,7 +84,30 @@ struct CheckArgs {
   bool quiet = false;
 };
 
+struct AtlasArgs {
+  EffectArgs effect;
+  std::string output = "sheet.png";
+  std::string meta;                 // default: the output's name with .json
+  std::string meta_format = "hash"; // "hash" | "array"
+  std::string grid;                 // "CxR" (default 4x4)
+  std::string cell;                 // "WxH" (default: the canvas size)
+  std::string sheet;                // "WxH": a fixed sheet size the grid divides
+  std::string preset;               // "roblox-2x2" | "roblox-4x4" | "roblox-8x8"
+  std::string frames;               // frame list at --fps instead of an even spread
+  std::optional<double> fps;
+  int padding = 0;
+  bool pot = false;
+  bool fit = false;
+  bool premultiplied = false;
+  std::string direction = "forward";  // "forward" | "pingpong" (frameTags)
+  std::optional<double> max_seam;
+  int threads = 0;
+  bool json = false;
+  bool quiet = false;
+};
+
 int run_render(const RenderArgs& args);
+int run_atlas(const AtlasArgs& args);
 int run_diff(const DiffArgs& args);
 int run_check(const CheckArgs& args);
 int run_inspect(const InspectArgs& args);

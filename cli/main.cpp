@@ -71,6 +71,36 @@ int main(int argc, char** argv) {
       "  spritz render fire.toml --time 0.5,1,1.5 -o still_%02d.png --scale 2\n"
       "  spritz render fire.toml -o - | ffmpeg -f rawvideo -pix_fmt rgba -s 256x256 -framerate 30 -i - fire.mp4");
 
+  // atlas
+  AtlasArgs atlas;
+  int64_t atlas_seed = 0;
+  double atlas_fps = 0, atlas_seam = 0;
+  CLI::Option* atlas_seed_opt = nullptr;
+  CLI::App* at = app.add_subcommand("atlas", "Bake a flipbook sheet PNG and its JSON metadata");
+  at->add_option("effect", atlas.effect.effect, "Effect file (TOML); '-' reads stdin")->required();
+  at->add_option("-o,--output", atlas.output, "Sheet PNG (default sheet.png)");
+  at->add_option("--meta", atlas.meta, "Metadata JSON (default: the sheet's name with .json)");
+  at->add_option("--meta-format", atlas.meta_format, "TexturePacker JSON: hash (default) or array");
+  at->add_option("--grid", atlas.grid, "Columns x rows, cells left to right, top to bottom (default 4x4)");
+  at->add_option("--cell", atlas.cell, "Cell size WxH (default: the canvas size)");
+  at->add_option("--sheet", atlas.sheet, "Fixed sheet size WxH that the grid divides into cells");
+  at->add_option("--preset", atlas.preset, "roblox-2x2, roblox-4x4 or roblox-8x8: a 1024x1024 sheet");
+  at->add_option("-f,--frames", atlas.frames, "Frames at --fps instead of an even spread over the duration");
+  auto* atlas_fps_opt = at->add_option("--fps", atlas_fps, "Frames per second for --frames (default: the effect's)");
+  at->add_option("--padding", atlas.padding, "Pixels between cells, filled by extruding each cell's edge");
+  at->add_flag("--pot", atlas.pot, "Round the sheet up to powers of two");
+  at->add_flag("--fit", atlas.fit, "Frame every particle of every chosen frame, centred in the cells");
+  at->add_flag("--premultiplied", atlas.premultiplied, "Premultiplied alpha (default: canvas.alpha)");
+  at->add_option("--direction", atlas.direction, "Animation tag direction: forward or pingpong");
+  auto* atlas_seam_opt = at->add_option("--max-seam", atlas_seam, "Fail (exit 1) when the loop seam is larger");
+  at->add_option("--threads", atlas.threads, "Threads (output is identical for any count)")->check(CLI::Range(1, 1024));
+  at->add_flag("--json", atlas.json, "One JSON object on stdout");
+  at->add_flag("-q,--quiet", atlas.quiet, "Print only errors");
+  add_effect_options(at, atlas.effect, atlas_seed, atlas_seed_opt);
+  at->footer("Examples:\n  spritz atlas configs/fire_loop.toml -o fire.png --grid 4x4 --max-seam 0\n"
+             "  spritz atlas configs/explosion.toml --preset roblox-8x8 --fit -o explosion.png\n"
+             "  spritz atlas configs/sparks.toml --cell 128x128 --padding 2 --pot --meta-format array");
+
   // inspect
   InspectArgs inspect;
   int64_t inspect_seed = 0;
@@ -146,6 +176,12 @@ int main(int argc, char** argv) {
       if (ci_opt->count()) render.chunk_index = chunk_index;
       if (cc_opt->count()) render.chunk_count = chunk_count;
       return run_render(render);
+    }
+    if (at->parsed()) {
+      if (atlas_seed_opt->count()) atlas.effect.seed = atlas_seed;
+      if (atlas_fps_opt->count()) atlas.fps = atlas_fps;
+      if (atlas_seam_opt->count()) atlas.max_seam = atlas_seam;
+      return run_atlas(atlas);
     }
     if (in->parsed()) {
       if (inspect_seed_opt->count()) inspect.effect.seed = inspect_seed;

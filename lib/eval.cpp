@@ -243,6 +243,26 @@ void evaluate(const Effect& fx, double clock, Frame& out) {
   }
 }
 
+void Bounds::add(double xa, double ya, double xb, double yb) {
+  if (empty) {
+    x0 = xa, y0 = ya, x1 = xb, y1 = yb;
+    empty = false;
+    return;
+  }
+  x0 = std::min(x0, xa), y0 = std::min(y0, ya), x1 = std::max(x1, xb), y1 = std::max(y1, yb);
+}
+
+void extend_bounds(const Frame& frame, Bounds& b) {
+  for (const EmitterFrame& ef : frame.emitters)
+    for (const Particle& p : ef.particles) {
+      if (!(p.alpha > 0) || !(p.w > 0) || !(p.h > 0)) continue;
+      const double t = p.rotation_deg * kDegToRad;
+      const double c = std::abs(std::cos(t)), s = std::abs(std::sin(t));
+      const double ex = 0.5 * (c * p.w + s * p.h), ey = 0.5 * (s * p.w + c * p.h);
+      b.add(p.x - ex, p.y - ey, p.x + ex, p.y + ey);
+    }
+}
+
 Frame evaluate(const Effect& fx, double clock) {
   Frame f;
   evaluate(fx, clock, f);

@@ -62,6 +62,16 @@ Frame evaluate(const Effect& fx, double clock);
 bool evaluate_particle(const Emitter& em, uint64_t key, double birth_s, double clock,
                        Particle& out);
 
+// An axis-aligned box in design px (y up) holding particles' rectangles.
+struct Bounds {
+  double x0 = 0, y0 = 0, x1 = 0, y1 = 0;
+  bool empty = true;
+  void add(double xa, double ya, double xb, double yb);
+};
+
+// Grows `b` by every visible particle of `frame` (its rotated rectangle).
+void extend_bounds(const Frame& frame, Bounds& b);
+
 // The 1-based flipbook cell (model.md 7.5) of a particle with stream `st` at
 // `age` seconds, `tau` = age / life.
 int flipbook_cell(const Flipbook& fb, uint32_t st, double age, double tau);

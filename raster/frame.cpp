@@ -5,11 +5,14 @@
 namespace spritz {
 
 FrameRenderer::FrameRenderer(const Effect& fx, int width, int height, int threads)
+    : FrameRenderer(fx, width, height, threads, canvas_view(fx.canvas, width, height)) {}
+
+FrameRenderer::FrameRenderer(const Effect& fx, int width, int height, int threads, const View& view)
     : fx_(fx),
       width_(width),
       height_(height),
-      textures_(load_textures(fx, canvas_scale(fx.canvas, width, height))),
-      raster_(fx, textures_, width, height, threads) {}
+      textures_(load_textures(fx, view.scale)),
+      raster_(fx, textures_, width, height, threads, view) {}
 
 uint64_t FrameRenderer::render(double clock) {
   evaluate(fx_, clock, frame_);

@@ -16,6 +16,7 @@ class FrameRenderer {
  public:
   // Loads (or generates) the effect's textures; throws spritz::Error.
   FrameRenderer(const Effect& fx, int width, int height, int threads);
+  FrameRenderer(const Effect& fx, int width, int height, int threads, const View& view);
 
   // Evaluates the effect at `clock` and rasterizes it into image().
   // Returns the number of particles alive.

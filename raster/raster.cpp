@@ -111,11 +111,31 @@ double canvas_scale(const Canvas& canvas, int width, int height) {
                   static_cast<double>(height) / canvas.height);
 }
 
+View canvas_view(const Canvas& canvas, int width, int height) {
+  return View{canvas_scale(canvas, width, height), 0, 0};
+}
+
+View fit_view(const Bounds& b, const Canvas& canvas, int width, int height, double margin_px) {
+  if (b.empty) return canvas_view(canvas, width, height);
+  const double bw = std::max(b.x1 - b.x0, 1e-6), bh = std::max(b.y1 - b.y0, 1e-6);
+  const double scale = std::min(std::max(1.0, width - 2 * margin_px) / bw,
+                                std::max(1.0, height - 2 * margin_px) / bh);
+  return View{scale, 0.5 * (b.x0 + b.x1), 0.5 * (b.y0 + b.y1)};
+}
+
+Bounds visible_bounds(const View& v, int width, int height) {
+  Bounds b;
+  const double hx = 0.5 * width / v.scale, hy = 0.5 * height / v.scale;
+  b.add(v.center_x - hx, v.center_y - hy, v.center_x + hx, v.center_y + hy);
+  return b;
+}
+
 bool make_sprite(const Particle& p, const Emitter& em, const Texture& tex, Rgb ambient_linear,
-                 int width, int height, double scale, Sprite& s) {
+                 int width, int height, const View& view, Sprite& s) {
   if (!(p.alpha > 0) || !(p.w > 0) || !(p.h > 0)) return false;
-  const double cx = width * 0.5 + p.x * scale;
-  const double cy = height * 0.5 - p.y * scale;
+  const double scale = view.scale;
+  const double cx = width * 0.5 + (p.x - view.center_x) * scale;
+  const double cy = height * 0.5 - (p.y - view.center_y) * scale;
   const double hw = std::min(p.w * scale * 0.5, kMaxHalfExtentPx);
   const double hh = std::min(p.h * scale * 0.5, kMaxHalfExtentPx);
   const double theta = std::fmod(p.rotation_deg, 360.0) * kDegToRad;
@@ -225,12 +245,16 @@ uint64_t draw_sprite(const Sprite& s, Image& img, int row_begin, int row_end) {
 
 Rasterizer::Rasterizer(const Effect& fx, const TextureSet& textures, int width, int height,
                        int threads)
+    : Rasterizer(fx, textures, width, height, threads, canvas_view(fx.canvas, width, height)) {}
+
+Rasterizer::Rasterizer(const Effect& fx, const TextureSet& textures, int width, int height,
+                       int threads, const View& view)
     : fx_(fx),
       textures_(textures),
       width_(width),
       height_(height),
       threads_(std::max(1, threads)),
-      scale_(canvas_scale(fx.canvas, width, height)) {
+      view_(view) {
   const Rgba& bg = fx.canvas.background_srgb;
   background_[0] = static_cast<float>(srgb_to_linear(bg.r) * bg.a);
   background_[1] = static_cast<float>(srgb_to_linear(bg.g) * bg.a);
@@ -247,7 +271,7 @@ void Rasterizer::render(const Frame& frame, Image& out) {
     const Texture& tex = *textures_[em.index];
     Sprite s;
     for (const Particle& p : ef.particles)
-      if (make_sprite(p, em, tex, ambient_linear_, width_, height_, scale_, s)) sprites_.push_back(s);
+      if (make_sprite(p, em, tex, ambient_linear_, width_, height_, view_, s)) sprites_.push_back(s);
   }
 
   // Bin sprites by the strips their rows touch, keeping draw order.

@@ -36,26 +36,48 @@ struct RasterStats {
   uint64_t covered_pixels = 0;  // pixel blends performed
 };
 
-// The sprite of particle `p` of emitter `em` on a `width` x `height` canvas at
-// `scale` screen px per design px. Returns false when it cannot touch a pixel.
+struct View;
+
+// The sprite of particle `p` of emitter `em` on a `width` x `height` image seen
+// through `view`. Returns false when it cannot touch a pixel.
 bool make_sprite(const Particle& p, const Emitter& em, const Texture& tex, Rgb ambient_linear,
-                 int width, int height, double scale, Sprite& out);
+                 int width, int height, const View& view, Sprite& out);
 
 // Blends one sprite into rows [row_begin, row_end) of `img`. Returns the
 // number of pixels blended.
 uint64_t draw_sprite(const Sprite& s, Image& img, int row_begin, int row_end);
 
+// What part of the design plane the image shows: `scale` screen px per design
+// px, the design point (center_x, center_y) at the image centre.
+struct View {
+  double scale = 1;
+  double center_x = 0, center_y = 0;
+};
+
+// The default view: the design canvas fitted inside width x height, centred.
+View canvas_view(const Canvas& canvas, int width, int height);
+
+// The view that frames `bounds` (design px) inside width x height with
+// `margin_px` screen pixels to spare on each side; the canvas view when empty.
+View fit_view(const Bounds& bounds, const Canvas& canvas, int width, int height, double margin_px);
+
+// The design-space rectangle a view shows.
+Bounds visible_bounds(const View& view, int width, int height);
+
 class Rasterizer {
  public:
-  // Renders `fx` at width x height with `threads` threads (>= 1).
+  // Renders `fx` at width x height with `threads` threads (>= 1), through
+  // `view` (default: canvas_view).
   Rasterizer(const Effect& fx, const TextureSet& textures, int width, int height, int threads);
+  Rasterizer(const Effect& fx, const TextureSet& textures, int width, int height, int threads,
+             const View& view);
 
   // Clears to the background and draws every particle of `frame` into `out`
   // (resized as needed; its storage is reused across frames).
   void render(const Frame& frame, Image& out);
 
   const RasterStats& stats() const { return stats_; }
-  double scale() const { return scale_; }
+  double scale() const { return view_.scale; }
   int threads() const { return threads_; }
 
  private:
@@ -63,7 +85,7 @@ class Rasterizer {
   const Effect& fx_;
   const TextureSet& textures_;
   int width_, height_, threads_;
-  double scale_;
+  View view_;
   float background_[4];
   Rgb ambient_linear_;
   std::vector<Sprite> sprites_;

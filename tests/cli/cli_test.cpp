@@ -302,3 +302,79 @@ TEST_CASE("check: update then check passes and a changed effect fails with image
   // A generous tolerance on the command line lets it pass.
   CHECK(run_spritz("check fx.toml --golden g --max-diff-ratio 1 --max-diff-pixels 100000", d).code == 0);
 }
+
+namespace {
+size_t count_of(const std::string& s, const std::string& what) {
+  size_t n = 0;
+  for (size_t at = s.find(what); at != std::string::npos; at = s.find(what, at + 1)) ++n;
+  return n;
+}
+std::string read_text(const fs::path& p) {
+  std::ifstream in(p);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+}  // namespace
+
+TEST_CASE("atlas: sheet, metadata and an exact loop seam", "[cli]") {
+  const fs::path d = fresh_dir("atlas");
+  const Run r = run_spritz("atlas " + kConfigs + "/fire_loop.toml -o sheets/fire.png --grid 4x2 --padding 2 --max-seam 0", d);
+  CHECK(r.code == 0);
+  CHECK_THAT(r.err, Catch::Contains("loop seam 0"));
+  const auto png = spritz::decode_png(read_bytes(d / "sheets/fire.png"), "fire.png");
+  CHECK(png.width == 4 * 128 + 5 * 2);
+  CHECK(png.height == 2 * 128 + 3 * 2);
+  const std::string meta = read_text(d / "sheets/fire.json");
+  CHECK(count_of(meta, "\"frame\": {") == 8);
+  CHECK_THAT(meta, Catch::Contains("\"fire_loop_05\": {\"frame\": {\"x\": 132, \"y\": 132, \"w\": 128, \"h\": 128}, \"rotated\": false, \"trimmed\": false"));
+  CHECK_THAT(meta, Catch::Contains("\"image\": \"fire.png\""));
+  CHECK_THAT(meta, Catch::Contains("\"format\": \"RGBA8888\""));
+  CHECK_THAT(meta, Catch::Contains("\"size\": {\"w\": 522, \"h\": 262}"));
+  CHECK_THAT(meta, Catch::Contains("\"scale\": \"1\""));
+  CHECK_THAT(meta, Catch::Contains("\"frameTags\": [{\"name\": \"fire_loop\", \"from\": 0, \"to\": 7, \"direction\": \"forward\"}]"));
+  CHECK_THAT(meta, Catch::Contains("\"grid\": {\"columns\": 4, \"rows\": 2, \"frameWidth\": 128, \"frameHeight\": 128, \"padding\": 2, \"count\": 8, \"fps\": 8, \"loop\": true}"));
+  CHECK_THAT(meta, Catch::Contains("\"duration\": 125"));
+  CHECK_THAT(meta, Catch::Contains("\"seed\": 2024"));
+  CHECK_THAT(meta, Catch::Contains("\"effect_hash\": \""));
+
+  const Run arr = run_spritz("atlas " + kConfigs + "/fire_loop.toml -o a.png --grid 2x2 --meta-format array --meta m.json --pot --cell 100x60", d);
+  CHECK(arr.code == 0);
+  CHECK_THAT(read_text(d / "m.json"), Catch::Contains("\"frames\": [\n    {\"filename\": \"fire_loop_00\""));
+  const auto pot = spritz::decode_png(read_bytes(d / "a.png"), "a.png");
+  CHECK(pot.width == 256);
+  CHECK(pot.height == 128);
+
+  // A stream that is not looped has a seam, and --max-seam fails it.
+  const Run open = run_spritz("atlas " + kConfigs + "/campfire.toml -o c.png --grid 2x2 --max-seam 0", d);
+  CHECK(open.code == 1);
+  CHECK_THAT(open.err, Catch::Contains("is over --max-seam 0"));
+  CHECK(no_temp_files(d));
+}
+
+TEST_CASE("atlas: the roblox preset and bad input", "[cli]") {
+  const fs::path d = fresh_dir("atlas_bad");
+  const Run ok = run_spritz("atlas " + kConfigs + "/fire_loop.toml -o r.png --preset roblox-2x2 -q", d);
+  CHECK(ok.code == 0);
+  const auto png = spritz::decode_png(read_bytes(d / "r.png"), "r.png");
+  CHECK(png.width == 1024);
+  CHECK(png.height == 1024);
+  struct Case {
+    std::string args, expect;
+  };
+  const Case cases[] = {
+      {"--grid 3x3 --sheet 1024x1024", "does not divide a 1024x1024 sheet into whole cells"},
+      {"--grid 0x4", "--grid 0x4: each value must be within [1, 256]"},
+      {"--cell 0x10", "--cell 0x10"},
+      {"--cell -5x10", "--cell -5x10"},
+      {"--grid 2x2 -f 0-9", "10 frames do not fit a 2x2 grid of 4 cells"},
+      {"--grid 64x64 --cell 1024x1024", "over the limit of 16384 per side"},
+      {"--preset roblox-3x3", "--preset must be roblox-2x2, roblox-4x4 or roblox-8x8"},
+      {"--meta-format xml", "--meta-format must be hash or array"},
+  };
+  for (const Case& c : cases) {
+    INFO(c.args);
+    const Run r = run_spritz("atlas " + kConfigs + "/fire_loop.toml -o bad.png " + c.args, d);
+    CHECK(r.code == 2);
+    CHECK_THAT(r.err, Catch::Contains(c.expect));
+  }
+  CHECK_FALSE(fs::exists(d / "bad.png"));
+}

@@ -1,0 +1,234 @@
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+
+#include "atlas.h"
+#include "commands.h"
+#include "encode.h"
+#include "eval.h"
+#include "frame.h"
+#include "frames.h"
+#include "io.h"
+#include "json.h"
+#include "output.h"
+#include "png.h"
+
+namespace spritz {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr int kMaxSheetSide = 16384;
+
+void parse_pair(const std::string& text, const char* option, int* a, int* b, int max) {
+  unsigned long long x = 0, y = 0;
+  char extra = 0;
+  if (std::sscanf(text.c_str(), "%llux%llu%c", &x, &y, &extra) != 2)
+    throw Error(std::string(option) + " expects AxB (e.g. 4x4), got '" + text + "'");
+  if (x < 1 || y < 1 || x > static_cast<unsigned long long>(max) || y > static_cast<unsigned long long>(max))
+    throw Error(std::string(option) + " " + text + ": each value must be within [1, " + std::to_string(max) + "]");
+  *a = static_cast<int>(x);
+  *b = static_cast<int>(y);
+}
+
+struct Cell {
+  int64_t number;  // frame number, or index in the spread
+  double time, clock;
+};
+
+std::string pad_index(size_t i, size_t count) {
+  const size_t width = std::max<size_t>(2, std::to_string(count - 1).size());
+  std::string s = std::to_string(i);
+  return std::string(width > s.size() ? width - s.size() : 0, '0') + s;
+}
+
+}  // namespace
+
+int run_atlas(const AtlasArgs& args) {
+  const Effect fx = load_effect_arg(args.effect);
+
+  // Grid and cell size: a preset, a fixed sheet the grid divides, or a cell size.
+  int cols = 4, rows = 4;
+  std::string grid = args.grid, sheet = args.sheet;
+  if (!args.preset.empty()) {
+    if (args.preset != "roblox-2x2" && args.preset != "roblox-4x4" && args.preset != "roblox-8x8")
+      throw Error("--preset must be roblox-2x2, roblox-4x4 or roblox-8x8, got '" + args.preset + "'");
+    if (!grid.empty() || !sheet.empty() || !args.cell.empty())
+      throw Error("--preset sets the grid and the sheet size; drop --grid, --sheet and --cell");
+    grid = args.preset.substr(7);
+    sheet = "1024x1024";
+  }
+  if (!grid.empty()) parse_pair(grid, "--grid", &cols, &rows, 256);
+  if (args.padding < 0 || args.padding > 1024) throw Error("--padding must be within [0, 1024]");
+  int cell_w = fx.canvas.width, cell_h = fx.canvas.height;
+  if (!sheet.empty()) {
+    if (!args.cell.empty()) throw Error("use either --sheet or --cell, not both");
+    int sw, sh;
+    parse_pair(sheet, "--sheet", &sw, &sh, kMaxSheetSide);
+    const int free_w = sw - (cols + 1) * args.padding, free_h = sh - (rows + 1) * args.padding;
+    if (free_w < cols || free_h < rows || free_w % cols || free_h % rows)
+      throw Error("a " + std::to_string(cols) + "x" + std::to_string(rows) + " grid with padding " +
+                  std::to_string(args.padding) + " does not divide a " + sheet +
+                  " sheet into whole cells");
+    cell_w = free_w / cols;
+    cell_h = free_h / rows;
+  } else if (!args.cell.empty()) {
+    parse_pair(args.cell, "--cell", &cell_w, &cell_h, kMaxSheetSide);
+  }
+  SheetLayout layout;
+  layout.cols = cols;
+  layout.rows = rows;
+  layout.cell_w = cell_w;
+  layout.cell_h = cell_h;
+  layout.padding = args.padding;
+  layout.power_of_two = args.pot;
+  if (static_cast<int64_t>(layout.grid_width()) > kMaxSheetSide ||
+      static_cast<int64_t>(layout.grid_height()) > kMaxSheetSide ||
+      layout.sheet_width() > kMaxSheetSide || layout.sheet_height() > kMaxSheetSide) {
+    throw Error("the sheet would be " + std::to_string(layout.sheet_width()) + "x" +
+                std::to_string(layout.sheet_height()) + ", over the limit of " +
+                std::to_string(kMaxSheetSide) + " per side; use a smaller --cell or --grid");
+  }
+  const size_t capacity = static_cast<size_t>(cols) * static_cast<size_t>(rows);
+
+  // The frames: a list at fps, or C*R times spread evenly over the duration
+  // (one period for a looped effect, so the last cell flows into the first).
+  const double fps = args.fps ? *args.fps : fx.fps;
+  if (!(fps > 0) || fps > 10000) throw Error("--fps must be within (0, 10000]");
+  std::vector<Cell> cells;
+  Cell after{0, 0, 0};  // the frame one step after the last cell, for the seam figure
+  double frame_s;
+  if (!args.frames.empty()) {
+    const FrameList list = parse_frames(args.frames);
+    if (list.size() > capacity)
+      throw Error(std::to_string(list.size()) + " frames do not fit a " + std::to_string(cols) + "x" +
+                  std::to_string(rows) + " grid of " + std::to_string(capacity) + " cells");
+    for (uint64_t i = 0; i < list.size(); ++i) {
+      const int64_t f = list.at(i);
+      cells.push_back({f, f / fps, clock_at_frame(fx, f, fps)});
+    }
+    const int64_t step = list.size() >= 2 ? list.at(list.size() - 1) - list.at(list.size() - 2) : 1;
+    const int64_t next = list.at(list.size() - 1) + step;
+    after = {next, next / fps, clock_at_frame(fx, next, fps)};
+    frame_s = 1 / fps;
+  } else {
+    const double span = fx.duration_s > 0 ? fx.duration_s : 1.0;
+    frame_s = span / static_cast<double>(capacity);
+    for (size_t i = 0; i <= capacity; ++i) {
+      const double t = span * static_cast<double>(i) / static_cast<double>(capacity);
+      const Cell c{static_cast<int64_t>(i), t, clock_at_time(fx, t)};
+      if (i < capacity) cells.push_back(c);
+      else after = c;
+    }
+  }
+
+  // Framing: the canvas, or with --fit the smallest view holding every
+  // particle of every chosen frame (cheap: evaluation only, no pixels).
+  Bounds bounds;
+  Frame frame;
+  for (const Cell& c : cells) {
+    evaluate(fx, c.clock, frame);
+    extend_bounds(frame, bounds);
+  }
+  const View view = args.fit ? fit_view(bounds, fx.canvas, cell_w, cell_h, 1.0)
+                             : canvas_view(fx.canvas, cell_w, cell_h);
+  if (!args.fit && !bounds.empty) {
+    const Bounds vis = visible_bounds(view, cell_w, cell_h);
+    if (bounds.x0 < vis.x0 || bounds.y0 < vis.y0 || bounds.x1 > vis.x1 || bounds.y1 > vis.y1) {
+      std::fprintf(stderr,
+                   "spritz: warning: particles reach x %.0f..%.0f, y %.0f..%.0f (design px) but a "
+                   "cell shows x %.0f..%.0f, y %.0f..%.0f; they are clipped (--fit frames them)\n",
+                   bounds.x0, bounds.x1, bounds.y0, bounds.y1, vis.x0, vis.x1, vis.y0, vis.y1);
+    }
+  }
+
+  const AlphaMode alpha = args.premultiplied ? AlphaMode::kPremultiplied : fx.canvas.alpha;
+  FrameRenderer renderer(fx, cell_w, cell_h, thread_count(args.threads), view);
+  SheetBuilder builder(layout);
+  std::vector<uint8_t> rgba, first;
+  for (size_t i = 0; i < cells.size(); ++i) {
+    renderer.render(cells[i].clock);
+    encode_rgba8(renderer.image(), fx.canvas.tonemap, alpha, rgba);
+    if (i == 0) first = rgba;
+    // Straight alpha: fill the colour under alpha 0 so engines that filter or
+    // mipmap the sheet get no dark halos. Alpha is untouched.
+    if (alpha == AlphaMode::kStraight) bleed_transparent_colour(rgba, cell_w, cell_h);
+    builder.place(static_cast<int>(i), rgba);
+  }
+  // The loop seam: the largest channel difference between the frame one step
+  // after the last cell and the first cell (0 for a true loop).
+  renderer.render(after.clock);
+  encode_rgba8(renderer.image(), fx.canvas.tonemap, alpha, rgba);
+  int seam = 0;
+  for (size_t i = 0; i < rgba.size(); ++i) seam = std::max(seam, std::abs(rgba[i] - first[i]));
+
+  const std::vector<uint8_t> sheet_px = builder.finish();
+  const int sw = layout.sheet_width(), sh = layout.sheet_height();
+  const std::vector<uint8_t> png =
+      encode_png(sheet_px.data(), sw, sh, frame_png_texts(fx, -1, cells[0].time, cells[0].clock, sw, sh));
+
+  // Metadata: TexturePacker's JSON (hash or array), which Phaser and PixiJS
+  // load directly, plus a grid block for engines that only know grids.
+  const std::string meta_path = !args.meta.empty() ? args.meta
+                                                   : (fs::path(args.output).replace_extension(".json")).string();
+  if (args.meta_format != "hash" && args.meta_format != "array")
+    throw Error("--meta-format must be hash or array, got '" + args.meta_format + "'");
+  if (args.direction != "forward" && args.direction != "pingpong")
+    throw Error("--direction must be forward or pingpong, got '" + args.direction + "'");
+  const bool hash = args.meta_format == "hash";
+  const double duration_ms = std::round(frame_s * 1000 * 1000) / 1000;
+  std::string j = "{\n  \"frames\": ";
+  j += hash ? "{\n" : "[\n";
+  for (size_t i = 0; i < cells.size(); ++i) {
+    const std::string name = fx.name + "_" + pad_index(i, cells.size());
+    const int x = layout.cell_x(static_cast<int>(i)), y = layout.cell_y(static_cast<int>(i));
+    j += hash ? "    " + json_string(name) + ": {" : "    {\"filename\": " + json_string(name) + ", ";
+    j += "\"frame\": {\"x\": " + std::to_string(x) + ", \"y\": " + std::to_string(y) +
+         ", \"w\": " + std::to_string(cell_w) + ", \"h\": " + std::to_string(cell_h) +
+         "}, \"rotated\": false, \"trimmed\": false, \"spriteSourceSize\": {\"x\": 0, \"y\": 0, \"w\": " +
+         std::to_string(cell_w) + ", \"h\": " + std::to_string(cell_h) + "}, \"sourceSize\": {\"w\": " +
+         std::to_string(cell_w) + ", \"h\": " + std::to_string(cell_h) + "}, \"duration\": " +
+         json_number(duration_ms) + ", \"time\": " + json_number(cells[i].time) + "}";
+    j += i + 1 < cells.size() ? ",\n" : "\n";
+  }
+  j += hash ? "  },\n" : "  ],\n";
+  j += "  \"meta\": {\n";
+  j += "    \"app\": \"spritz\",\n    \"version\": \"" SPRITZ_VERSION "\",\n";
+  j += "    \"image\": " + json_string(fs::path(args.output).filename().string()) + ",\n";
+  j += "    \"format\": \"RGBA8888\",\n";
+  j += "    \"size\": {\"w\": " + std::to_string(sw) + ", \"h\": " + std::to_string(sh) + "},\n";
+  j += "    \"scale\": \"1\",\n";
+  j += "    \"premultipliedAlpha\": " + std::string(alpha == AlphaMode::kPremultiplied ? "true" : "false") + ",\n";
+  j += "    \"frameTags\": [{\"name\": " + json_string(fx.name) + ", \"from\": 0, \"to\": " +
+       std::to_string(cells.size() - 1) + ", \"direction\": \"" + args.direction + "\"}],\n";
+  j += "    \"grid\": {\"columns\": " + std::to_string(cols) + ", \"rows\": " + std::to_string(rows) +
+       ", \"frameWidth\": " + std::to_string(cell_w) + ", \"frameHeight\": " + std::to_string(cell_h) +
+       ", \"padding\": " + std::to_string(args.padding) + ", \"count\": " + std::to_string(cells.size()) +
+       ", \"fps\": " + json_number(1 / frame_s) + ", \"loop\": " + (fx.loop ? "true" : "false") + "},\n";
+  j += "    \"spritz\": {\"effect\": " + json_string(fx.name) + ", \"seed\": " + std::to_string(fx.seed) +
+       ", \"effect_hash\": \"" + hex64(fx.content_hash) + "\", \"loop_seam\": " + std::to_string(seam) + "}\n";
+  j += "  }\n}\n";
+
+  write_file_atomic(args.output, png.data(), png.size());
+  write_file_atomic(meta_path, j.data(), j.size());
+
+  const bool seam_fail = args.max_seam && seam > *args.max_seam;
+  if (args.json) {
+    std::printf("{\"type\":\"atlas\",\"path\":%s,\"meta\":%s,\"width\":%d,\"height\":%d,\"columns\":%d,"
+                "\"rows\":%d,\"frames\":%zu,\"cell\":[%d,%d],\"loop_seam\":%d,\"seam_ok\":%s}\n",
+                json_string(args.output).c_str(), json_string(meta_path).c_str(), sw, sh, cols, rows,
+                cells.size(), cell_w, cell_h, seam, seam_fail ? "false" : "true");
+  } else if (!args.quiet) {
+    std::fprintf(stderr, "spritz: %s (%dx%d, %zu frames in %dx%d cells of %dx%d) and %s; loop seam %d%s\n",
+                 args.output.c_str(), sw, sh, cells.size(), cols, rows, cell_w, cell_h, meta_path.c_str(),
+                 seam, fx.loop ? "" : " (not a looped effect)");
+  }
+  if (seam_fail) {
+    std::fprintf(stderr, "spritz: loop seam %d is over --max-seam %g\n", seam, *args.max_seam);
+    return kExitDifferent;
+  }
+  return kExitOk;
+}
+
+}  // namespace spritz

@@ -1,0 +1,85 @@
+#include <catch2/catch.hpp>
+#include <filesystem>
+#include <fstream>
+
+#include "atlas.h"
+#include "eval.h"
+#include "load.h"
+#include "raster.h"
+
+using namespace spritz;
+
+namespace {
+std::vector<uint8_t> solid_cell(int w, int h, uint8_t v) {
+  std::vector<uint8_t> c(static_cast<size_t>(w * h) * 4);
+  for (int y = 0; y < h; ++y)
+    for (int x = 0; x < w; ++x) {
+      uint8_t* p = &c[static_cast<size_t>(y * w + x) * 4];
+      p[0] = v, p[1] = static_cast<uint8_t>(x), p[2] = static_cast<uint8_t>(y), p[3] = 255;
+    }
+  return c;
+}
+const uint8_t* px(const std::vector<uint8_t>& s, int sw, int x, int y) {
+  return &s[static_cast<size_t>(y * sw + x) * 4];
+}
+}  // namespace
+
+TEST_CASE("cells are placed left to right and top to bottom with extruded padding", "[atlas]") {
+  SheetLayout L;
+  L.cols = 3;
+  L.rows = 2;
+  L.cell_w = 4;
+  L.cell_h = 3;
+  L.padding = 2;
+  CHECK(L.sheet_width() == 3 * 4 + 4 * 2);
+  CHECK(L.sheet_height() == 2 * 3 + 3 * 2);
+  CHECK(L.cell_x(4) == 2 + 1 * 6);
+  CHECK(L.cell_y(4) == 2 + 1 * 5);
+  SheetBuilder b(L);
+  for (int i = 0; i < 6; ++i) b.place(i, solid_cell(4, 3, static_cast<uint8_t>(10 * (i + 1))));
+  const auto s = b.finish();
+  const int sw = L.sheet_width();
+  // Inside cell 4 (column 1, row 1).
+  CHECK(px(s, sw, L.cell_x(4) + 2, L.cell_y(4) + 1)[0] == 50);
+  CHECK(px(s, sw, L.cell_x(4) + 2, L.cell_y(4) + 1)[1] == 2);
+  // The gap between cells 0 and 1: left half extrudes cell 0's right edge,
+  // right half cell 1's left edge.
+  const int gap = L.cell_x(0) + 4;
+  CHECK(px(s, sw, gap, 3)[0] == 10);
+  CHECK(px(s, sw, gap, 3)[1] == 3);
+  CHECK(px(s, sw, gap + 1, 3)[0] == 20);
+  CHECK(px(s, sw, gap + 1, 3)[1] == 0);
+  // The sheet's corner extrudes cell 0's corner, alpha included.
+  CHECK(px(s, sw, 0, 0)[0] == 10);
+  CHECK(px(s, sw, 0, 0)[3] == 255);
+  L.power_of_two = true;
+  CHECK(L.sheet_width() == 32);
+  CHECK(L.sheet_height() == 16);
+}
+
+TEST_CASE("fit frames every particle of the bundled effects", "[atlas]") {
+  namespace fs = std::filesystem;
+  for (const auto& entry : fs::directory_iterator(fs::path(SPRITZ_SOURCE_DIR) / "configs")) {
+    if (entry.path().extension() != ".toml") continue;
+    std::ifstream in(entry.path());
+    const std::string text((std::istreambuf_iterator<char>(in)), {});
+    const Effect fx = load_effect(text, entry.path().string(), ".");
+    Bounds b;
+    Frame f;
+    for (int i = 0; i < 16; ++i) {
+      evaluate(fx, clock_at_time(fx, fx.duration_s * i / 16), f);
+      extend_bounds(f, b);
+    }
+    const View v = fit_view(b, fx.canvas, 128, 96, 1.0);
+    const Bounds vis = visible_bounds(v, 128, 96);
+    INFO(entry.path());
+    REQUIRE_FALSE(b.empty);
+    CHECK(vis.x0 <= b.x0);
+    CHECK(vis.y0 <= b.y0);
+    CHECK(vis.x1 >= b.x1);
+    CHECK(vis.y1 >= b.y1);
+    // And it is tight along one axis (within the 1 px margin).
+    const double slack = std::min((vis.x1 - vis.x0) - (b.x1 - b.x0), (vis.y1 - vis.y0) - (b.y1 - b.y0));
+    CHECK(slack * v.scale <= 2.0 + 1e-6);
+  }
+}
