@@ -2,6 +2,7 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <memory>
 
 #include "atlas.h"
 #include "commands.h"
@@ -33,8 +34,9 @@ void parse_pair(const std::string& text, const char* option, int* a, int* b, int
 }
 
 struct Cell {
-  int64_t number;  // frame number, or index in the spread
+  int64_t number;  // frame number, index in the spread, or seed
   double time, clock;
+  size_t effect = 0;  // index into the effects list (one per seed)
 };
 
 std::string pad_index(size_t i, size_t count) {
@@ -46,7 +48,30 @@ std::string pad_index(size_t i, size_t count) {
 }  // namespace
 
 int run_atlas(const AtlasArgs& args) {
-  const Effect fx = load_effect_arg(args.effect);
+  // One effect, or with --seeds one per seed (a contact sheet of variants).
+  std::vector<Effect> effects;
+  if (!args.seeds.empty()) {
+    if (args.effect.seed) throw Error("use either --seed or --seeds, not both");
+    if (!args.frames.empty()) throw Error("--seeds puts one seed per cell at --time; drop --frames");
+    FrameList list;
+    try {
+      list = parse_frames(args.seeds);
+    } catch (const Error&) {
+      throw Error("--seeds expects seeds N, A-B or A-BxS, comma-separated (e.g. 1-16), got '" + args.seeds + "'");
+    }
+    if (list.size() > 65536) throw Error("--seeds: at most 65536 seeds in one sheet");
+    for (uint64_t i = 0; i < list.size(); ++i) {
+      const int64_t seed = list.at(i);
+      if (seed < 0 || seed > 0xffffffffll) throw Error("--seeds: seeds must be within [0, 4294967295]");
+      EffectArgs ea = args.effect;
+      ea.seed = seed;
+      effects.push_back(load_effect_arg(ea));
+    }
+  } else {
+    if (args.time) throw Error("--time goes with --seeds (cells are otherwise spread over the duration)");
+    effects.push_back(load_effect_arg(args.effect));
+  }
+  const Effect& fx = effects.front();
 
   // Grid and cell size: a preset, a fixed sheet the grid divides, or a cell size.
   int cols = 4, rows = 4;
@@ -99,7 +124,17 @@ int run_atlas(const AtlasArgs& args) {
   std::vector<Cell> cells;
   Cell after{0, 0, 0};  // the frame one step after the last cell, for the seam figure
   double frame_s;
-  if (!args.frames.empty()) {
+  if (effects.size() > 1 || !args.seeds.empty()) {
+    if (effects.size() > capacity)
+      throw Error(std::to_string(effects.size()) + " seeds do not fit a " + std::to_string(cols) + "x" +
+                  std::to_string(rows) + " grid of " + std::to_string(capacity) + " cells");
+    const double t = args.time ? *args.time : fx.duration_s / 2;
+    if (!std::isfinite(t) || std::abs(t) > 1e9) throw Error("--time must be finite, within ±1e9");
+    for (size_t e = 0; e < effects.size(); ++e)
+      cells.push_back({effects[e].seed, t, clock_at_time(effects[e], t), e});
+    after = cells.front();
+    frame_s = 1 / fps;
+  } else if (!args.frames.empty()) {
     const FrameList list = parse_frames(args.frames);
     if (list.size() > capacity)
       throw Error(std::to_string(list.size()) + " frames do not fit a " + std::to_string(cols) + "x" +
@@ -128,7 +163,7 @@ int run_atlas(const AtlasArgs& args) {
   Bounds bounds;
   Frame frame;
   for (const Cell& c : cells) {
-    evaluate(fx, c.clock, frame);
+    evaluate(effects[c.effect], c.clock, frame);
     extend_bounds(frame, bounds);
   }
   const View view = args.fit ? fit_view(bounds, fx.canvas, cell_w, cell_h, 1.0)
@@ -144,12 +179,21 @@ int run_atlas(const AtlasArgs& args) {
   }
 
   const AlphaMode alpha = args.premultiplied ? AlphaMode::kPremultiplied : fx.canvas.alpha;
-  FrameRenderer renderer(fx, cell_w, cell_h, thread_count(args.threads), view);
+  std::unique_ptr<FrameRenderer> renderer;
+  size_t renderer_effect = 0;
+  auto renderer_for = [&](size_t e) -> FrameRenderer& {
+    if (!renderer || renderer_effect != e) {
+      renderer = std::make_unique<FrameRenderer>(effects[e], cell_w, cell_h, thread_count(args.threads), view);
+      renderer_effect = e;
+    }
+    return *renderer;
+  };
   SheetBuilder builder(layout);
   std::vector<uint8_t> rgba, first;
   for (size_t i = 0; i < cells.size(); ++i) {
-    renderer.render(cells[i].clock);
-    encode_rgba8(renderer.image(), fx.canvas.tonemap, alpha, rgba);
+    FrameRenderer& r = renderer_for(cells[i].effect);
+    r.render(cells[i].clock);
+    encode_rgba8(r.image(), fx.canvas.tonemap, alpha, rgba);
     if (i == 0) first = rgba;
     // Straight alpha: fill the colour under alpha 0 so engines that filter or
     // mipmap the sheet get no dark halos. Alpha is untouched.
@@ -158,10 +202,15 @@ int run_atlas(const AtlasArgs& args) {
   }
   // The loop seam: the largest channel difference between the frame one step
   // after the last cell and the first cell (0 for a true loop).
-  renderer.render(after.clock);
-  encode_rgba8(renderer.image(), fx.canvas.tonemap, alpha, rgba);
+  // (Not defined for a sheet of seeds.)
+  const bool sweep = !args.seeds.empty();
   int seam = 0;
-  for (size_t i = 0; i < rgba.size(); ++i) seam = std::max(seam, std::abs(rgba[i] - first[i]));
+  if (!sweep) {
+    FrameRenderer& r = renderer_for(0);
+    r.render(after.clock);
+    encode_rgba8(r.image(), fx.canvas.tonemap, alpha, rgba);
+    for (size_t i = 0; i < rgba.size(); ++i) seam = std::max(seam, std::abs(rgba[i] - first[i]));
+  }
 
   const std::vector<uint8_t> sheet_px = builder.finish();
   const int sw = layout.sheet_width(), sh = layout.sheet_height();
@@ -181,7 +230,8 @@ int run_atlas(const AtlasArgs& args) {
   std::string j = "{\n  \"frames\": ";
   j += hash ? "{\n" : "[\n";
   for (size_t i = 0; i < cells.size(); ++i) {
-    const std::string name = fx.name + "_" + pad_index(i, cells.size());
+    const std::string name = sweep ? fx.name + "_seed" + std::to_string(cells[i].number)
+                                   : fx.name + "_" + pad_index(i, cells.size());
     const int x = layout.cell_x(static_cast<int>(i)), y = layout.cell_y(static_cast<int>(i));
     j += hash ? "    " + json_string(name) + ": {" : "    {\"filename\": " + json_string(name) + ", ";
     j += "\"frame\": {\"x\": " + std::to_string(x) + ", \"y\": " + std::to_string(y) +
@@ -207,22 +257,29 @@ int run_atlas(const AtlasArgs& args) {
        ", \"padding\": " + std::to_string(args.padding) + ", \"count\": " + std::to_string(cells.size()) +
        ", \"fps\": " + json_number(1 / frame_s) + ", \"loop\": " + (fx.loop ? "true" : "false") + "},\n";
   j += "    \"spritz\": {\"effect\": " + json_string(fx.name) + ", \"seed\": " + std::to_string(fx.seed) +
-       ", \"effect_hash\": \"" + hex64(fx.content_hash) + "\", \"loop_seam\": " + std::to_string(seam) + "}\n";
+       ", \"effect_hash\": \"" + hex64(fx.content_hash) + "\", \"loop_seam\": " + (sweep ? std::string("null") : std::to_string(seam)) +
+       (sweep ? ", \"seeds\": " + json_string(args.seeds) : std::string()) + "}\n";
   j += "  }\n}\n";
 
   write_file_atomic(args.output, png.data(), png.size());
   write_file_atomic(meta_path, j.data(), j.size());
 
-  const bool seam_fail = args.max_seam && seam > *args.max_seam;
+  const bool seam_fail = !sweep && args.max_seam && seam > *args.max_seam;
   if (args.json) {
     std::printf("{\"type\":\"atlas\",\"path\":%s,\"meta\":%s,\"width\":%d,\"height\":%d,\"columns\":%d,"
                 "\"rows\":%d,\"frames\":%zu,\"cell\":[%d,%d],\"loop_seam\":%d,\"seam_ok\":%s}\n",
                 json_string(args.output).c_str(), json_string(meta_path).c_str(), sw, sh, cols, rows,
                 cells.size(), cell_w, cell_h, seam, seam_fail ? "false" : "true");
   } else if (!args.quiet) {
-    std::fprintf(stderr, "spritz: %s (%dx%d, %zu frames in %dx%d cells of %dx%d) and %s; loop seam %d%s\n",
-                 args.output.c_str(), sw, sh, cells.size(), cols, rows, cell_w, cell_h, meta_path.c_str(),
-                 seam, fx.loop ? "" : " (not a looped effect)");
+    if (sweep) {
+      std::fprintf(stderr, "spritz: %s (%dx%d, seeds %s at t = %g in %dx%d cells of %dx%d) and %s\n",
+                   args.output.c_str(), sw, sh, args.seeds.c_str(), cells[0].time, cols, rows, cell_w, cell_h,
+                   meta_path.c_str());
+    } else {
+      std::fprintf(stderr, "spritz: %s (%dx%d, %zu frames in %dx%d cells of %dx%d) and %s; loop seam %d%s\n",
+                   args.output.c_str(), sw, sh, cells.size(), cols, rows, cell_w, cell_h, meta_path.c_str(),
+                   seam, fx.loop ? "" : " (not a looped effect)");
+    }
   }
   if (seam_fail) {
     std::fprintf(stderr, "spritz: loop seam %d is over --max-seam %g\n", seam, *args.max_seam);

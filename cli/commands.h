@@ -42,6 +42,8 @@ struct RenderArgs {
   std::optional<double> scale;
   int threads = 0;     // 0: all cores
   std::optional<int64_t> chunk_index, chunk_count;
+  std::string seeds;          // "A-B": one render per seed, {seed} in the output pattern
+  bool skip_existing = false;  // leave frames whose file exists (resumable batches)
   bool json = false;
   bool quiet = false;
 };
@@ -56,6 +58,7 @@ struct InspectArgs {
 struct ValidateArgs {
   std::vector<std::string> effects;
   std::vector<std::string> sets;
+  bool json = false;
   bool quiet = false;
 };
 
@@ -100,6 +103,8 @@ struct AtlasArgs {
   bool fit = false;
   bool premultiplied = false;
   std::string direction = "forward";  // "forward" | "pingpong" (frameTags)
+  std::string seeds;                  // contact sheet: one cell per seed at --time
+  std::optional<double> time;         // with --seeds (default: half the duration)
   std::optional<double> max_seam;
   int threads = 0;
   bool json = false;

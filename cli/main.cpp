@@ -2,6 +2,8 @@
 // is in commands (render.cpp, inspect.cpp, validate.cpp).
 #include <CLI/CLI.hpp>
 #include <cstdio>
+#include <cstdlib>
+#include <unistd.h>
 
 #include "commands.h"
 #include "io.h"
@@ -61,6 +63,8 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(1, 1024));
   auto* ci_opt = r->add_option("--chunk-index", chunk_index, "Render slice I (0-based) of --chunk-count slices");
   auto* cc_opt = r->add_option("--chunk-count", chunk_count, "Number of contiguous slices of the frame list");
+  r->add_option("--seeds", render.seeds, "Render one variant per seed (N, A-B, A-BxS); put {seed} in -o");
+  r->add_flag("--skip-existing", render.skip_existing, "Do not re-render frames whose file exists (resume a batch)");
   r->add_flag("--json", render.json, "NDJSON events on stdout: one per frame, then a summary");
   r->add_flag("-q,--quiet", render.quiet, "Print nothing but errors");
   add_effect_options(r, render.effect, render_seed, render_seed_opt);
@@ -68,6 +72,8 @@ int main(int argc, char** argv) {
       "Examples:\n"
       "  spritz render\n"
       "  spritz render configs/sparks.toml -f 0-59 -o out/sparks_####.png --threads 2\n"
+      "  spritz render configs/sparks.toml --seeds 1-8 -f 0-29 -o out/s{seed}/f_####.png\n"
+      "  spritz render fire.toml --chunk-index 2 --chunk-count 8 --skip-existing --json\n"
       "  spritz render fire.toml --time 0.5,1,1.5 -o still_%02d.png --scale 2\n"
       "  spritz render fire.toml -o - | ffmpeg -f rawvideo -pix_fmt rgba -s 256x256 -framerate 30 -i - fire.mp4");
 
@@ -92,6 +98,9 @@ int main(int argc, char** argv) {
   at->add_flag("--fit", atlas.fit, "Frame every particle of every chosen frame, centred in the cells");
   at->add_flag("--premultiplied", atlas.premultiplied, "Premultiplied alpha (default: canvas.alpha)");
   at->add_option("--direction", atlas.direction, "Animation tag direction: forward or pingpong");
+  at->add_option("--seeds", atlas.seeds, "Contact sheet: one cell per seed (N, A-B, A-BxS) at --time");
+  double atlas_time = 0;
+  auto* atlas_time_opt = at->add_option("--time", atlas_time, "With --seeds: the time of every cell (default: half the duration)");
   auto* atlas_seam_opt = at->add_option("--max-seam", atlas_seam, "Fail (exit 1) when the loop seam is larger");
   at->add_option("--threads", atlas.threads, "Threads (output is identical for any count)")->check(CLI::Range(1, 1024));
   at->add_flag("--json", atlas.json, "One JSON object on stdout");
@@ -99,7 +108,8 @@ int main(int argc, char** argv) {
   add_effect_options(at, atlas.effect, atlas_seed, atlas_seed_opt);
   at->footer("Examples:\n  spritz atlas configs/fire_loop.toml -o fire.png --grid 4x4 --max-seam 0\n"
              "  spritz atlas configs/explosion.toml --preset roblox-8x8 --fit -o explosion.png\n"
-             "  spritz atlas configs/sparks.toml --cell 128x128 --padding 2 --pot --meta-format array");
+             "  spritz atlas configs/sparks.toml --cell 128x128 --padding 2 --pot --meta-format array\n"
+             "  spritz atlas configs/confetti.toml --seeds 1-16 --time 0.8 --cell 128x128 -o variants.png");
 
   // inspect
   InspectArgs inspect;
@@ -119,6 +129,7 @@ int main(int argc, char** argv) {
   CLI::App* v = app.add_subcommand("validate", "Load and check effect files; print every problem");
   v->add_option("effects", validate.effects, "Effect files")->required();
   v->add_option("--set", validate.sets, "Override a config value before validating (repeatable)");
+  v->add_flag("--json", validate.json, "NDJSON: one object per file with its problems");
   v->add_flag("-q,--quiet", validate.quiet, "Print only problems");
   v->footer("Examples:\n  spritz validate configs/*.toml\n  spritz validate fire.toml --set emitter.0.rate=1e6");
 
@@ -181,6 +192,7 @@ int main(int argc, char** argv) {
       if (atlas_seed_opt->count()) atlas.effect.seed = atlas_seed;
       if (atlas_fps_opt->count()) atlas.fps = atlas_fps;
       if (atlas_seam_opt->count()) atlas.max_seam = atlas_seam;
+      if (atlas_time_opt->count()) atlas.time = atlas_time;
       return run_atlas(atlas);
     }
     if (in->parsed()) {
@@ -196,11 +208,19 @@ int main(int argc, char** argv) {
       return run_check(check);
     }
   } catch (const Error& e) {
+    // Bold locations on a terminal, unless NO_COLOR is set (no-color.org).
+    const bool colour = isatty(STDERR_FILENO) && !std::getenv("NO_COLOR");
     for (const Diagnostic& diag : e.diagnostics()) {
-      if (diag.loc.file.empty())
-        std::fprintf(stderr, "spritz: %s\n", diag.message.c_str());
-      else
-        std::fprintf(stderr, "%s\n", diag.to_string().c_str());
+      if (diag.loc.file.empty()) {
+        std::fprintf(stderr, "%sspritz:%s %s\n", colour ? "\033[1;31m" : "", colour ? "\033[0m" : "",
+                     diag.message.c_str());
+      } else {
+        Diagnostic where = diag;
+        where.message.clear();
+        std::string loc = where.to_string();  // "file:line:col: "
+        std::fprintf(stderr, "%s%s%s%s\n", colour ? "\033[1m" : "", loc.c_str(), colour ? "\033[0m" : "",
+                     diag.message.c_str());
+      }
     }
     return kExitError;
   } catch (const std::bad_alloc&) {

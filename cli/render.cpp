@@ -1,5 +1,8 @@
 #include <algorithm>
 #include <chrono>
+#include <filesystem>
+#include <memory>
+#include <optional>
 #include <cmath>
 #include <cstdio>
 #include <thread>
@@ -33,15 +36,18 @@ struct Item {
   double clock = 0;
 };
 
+struct ReaderGone {};
+
 class Progress {
  public:
   Progress(bool enabled, uint64_t total) : enabled_(enabled), total_(total) {}
+  void add_total(uint64_t n) { total_ += n; }
   void update(uint64_t done, double elapsed_s) {
     if (!enabled_) return;
     const double fps = elapsed_s > 0 ? static_cast<double>(done) / elapsed_s : 0;
-    const double eta = fps > 0 ? static_cast<double>(total_ - done) / fps : 0;
+    const double eta = fps > 0 && total_ >= done ? static_cast<double>(total_ - done) / fps : 0;
     constexpr int kBar = 24;
-    const int filled = total_ ? static_cast<int>(kBar * done / total_) : kBar;
+    const int filled = total_ ? static_cast<int>(kBar * std::min(done, total_) / total_) : kBar;
     std::string bar(static_cast<size_t>(filled), '#');
     bar.resize(kBar, '.');
     std::fprintf(stderr, "\r[%s] %llu/%llu frames  %.1f fps  ETA %.1fs ", bar.c_str(),
@@ -71,9 +77,22 @@ void parse_size(const std::string& text, int* width, int* height) {
   *height = static_cast<int>(h);
 }
 
-int run_render(const RenderArgs& args) {
-  const Effect fx = load_effect_arg(args.effect);
+namespace {
 
+struct Totals {
+  uint64_t rendered = 0, skipped = 0, failed = 0, particles = 0;
+  int width = 0, height = 0, threads = 0;
+};
+
+std::string replace_all(std::string s, const std::string& from, const std::string& to) {
+  for (size_t at = 0; (at = s.find(from, at)) != std::string::npos; at += to.size()) s.replace(at, from.size(), to);
+  return s;
+}
+
+// Renders the frames of one effect (one seed) to `output`.
+void render_effect(const RenderArgs& args, const Effect& fx, const std::string& output,
+                   const std::optional<int64_t>& seed, Totals& totals, Progress& progress,
+                   std::chrono::steady_clock::time_point t0, uint64_t& done) {
   // Resolution: the design canvas, or --size / --scale (the effect scales with it).
   int width = fx.canvas.width, height = fx.canvas.height;
   if (!args.size.empty() && args.scale) throw Error("use either --size or --scale, not both");
@@ -88,6 +107,8 @@ int run_render(const RenderArgs& args) {
     width = static_cast<int>(w);
     height = static_cast<int>(h);
   }
+  totals.width = width;
+  totals.height = height;
 
   const double fps = args.fps ? *args.fps : fx.fps;
   if (!(fps > 0) || fps > 10000) throw Error("--fps must be within (0, 10000]");
@@ -119,10 +140,10 @@ int run_render(const RenderArgs& args) {
     std::tie(begin, end) = chunk_slice(total, static_cast<uint64_t>(*args.chunk_index),
                                        static_cast<uint64_t>(*args.chunk_count));
   }
-  const uint64_t count = end - begin;
+  progress.add_total(end - begin);
 
-  const bool raw = args.output == "-";
-  const OutputPattern pattern(args.output.empty() ? "out/" + fx.name + "_####.png" : args.output);
+  const bool raw = output == "-";
+  const OutputPattern pattern(output);
   if (!raw && total > 1 && !pattern.has_token()) {
     throw Error("-o " + pattern.pattern() + " names one file but " + std::to_string(total) +
                 " frames are requested; add a frame token, e.g. -o " +
@@ -131,15 +152,12 @@ int run_render(const RenderArgs& args) {
                      : pattern.pattern() + "_####.png"));
   }
   const bool hdr = !raw && ends_with(pattern.pattern(), ".hdr");
-  if (!raw && count > 0) ensure_output_dir(pattern.format(by_time ? 0 : frames.at(begin)));
+  if (!raw && end > begin) ensure_output_dir(pattern.format(by_time ? 0 : frames.at(begin)));
 
-  const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
-  const int threads = args.threads > 0 ? args.threads : static_cast<int>(cores);
-  FrameRenderer renderer(fx, width, height, threads);
+  totals.threads = thread_count(args.threads);
+  std::unique_ptr<FrameRenderer> renderer;  // created on the first frame that needs rendering
   std::vector<uint8_t> rgba;
-  Progress progress(!args.quiet && !args.json && isatty(STDERR_FILENO), count);
-  const auto t0 = std::chrono::steady_clock::now();
-  uint64_t done = 0, particles_total = 0;
+  const std::string seed_json = seed ? ",\"seed\":" + std::to_string(*seed) : "";
   for (uint64_t i = begin; i < end; ++i) {
     const auto f0 = std::chrono::steady_clock::now();
     Item item;
@@ -152,57 +170,132 @@ int run_render(const RenderArgs& args) {
       item.time = static_cast<double>(item.number) / fps;
       item.clock = clock_at_frame(fx, item.number, fps);
     }
-    const uint64_t particles = renderer.render(item.clock);
-    particles_total += particles;
-
-    std::string path;
-    if (raw) {
-      renderer.encode(rgba);
-      if (!write_stdout(rgba.data(), rgba.size())) return kExitError;  // reader went away
+    const std::string path = raw ? std::string() : pattern.format(item.number);
+    // --skip-existing: writes are atomic, so an existing file is complete.
+    if (!raw && args.skip_existing && std::filesystem::exists(path)) {
+      ++totals.skipped;
+      if (args.json) {
+        const std::string line = "{\"type\":\"frame\",\"frame\":" + std::to_string(item.number) +
+                                 ",\"time\":" + json_number(item.time) + ",\"path\":" + json_string(path) +
+                                 seed_json + ",\"skipped\":true}\n";
+        std::fwrite(line.data(), 1, line.size(), stdout);
+      }
     } else {
-      path = pattern.format(item.number);
-      if (hdr) {
-        const std::vector<uint8_t> bytes = encode_hdr(renderer.image());
-        write_file_atomic(path, bytes.data(), bytes.size());
-      } else {
-        renderer.encode(rgba);
-        const std::vector<uint8_t> png = encode_png(
-            rgba.data(), width, height,
-            frame_png_texts(fx, item.number, item.time, item.clock, width, height));
-        write_file_atomic(path, png.data(), png.size());
+      if (!renderer) renderer = std::make_unique<FrameRenderer>(fx, width, height, totals.threads);
+      const uint64_t particles = renderer->render(item.clock);
+      totals.particles += particles;
+      try {
+        if (raw) {
+          renderer->encode(rgba);
+          if (!write_stdout(rgba.data(), rgba.size())) throw ReaderGone{};
+        } else if (hdr) {
+          const std::vector<uint8_t> bytes = encode_hdr(renderer->image());
+          write_file_atomic(path, bytes.data(), bytes.size());
+        } else {
+          renderer->encode(rgba);
+          const std::vector<uint8_t> png = encode_png(
+              rgba.data(), width, height,
+              frame_png_texts(fx, item.number, item.time, item.clock, width, height));
+          write_file_atomic(path, png.data(), png.size());
+        }
+        ++totals.rendered;
+        if (args.json && !raw) {
+          const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - f0).count();
+          const std::string line = "{\"type\":\"frame\",\"frame\":" + std::to_string(item.number) +
+                                   ",\"time\":" + json_number(item.time) + ",\"clock\":" +
+                                   json_number(item.clock) + ",\"path\":" + json_string(path) + seed_json +
+                                   ",\"particles\":" + std::to_string(particles) + ",\"ms\":" +
+                                   json_number(std::round(ms * 1000) / 1000) + "}\n";
+          std::fwrite(line.data(), 1, line.size(), stdout);
+          std::fflush(stdout);
+        }
+      } catch (const Error& e) {
+        // A frame that cannot be written is reported and counted; the run goes
+        // on (a farm wrapper reads the summary) and exits non-zero at the end.
+        ++totals.failed;
+        if (args.json)
+          std::printf("{\"type\":\"error\",\"frame\":%lld,\"message\":%s}\n",
+                      static_cast<long long>(item.number), json_string(e.what()).c_str());
+        std::fprintf(stderr, "spritz: frame %lld: %s\n", static_cast<long long>(item.number), e.what());
       }
     }
     ++done;
-    const auto now = std::chrono::steady_clock::now();
-    if (args.json) {
-      const double ms = std::chrono::duration<double, std::milli>(now - f0).count();
-      std::string line = "{\"type\":\"frame\",\"frame\":" + std::to_string(item.number) +
-                         ",\"time\":" + json_number(item.time) + ",\"clock\":" +
-                         json_number(item.clock) + ",\"path\":" +
-                         (raw ? std::string("null") : json_string(path)) + ",\"particles\":" +
-                         std::to_string(particles) + ",\"ms\":" + json_number(ms) + "}\n";
-      if (!raw) std::fwrite(line.data(), 1, line.size(), stdout);
+    progress.update(done, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+  }
+}
+
+std::vector<std::optional<int64_t>> seed_list(const RenderArgs& args) {
+  if (args.seeds.empty()) return {args.effect.seed};
+  FrameList list;
+  try {
+    list = parse_frames(args.seeds);
+  } catch (const Error&) {
+    throw Error("--seeds expects seeds N, A-B or A-BxS, comma-separated (e.g. 1-16), got '" + args.seeds + "'");
+  }
+  if (list.size() > 1000000) throw Error("--seeds: at most 1000000 seeds in one run");
+  std::vector<std::optional<int64_t>> seeds;
+  for (uint64_t i = 0; i < list.size(); ++i) {
+    const int64_t s = list.at(i);
+    if (s < 0 || s > 0xffffffffll) throw Error("--seeds: seeds must be within [0, 4294967295], got " + std::to_string(s));
+    seeds.push_back(s);
+  }
+  return seeds;
+}
+
+}  // namespace
+
+int run_render(const RenderArgs& args) {
+  if (args.effect.seed && !args.seeds.empty()) throw Error("use either --seed or --seeds, not both");
+  const std::vector<std::optional<int64_t>> seeds = seed_list(args);
+  std::string output = args.output;
+  if (seeds.size() > 1 && output != "-" && output.find("{seed}") == std::string::npos)
+    throw Error("--seeds renders " + std::to_string(seeds.size()) +
+                " variants: put {seed} in the output pattern, e.g. -o out/fx_s{seed}_####.png");
+
+  Progress progress(!args.quiet && !args.json && isatty(STDERR_FILENO) && output != "-", 0);
+  const auto t0 = std::chrono::steady_clock::now();
+  uint64_t done = 0;
+  Totals totals;
+  std::string name, shown_pattern;
+  try {
+    for (const auto& seed : seeds) {
+      EffectArgs ea = args.effect;
+      ea.seed = seed;
+      const Effect fx = load_effect_arg(ea);
+      if (name.empty()) name = fx.name;
+      std::string out = output.empty() ? "out/" + fx.name + "_####.png" : output;
+      if (shown_pattern.empty()) shown_pattern = out;
+      out = replace_all(out, "{seed}", std::to_string(fx.seed));
+      render_effect(args, fx, out, seed, totals, progress, t0, done);
     }
-    progress.update(done, std::chrono::duration<double>(now - t0).count());
+  } catch (const ReaderGone&) {
+    progress.finish();
+    return kExitError;  // the reader of stdout went away: stop quietly
   }
   progress.finish();
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  if (args.json && !raw) {
+  const double fps = seconds > 0 ? static_cast<double>(totals.rendered) / seconds : 0;
+  if (args.json && output != "-") {
     std::printf(
-        "{\"type\":\"summary\",\"frames\":%llu,\"rendered\":%llu,\"skipped\":0,\"failed\":0,"
+        "{\"type\":\"summary\",\"frames\":%llu,\"rendered\":%llu,\"skipped\":%llu,\"failed\":%llu,"
         "\"seconds\":%s,\"fps\":%s,\"particles\":%llu,\"width\":%d,\"height\":%d,\"threads\":%d}\n",
-        static_cast<unsigned long long>(done), static_cast<unsigned long long>(done),
-        json_number(seconds).c_str(), json_number(seconds > 0 ? done / seconds : 0).c_str(),
-        static_cast<unsigned long long>(particles_total), width, height, threads);
+        static_cast<unsigned long long>(totals.rendered + totals.skipped + totals.failed),
+        static_cast<unsigned long long>(totals.rendered), static_cast<unsigned long long>(totals.skipped),
+        static_cast<unsigned long long>(totals.failed), json_number(std::round(seconds * 1e6) / 1e6).c_str(),
+        json_number(std::round(fps * 1000) / 1000).c_str(), static_cast<unsigned long long>(totals.particles),
+        totals.width, totals.height, totals.threads);
     std::fflush(stdout);
   }
   if (!args.quiet && !args.json) {
-    std::fprintf(stderr, "spritz: %llu frame%s of %s (%dx%d) %s %s in %.2f s (%.1f fps)\n",
-                 static_cast<unsigned long long>(done), done == 1 ? "" : "s", fx.name.c_str(),
-                 width, height, raw ? "to" : "written to", raw ? "stdout" : pattern.pattern().c_str(),
-                 seconds, seconds > 0 ? done / seconds : 0.0);
+    std::fprintf(stderr, "spritz: %llu frame%s of %s (%dx%d) %s %s in %.2f s (%.1f fps)",
+                 static_cast<unsigned long long>(totals.rendered), totals.rendered == 1 ? "" : "s",
+                 name.c_str(), totals.width, totals.height, output == "-" ? "to" : "written to",
+                 output == "-" ? "stdout" : shown_pattern.c_str(), seconds, fps);
+    if (totals.skipped) std::fprintf(stderr, ", %llu skipped (already there)", static_cast<unsigned long long>(totals.skipped));
+    if (totals.failed) std::fprintf(stderr, ", %llu FAILED", static_cast<unsigned long long>(totals.failed));
+    std::fprintf(stderr, "\n");
   }
-  return kExitOk;
+  return totals.failed ? kExitError : kExitOk;
 }
 
 }  // namespace spritz

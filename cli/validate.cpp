@@ -1,6 +1,7 @@
 #include <cstdio>
 
 #include "commands.h"
+#include "json.h"
 #include "texture.h"
 
 namespace spritz {
@@ -8,18 +9,31 @@ namespace spritz {
 int run_validate(const ValidateArgs& args) {
   int bad = 0;
   for (const std::string& path : args.effects) {
+    std::vector<Diagnostic> problems;
     try {
       const Effect fx = load_effect_path(path, args.sets);
       load_textures(fx, 1.0);  // decodes every texture: a corrupt PNG is a problem too
-      if (!args.quiet) std::printf("%s: ok\n", path.c_str());
     } catch (const Error& e) {
-      ++bad;
-      for (const Diagnostic& d : e.diagnostics()) {
-        Diagnostic shown = d;
-        if (shown.loc.file.empty()) shown.loc.file = path;
-        std::fprintf(stderr, "%s\n", shown.to_string().c_str());
-      }
+      problems = e.diagnostics();
+      for (Diagnostic& d : problems)
+        if (d.loc.file.empty()) d.loc.file = path;
     }
+    bad += !problems.empty();
+    if (args.json) {
+      std::string line = "{\"type\":\"validate\",\"path\":" + json_string(path) +
+                         ",\"ok\":" + (problems.empty() ? "true" : "false") + ",\"problems\":[";
+      for (size_t i = 0; i < problems.size(); ++i) {
+        const Diagnostic& d = problems[i];
+        line += (i ? "," : "") + std::string("{\"file\":") + json_string(d.loc.file) +
+                ",\"line\":" + std::to_string(d.loc.line) + ",\"col\":" + std::to_string(d.loc.col) +
+                ",\"message\":" + json_string(d.message) + "}";
+      }
+      line += "]}\n";
+      std::fwrite(line.data(), 1, line.size(), stdout);
+    } else if (problems.empty()) {
+      if (!args.quiet) std::printf("%s: ok\n", path.c_str());
+    }
+    for (const Diagnostic& d : problems) std::fprintf(stderr, "%s\n", d.to_string().c_str());
   }
   return bad ? kExitError : kExitOk;
 }
