@@ -1,10 +1,19 @@
 #!/usr/bin/env bash
 # Installs whatever build dependency is missing (Debian 12 packages), then
 # configures and builds spritz in Release into ./build. Safe to re-run.
+#   scripts/build.sh           build dependencies only
+#   scripts/build.sh --tests   also what the test suite drives (ffmpeg, GNU parallel)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 packages=(g++ cmake make pkg-config libcli11-dev libtomlplusplus-dev libstb-dev catch2 libdeflate-dev)
+cmake_args=()
+for arg in "$@"; do
+  case "$arg" in
+    --tests) packages+=(ffmpeg parallel) ;;
+    *) cmake_args+=("$arg") ;;
+  esac
+done
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -17,5 +26,5 @@ if [ ${#missing[@]} -gt 0 ]; then
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
 fi
 
-cmake -S . -B build -DCMAKE_BUILD_TYPE=Release "$@" >/dev/null
+cmake -S . -B build -DCMAKE_BUILD_TYPE=Release ${cmake_args[@]+"${cmake_args[@]}"} >/dev/null
 cmake --build build -j"$(nproc)"

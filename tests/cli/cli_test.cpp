@@ -378,3 +378,78 @@ TEST_CASE("atlas: the roblox preset and bad input", "[cli]") {
   }
   CHECK_FALSE(fs::exists(d / "bad.png"));
 }
+
+TEST_CASE("no progress bar when stderr is not a terminal and -q prints nothing", "[cli]") {
+  const fs::path d = fresh_dir("quiet");
+  const Run loud = run_spritz("render " + kConfigs + "/sparks.toml -f 0-4 -o f_####.png", d);
+  CHECK(loud.code == 0);
+  CHECK(loud.err.find('\r') == std::string::npos);
+  CHECK(loud.err.find("ETA") == std::string::npos);
+  CHECK_THAT(loud.err, Catch::Contains("5 frames of sparks"));
+  const Run quiet = run_spritz("render " + kConfigs + "/sparks.toml -f 0-4 -o g_####.png -q", d);
+  CHECK(quiet.code == 0);
+  CHECK(quiet.err.empty());
+  CHECK(quiet.out.empty());
+}
+
+TEST_CASE("chunks: the union of all chunks equals one full run", "[cli]") {
+  const fs::path d = fresh_dir("chunks");
+  for (int i = 0; i < 3; ++i)
+    REQUIRE(run_spritz("render " + kConfigs + "/explosion.toml -f 0-20x2 -o c/f_####.png -q --chunk-index " +
+                           std::to_string(i) + " --chunk-count 3", d).code == 0);
+  REQUIRE(run_spritz("render " + kConfigs + "/explosion.toml -f 0-20x2 -o full/f_####.png -q", d).code == 0);
+  size_t n = 0;
+  for (const auto& e : fs::directory_iterator(d / "full")) {
+    ++n;
+    CHECK(read_bytes(e.path()) == read_bytes(d / "c" / e.path().filename()));
+  }
+  CHECK(n == 11);
+  CHECK(std::distance(fs::directory_iterator(d / "c"), fs::directory_iterator()) == 11);
+}
+
+TEST_CASE("skip-existing resumes: only missing frames are rendered and the result equals a full run", "[cli]") {
+  const fs::path d = fresh_dir("resume");
+  REQUIRE(run_spritz("render " + kConfigs + "/snow.toml -f 0-9 -o full/f_##.png -q", d).code == 0);
+  REQUIRE(run_spritz("render " + kConfigs + "/snow.toml -f 0-4 -o part/f_##.png -q", d).code == 0);
+  const Run r = run_spritz("render " + kConfigs + "/snow.toml -f 0-9 -o part/f_##.png --skip-existing --json", d);
+  CHECK(r.code == 0);
+  CHECK(count_of(r.out, "\"skipped\":true") == 5);
+  CHECK(count_of(r.out, "\"ms\":") == 5);
+  CHECK_THAT(r.out, Catch::Contains("\"frames\":10,\"rendered\":5,\"skipped\":5,\"failed\":0"));
+  for (int f = 0; f < 10; ++f) {
+    const std::string name = (f < 10 ? "f_0" : "f_") + std::to_string(f) + ".png";
+    CHECK(read_bytes(d / "full" / name) == read_bytes(d / "part" / name));
+  }
+}
+
+TEST_CASE("seeds render one variant per seed and need a {seed} token", "[cli]") {
+  const fs::path d = fresh_dir("seeds");
+  const Run r = run_spritz("render " + kConfigs + "/confetti.toml --seeds 3-5 -f 10 -o v/s{seed}.png --json", d);
+  CHECK(r.code == 0);
+  CHECK(count_of(r.out, "\"seed\":") == 3);
+  CHECK(fs::exists(d / "v/s3.png"));
+  CHECK(fs::exists(d / "v/s5.png"));
+  CHECK(read_bytes(d / "v/s3.png") != read_bytes(d / "v/s4.png"));
+  REQUIRE(run_spritz("render " + kConfigs + "/confetti.toml --seed 4 -f 10 -o one.png -q", d).code == 0);
+  CHECK(spritz::decode_png(read_bytes(d / "one.png"), "one").rgba ==
+        spritz::decode_png(read_bytes(d / "v/s4.png"), "s4").rgba);
+  const Run bad = run_spritz("render " + kConfigs + "/confetti.toml --seeds 1-3 -f 0 -o x.png", d);
+  CHECK(bad.code == 2);
+  CHECK_THAT(bad.err, Catch::Contains("put {seed} in the output pattern"));
+}
+
+TEST_CASE("validate --json lists every problem with its position", "[cli]") {
+  const fs::path d = fresh_dir("validate_json");
+  write(d / "bad.toml", "[[emitter]]\nrate = -1\nspread = 999\n");
+  const Run r = run_spritz("validate bad.toml " + kConfigs + "/snow.toml --json", d);
+  CHECK(r.code == 2);
+  CHECK_THAT(r.out, Catch::Contains("{\"type\":\"validate\",\"path\":\"bad.toml\",\"ok\":false,\"problems\":[{\"file\":\"bad.toml\",\"line\":2,\"col\":8,\"message\":\"rate must be non-negative, got -1\"},"));
+  CHECK_THAT(r.out, Catch::Contains("snow.toml\",\"ok\":true,\"problems\":[]}"));
+}
+
+TEST_CASE("an effect can come from stdin", "[cli]") {
+  const fs::path d = fresh_dir("stdin");
+  const Run r = run_spritz("render - -f 0 -o s.png -q < " + kConfigs + "/snow.toml", d);
+  CHECK(r.code == 0);
+  CHECK(fs::exists(d / "s.png"));
+}
