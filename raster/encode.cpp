@@ -43,9 +43,24 @@ uint8_t to_byte(float v) { return static_cast<uint8_t>(std::lround(std::clamp(v,
 }  // namespace
 
 uint8_t linear_to_srgb8(float x) {
+  // A table of lower bounds on a 1/8192 grid, then at most a step or two up
+  // the exact thresholds: the same answer as a binary search, much faster.
+  constexpr int kGrid = 8192;
+  static const std::array<uint8_t, kGrid + 1> start = [] {
+    const auto& t = srgb_thresholds();
+    std::array<uint8_t, kGrid + 1> s{};
+    for (int i = 0; i <= kGrid; ++i) {
+      const float v = static_cast<float>(i) / kGrid;
+      s[static_cast<size_t>(i)] = static_cast<uint8_t>(std::upper_bound(t.begin(), t.end(), v) - t.begin());
+    }
+    return s;
+  }();
   const auto& t = srgb_thresholds();
   if (!(x > 0)) return 0;  // also maps NaN to 0
-  return static_cast<uint8_t>(std::upper_bound(t.begin(), t.end(), x) - t.begin());
+  if (x >= 1) return 255;
+  int code = start[static_cast<size_t>(x * kGrid)];
+  while (code < 255 && x >= t[static_cast<size_t>(code)]) ++code;
+  return static_cast<uint8_t>(code);
 }
 
 void encode_rgba8(const Image& img, Tonemap tonemap, AlphaMode alpha, uint8_t* out, int row_begin,

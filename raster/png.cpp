@@ -16,8 +16,12 @@
 extern "C" unsigned char* stbi_write_png_to_mem(const unsigned char* pixels, int stride_bytes,
                                                  int x, int y, int n, int* out_len);
 
+extern "C" int stbi_write_force_png_filter;  // stb_image_write's global
+
 namespace {
-std::atomic<int> g_level{6};
+constexpr int kFastLevel = 1;
+constexpr int kFastFilter = 4;  // Paeth
+std::atomic<int> g_level{kFastLevel};
 
 struct CompressorDeleter {
   void operator()(libdeflate_compressor* c) const { libdeflate_free_compressor(c); }
@@ -81,7 +85,15 @@ std::vector<uint8_t> text_chunk(const PngText& t) {
 
 }  // namespace
 
-void set_png_compression_level(int level) { g_level.store(level < 1 ? 1 : level > 12 ? 12 : level); }
+void set_png_mode(PngMode mode) {
+  g_level.store(mode == PngMode::kFast ? kFastLevel : 9);
+  stbi_write_force_png_filter = mode == PngMode::kFast ? kFastFilter : -1;
+}
+
+namespace {
+// The fast mode is the default: apply it before main().
+const bool g_png_mode_set = (set_png_mode(PngMode::kFast), true);
+}  // namespace
 
 std::vector<uint8_t> encode_png(const uint8_t* rgba, int width, int height,
                                 const std::vector<PngText>& texts) {

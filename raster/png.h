@@ -16,8 +16,11 @@ struct PngText {
   std::string text;
 };
 
-// deflate level used by encode_png (libdeflate's 1..12; default 6).
-void set_png_compression_level(int level);
+// How encode_png trades speed for size (process-wide; set it once at start).
+//  kFast:  libdeflate level kFastLevel with one fixed row filter (default).
+//  kSmall: libdeflate level 9 with stb's per-row adaptive filter choice.
+enum class PngMode { kFast, kSmall };
+void set_png_mode(PngMode mode);
 
 // Encodes RGBA8 pixels as a PNG, with `texts` as tEXt chunks after IHDR.
 std::vector<uint8_t> encode_png(const uint8_t* rgba, int width, int height,

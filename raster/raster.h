@@ -5,30 +5,40 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "effect.h"
 #include "eval.h"
 #include "image.h"
+#include "pool.h"
 #include "texture.h"
 
 namespace spritz {
 
+// Four floats processed together (GCC/Clang vector extension: SSE2 on
+// x86-64, NEON on ARM). Lane arithmetic is ordinary IEEE single precision, so
+// it matches the scalar reference bit for bit.
+typedef float Float4 __attribute__((vector_size(16)));
+
 // A particle prepared for drawing: screen-space geometry (y down), colour,
 // texture cell and mip selection.
 struct Sprite {
-  float cx = 0, cy = 0;              // centre, screen px
-  float ax_x = 1, ax_y = 0;          // local x axis in screen space (unit)
-  float ay_x = 0, ay_y = -1;         // local y axis (up) in screen space (unit)
-  float half_w = 0, half_h = 0;      // screen px
+  float cx = 0, cy = 0;                // centre, screen px
+  float ax_x = 1, ax_y = 0;            // local x axis in screen space (unit)
+  float ay_x = 0, ay_y = -1;           // local y axis (up) in screen space (unit)
+  float half_w = 0, half_h = 0;        // screen px
   float foot_x = 0.5f, foot_y = 0.5f;  // a pixel's half-extent along the local axes
-  float inv_w = 0, inv_h = 0;        // 1 / (2 half_w), 1 / (2 half_h)
+  float inv_foot_x = 1, inv_foot_y = 1;  // 1 / (2 foot)
+  bool exact_edges = true;             // clip edge pixels exactly (thin sprites)
+  float inv_w = 0, inv_h = 0;          // 1 / (2 half_w), 1 / (2 half_h)
   int x0 = 0, y0 = 0, x1 = 0, y1 = 0;  // pixel bounds [x0, x1) x [y0, y1), clipped
-  float r = 0, g = 0, b = 0, a = 0;  // linear colour times opacity; opacity
-  float keep = 1;                    // 1 - E: how much of the source alpha occludes
+  // (r, g, b) linear colour times opacity; alpha lane: opacity times (1 - E),
+  // the part of the source alpha that occludes.
+  Float4 colour = {0, 0, 0, 0};
   const TextureCell* cell = nullptr;
-  int level0 = 0, level1 = 0;        // trilinear mip levels
-  float level_mix = 0;               // weight of level1
+  int level0 = 0, level1 = 0;  // trilinear mip levels
+  float level_mix = 0;         // weight of level1
 };
 
 struct RasterStats {
@@ -44,8 +54,11 @@ bool make_sprite(const Particle& p, const Emitter& em, const Texture& tex, Rgb a
                  int width, int height, const View& view, Sprite& out);
 
 // Blends one sprite into rows [row_begin, row_end) of `img`. Returns the
-// number of pixels blended.
+// number of pixels blended. draw_sprite is the fast path (four channels at
+// once, row spans); draw_sprite_reference is the plain scalar loop it must
+// match bit for bit (tested).
 uint64_t draw_sprite(const Sprite& s, Image& img, int row_begin, int row_end);
+uint64_t draw_sprite_reference(const Sprite& s, Image& img, int row_begin, int row_end);
 
 // What part of the design plane the image shows: `scale` screen px per design
 // px, the design point (center_x, center_y) at the image centre.
@@ -89,8 +102,12 @@ class Rasterizer {
   float background_[4];
   Rgb ambient_linear_;
   std::vector<Sprite> sprites_;
+  std::vector<uint8_t> valid_;
+  std::vector<std::pair<uint32_t, const Particle*>> particles_;  // (emitter, particle) in draw order
   std::vector<std::vector<uint32_t>> bins_;  // sprite indices per strip, in draw order
+  std::vector<uint64_t> blended_;            // per strip
   RasterStats stats_;
+  std::unique_ptr<ThreadPool> pool_;
 };
 
 inline constexpr int kStripRows = 16;

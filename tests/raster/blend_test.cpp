@@ -181,3 +181,24 @@ TEST_CASE("no NaN reaches a pixel from extreme particles", "[blend]") {
   const Image img = render(s, {particle(1e30, 0, 1e30), particle(0, 0, 1e-30), particle(3, 3, 5e8, {1, 1, 1}, 1, 1e20)});
   for (float v : img.rgba) REQUIRE(std::isfinite(v));
 }
+
+TEST_CASE("the fast sprite path matches the scalar reference bit for bit", "[blend]") {
+  const Scene s = scene("texture = \"builtin:star\"\nlight_emission = 0.3", "background = \"#203040\"");
+  const Texture& tex = *s.textures[0];
+  const Emitter& em = s.fx.emitters[0];
+  Image fast, ref;
+  fast.resize(64, 64);
+  for (size_t i = 0; i < fast.rgba.size(); ++i) fast.rgba[i] = 0.1f + 0.0001f * static_cast<float>(i % 977);
+  ref = fast;
+  View view{1, 0, 0};
+  for (int i = 0; i < 400; ++i) {
+    const Particle p = particle(std::sin(i * 0.37) * 35, std::cos(i * 0.91) * 35, 0.2 + (i % 41) * 1.3,
+                                {0.9, 0.4 + 0.001 * i, 0.2}, 0.3 + (i % 7) * 0.1, i * 13.7);
+    Sprite sp;
+    if (!make_sprite(p, em, tex, {1, 1, 1}, 64, 64, view, sp)) continue;
+    const uint64_t a = draw_sprite(sp, fast, 0, 64);
+    const uint64_t b = draw_sprite_reference(sp, ref, 0, 64);
+    REQUIRE(a == b);
+  }
+  CHECK(std::memcmp(fast.rgba.data(), ref.rgba.data(), fast.rgba.size() * sizeof(float)) == 0);
+}

@@ -1,0 +1,271 @@
+// spritz's benchmark suite: fixed scenes, figures as ratios measured in one
+// run on this machine (never a timed test). Prints a table and writes JSON.
+//   build/spritz_bench [--quick] [--out bench/results.json]
+#include <sys/resource.h>
+#include <sys/wait.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <functional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "cairo_peer.h"
+#include "encode.h"
+#include "eval.h"
+#include "frame.h"
+#include "load.h"
+#include "png.h"
+#include "png_peers.h"
+#include "raster.h"
+#include "scenes.h"
+
+using namespace spritz;
+using namespace spritz::bench;
+namespace fs = std::filesystem;
+
+namespace {
+
+bool g_quick = false;
+
+// Median seconds of f() over enough repetitions to fill `budget_s`.
+double median_seconds(const std::function<void()>& f, double budget_s = 0.6) {
+  if (g_quick) budget_s /= 4;
+  std::vector<double> t;
+  const auto start = std::chrono::steady_clock::now();
+  do {
+    const auto t0 = std::chrono::steady_clock::now();
+    f();
+    t.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+  } while ((t.size() < 3 || std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() < budget_s) &&
+           t.size() < 200);
+  std::sort(t.begin(), t.end());
+  return t[t.size() / 2];
+}
+
+std::string num(double v, int digits = 3) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*g", digits, v);
+  return buf;
+}
+
+struct Json {
+  std::string s = "{";
+  bool first = true;
+  void key(const std::string& k) {
+    s += (first ? "\n  \"" : ",\n  \"") + k + "\": ";
+    first = false;
+  }
+  void raw(const std::string& k, const std::string& v) { key(k), s += v; }
+};
+
+long peak_rss_kb() {
+  rusage u{};
+  getrusage(RUSAGE_SELF, &u);
+  return u.ru_maxrss;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::string out = std::string(SPRITZ_SOURCE_DIR) + "/bench/results.json";
+  for (int i = 1; i < argc; ++i) {
+    if (!std::strcmp(argv[i], "--quick")) g_quick = true;
+    else if (!std::strcmp(argv[i], "--out") && i + 1 < argc) out = argv[++i];
+    else {
+      std::fprintf(stderr, "usage: spritz_bench [--quick] [--out results.json]\n");
+      return 2;
+    }
+  }
+  Json json;
+  std::printf("spritz benchmark (%u hardware threads)%s\n\n", std::thread::hardware_concurrency(),
+              g_quick ? " [quick]" : "");
+
+  // --- Raster scenes S1..S3 -------------------------------------------------
+  std::printf("%-4s %-58s %9s %9s %9s %10s %9s %8s %8s\n", "", "scene", "Mpx", "ns/px 1T", "ns/px 2T",
+              "2T speedup", "Msprite/s", "cairo", "x cairo");
+  std::string scenes_json = "[";
+  struct Def {
+    const char* name;
+    const char* what;
+    int w, h, count;
+    double smin, smax;
+  };
+  const Def defs[] = {
+      {"S1", "1,000 sprites of ~20 px at 512x512, half additive", 512, 512, 1000, 16, 24},
+      {"S2", "20,000 rotated sprites of 8-64 px at 1920x1080", 1920, 1080, 20000, 8, 64},
+      {"S3", "100,000 sprites of 8 px at 1920x1080", 1920, 1080, 100000, 8, 8},
+  };
+  for (const Def& d : defs) {
+    const Scene s = make_scene(d.name, d.what, d.w, d.h, d.count, d.smin, d.smax, 0.5, 7);
+    Image img;
+    double t[3] = {0, 0, 0};
+    uint64_t covered = 0;
+    for (int threads : {1, 2}) {
+      Rasterizer r(s.fx, s.textures, s.width, s.height, threads);
+      r.render(s.frame, img);
+      covered = r.stats().covered_pixels;
+      t[threads] = median_seconds([&] { r.render(s.frame, img); });
+    }
+    const double cairo = cairo_available() ? median_seconds([&] { cairo_draw(s); }) : 0;
+    const double ns1 = t[1] * 1e9 / static_cast<double>(covered), ns2 = t[2] * 1e9 / static_cast<double>(covered);
+    const double sprites_per_s = d.count / t[2];
+    std::printf("%-4s %-58s %9.2f %9.2f %9.2f %10.2f %9.2f %8s %8s\n", d.name, d.what, covered / 1e6, ns1, ns2,
+                t[1] / t[2], sprites_per_s / 1e6, cairo ? (num(cairo * 1e9 / static_cast<double>(covered)) + "ns").c_str() : "-",
+                cairo ? num(cairo / t[1]).c_str() : "-");
+    scenes_json += std::string(scenes_json.size() > 1 ? "," : "") + "\n    {\"scene\": \"" + d.name +
+                   "\", \"what\": \"" + d.what + "\", \"sprites\": " + std::to_string(d.count) +
+                   ", \"covered_pixels\": " + std::to_string(covered) + ", \"ms_1_thread\": " + num(t[1] * 1e3, 5) +
+                   ", \"ms_2_threads\": " + num(t[2] * 1e3, 5) + ", \"ns_per_pixel_1_thread\": " + num(ns1, 4) +
+                   ", \"ns_per_pixel_2_threads\": " + num(ns2, 4) + ", \"thread_speedup\": " + num(t[1] / t[2], 4) +
+                   ", \"sprites_per_second_2_threads\": " + num(sprites_per_s, 4) +
+                   (cairo ? ", \"cairo_ms\": " + num(cairo * 1e3, 5) + ", \"cairo_ns_per_pixel\": " +
+                                num(cairo * 1e9 / static_cast<double>(covered), 4) + ", \"speedup_vs_cairo_1_thread\": " +
+                                num(cairo / t[1], 4)
+                          : std::string()) +
+                   "}";
+  }
+  json.raw("raster", scenes_json + "\n  ]");
+
+  // --- Size sweep: ns/px against sprite size (for the chart) ---------------
+  std::string sweep = "[";
+  std::printf("\nns per covered pixel by sprite size (1 thread, 1920x1080, rotated, half additive)\n");
+  for (double size : {2.0, 4.0, 8.0, 16.0, 32.0, 64.0, 128.0}) {
+    const int count = static_cast<int>(std::min(200000.0, 4e6 / (size * size)));
+    const Scene s = make_scene("sweep", "", 1920, 1080, count, size, size, 0.5, 11);
+    Image img;
+    Rasterizer r(s.fx, s.textures, s.width, s.height, 1);
+    r.render(s.frame, img);
+    const uint64_t covered = r.stats().covered_pixels;
+    const double t = median_seconds([&] { r.render(s.frame, img); }, 0.3);
+    const double cairo = cairo_available() ? median_seconds([&] { cairo_draw(s); }, 0.3) : 0;
+    std::printf("  %6.0f px: spritz %6.2f ns/px%s\n", size, t * 1e9 / covered,
+                cairo ? ("   cairo " + num(cairo * 1e9 / covered) + " ns/px").c_str() : "");
+    sweep += std::string(sweep.size() > 1 ? ", " : "") + "{\"size\": " + num(size) + ", \"spritz_ns\": " +
+             num(t * 1e9 / covered, 4) + (cairo ? ", \"cairo_ns\": " + num(cairo * 1e9 / covered, 4) : "") + "}";
+  }
+  json.raw("size_sweep", sweep + "]");
+
+  // --- S4: the cost of a frame does not depend on the clock ---------------
+  {
+    const Effect fx = load_effect(
+        "[[emitter]]\nrate = 2000\nmax_particles = 10000\nlifetime = [1, 2]\nspeed = [20, 80]\nspread = 180\n"
+        "size = [[0, 4, 1], [1, 8]]\ntransparency = [[0, 0], [1, 1]]\ncolor = [[0, \"#ffffff\"], [1, \"#ff0000\"]]\n",
+        "S4", ".");
+    Frame f;
+    const double a = median_seconds([&] { evaluate(fx, 10.0, f); }, 0.4);
+    const uint64_t alive = f.emitters[0].particles.size();
+    const double b = median_seconds([&] { evaluate(fx, 10000.0, f); }, 0.4);
+    std::printf("\nS4  steady stream (%llu alive): evaluate at clock 10 %.3f ms, at clock 10000 %.3f ms, ratio %.3f\n",
+                static_cast<unsigned long long>(alive), a * 1e3, b * 1e3, b / a);
+    json.raw("S4", "{\"alive\": " + std::to_string(alive) + ", \"ms_clock_10\": " + num(a * 1e3, 4) +
+                       ", \"ms_clock_10000\": " + num(b * 1e3, 4) + ", \"ratio\": " + num(b / a, 4) + "}");
+  }
+
+  // --- PNG encoders on real frames ------------------------------------------
+  {
+    std::vector<std::vector<uint8_t>> frames;
+    for (const char* name : {"campfire", "sparks", "smoke", "snow"}) {
+      const std::string path = std::string(SPRITZ_SOURCE_DIR) + "/configs/" + name + ".toml";
+      FILE* f = std::fopen(path.c_str(), "rb");
+      std::string text;
+      char buf[4096];
+      size_t n;
+      while ((n = std::fread(buf, 1, sizeof buf, f)) > 0) text.append(buf, n);
+      std::fclose(f);
+      const Effect fx = load_effect(text, path, std::string(SPRITZ_SOURCE_DIR) + "/configs");
+      FrameRenderer r(fx, 512, 512, 2);
+      r.render(clock_at_time(fx, 0.7));
+      std::vector<uint8_t> rgba;
+      r.encode(rgba);
+      frames.push_back(rgba);
+    }
+    const double raw_mb = 512.0 * 512 * 4 * static_cast<double>(frames.size()) / 1e6;
+    struct Encoder {
+      std::string name;
+      std::function<std::vector<uint8_t>(const std::vector<uint8_t>&)> encode;
+    };
+    std::vector<Encoder> encoders = {
+        {"spritz (libdeflate 1, fixed filter)", [](const std::vector<uint8_t>& px) {
+           set_png_mode(PngMode::kFast);
+           return encode_png(px.data(), 512, 512);
+         }},
+        {"spritz --png small (libdeflate 9, adaptive)", [](const std::vector<uint8_t>& px) {
+           set_png_mode(PngMode::kSmall);
+           auto v = encode_png(px.data(), 512, 512);
+           set_png_mode(PngMode::kFast);
+           return v;
+         }},
+        {"stb_image_write default", [](const std::vector<uint8_t>& px) { return stb_default_png(px.data(), 512, 512); }},
+    };
+    if (libpng_available())
+      encoders.push_back({"libpng level 6", [](const std::vector<uint8_t>& px) { return libpng_png(px.data(), 512, 512, 6); }});
+    std::printf("\nPNG encoding, 4 bundled-effect frames of 512x512 (%.1f MB raw), one thread\n", raw_mb);
+    std::string pj = "[";
+    double libpng_bytes = 0;
+    std::vector<std::pair<double, double>> figures;
+    for (const Encoder& e : encoders) {
+      size_t bytes = 0;
+      const double t = median_seconds([&] {
+        bytes = 0;
+        for (const auto& f : frames) bytes += e.encode(f).size();
+      });
+      figures.push_back({raw_mb / t, static_cast<double>(bytes)});
+      if (e.name.rfind("libpng", 0) == 0) libpng_bytes = static_cast<double>(bytes);
+    }
+    for (size_t i = 0; i < encoders.size(); ++i) {
+      const double vs = libpng_bytes > 0 ? figures[i].second / libpng_bytes : 0;
+      std::printf("  %-44s %8.1f MB/s  %8.0f KB  %s\n", encoders[i].name.c_str(), figures[i].first,
+                  figures[i].second / 1024, libpng_bytes > 0 ? (num(vs) + "x libpng-6 size").c_str() : "");
+      pj += std::string(i ? ", " : "") + "{\"encoder\": \"" + encoders[i].name + "\", \"mb_per_s\": " +
+            num(figures[i].first, 4) + ", \"bytes\": " + num(figures[i].second, 8) +
+            (libpng_bytes > 0 ? ", \"size_vs_libpng6\": " + num(vs, 4) : "") + "}";
+    }
+    json.raw("png", pj + "]");
+  }
+
+  // --- S5: 1,000 frames end to end through the CLI --------------------------
+  {
+    const int frames = g_quick ? 200 : 1000;
+    const fs::path dir = fs::temp_directory_path() / "spritz_bench_s5";
+    fs::remove_all(dir);
+    const std::string cmd = std::string("'") + SPRITZ_BINARY + "' render '" + SPRITZ_SOURCE_DIR +
+                            "/configs/campfire.toml' --size 512x512 -f 0-" + std::to_string(frames - 1) +
+                            " -o '" + dir.string() + "/f_####.png' -q --threads 2";
+    rusage before{}, after{};
+    getrusage(RUSAGE_CHILDREN, &before);
+    const auto t0 = std::chrono::steady_clock::now();
+    const int rc = std::system(cmd.c_str());
+    const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    getrusage(RUSAGE_CHILDREN, &after);
+    const double cpu = (after.ru_utime.tv_sec - before.ru_utime.tv_sec) + (after.ru_stime.tv_sec - before.ru_stime.tv_sec) +
+                       1e-6 * ((after.ru_utime.tv_usec - before.ru_utime.tv_usec) + (after.ru_stime.tv_usec - before.ru_stime.tv_usec));
+    uint64_t bytes = 0;
+    for (const auto& e : fs::directory_iterator(dir)) bytes += e.file_size();
+    fs::remove_all(dir);
+    std::printf("\nS5  %d frames of campfire at 512x512 to PNG, 2 threads: %.2f s, %.1f frames/s, CPU %.2f cores busy, "
+                "peak memory %.1f MB, %.1f KB/frame%s\n",
+                frames, wall, frames / wall, cpu / wall, after.ru_maxrss / 1024.0, bytes / 1024.0 / frames,
+                rc ? " [spritz FAILED]" : "");
+    json.raw("S5", "{\"frames\": " + std::to_string(frames) + ", \"seconds\": " + num(wall, 4) +
+                       ", \"frames_per_second\": " + num(frames / wall, 4) + ", \"cores_busy\": " + num(cpu / wall, 3) +
+                       ", \"peak_rss_mb\": " + num(after.ru_maxrss / 1024.0, 4) + ", \"bytes_per_frame\": " +
+                       num(static_cast<double>(bytes) / frames, 6) + "}");
+  }
+
+  json.raw("bench_peak_rss_mb", num(peak_rss_kb() / 1024.0, 4));
+  json.raw("hardware_threads", std::to_string(std::thread::hardware_concurrency()));
+  json.s += "\n}\n";
+  FILE* f = std::fopen(out.c_str(), "w");
+  if (f) {
+    std::fputs(json.s.c_str(), f);
+    std::fclose(f);
+    std::printf("\nwrote %s\n", out.c_str());
+  }
+  return 0;
+}

@@ -1,0 +1,41 @@
+// A small persistent thread pool: run(n, f) calls f(0..n-1) across the
+// workers and the calling thread and returns when all are done. Which thread
+// runs which task never affects results in spritz: tasks write disjoint
+// outputs.
+#pragma once
+
+#include <atomic>
+#include <condition_variable>
+#include <functional>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+namespace spritz {
+
+class ThreadPool {
+ public:
+  explicit ThreadPool(int threads);  // total threads including the caller (>= 1)
+  ~ThreadPool();
+  ThreadPool(const ThreadPool&) = delete;
+  ThreadPool& operator=(const ThreadPool&) = delete;
+
+  int threads() const { return static_cast<int>(workers_.size()) + 1; }
+  void run(int tasks, const std::function<void(int)>& fn);
+
+ private:
+  void work();
+  void drain();
+
+  std::vector<std::thread> workers_;
+  std::mutex mutex_;
+  std::condition_variable wake_, done_;
+  const std::function<void(int)>* fn_ = nullptr;
+  int tasks_ = 0;
+  std::atomic<int> next_{0};
+  int busy_ = 0;
+  uint64_t generation_ = 0;
+  bool stop_ = false;
+};
+
+}  // namespace spritz
