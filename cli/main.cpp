@@ -7,6 +7,7 @@
 
 #include "commands.h"
 #include "io.h"
+#include "png.h"
 
 #ifndef SPRITZ_VERSION
 #define SPRITZ_VERSION "0.0.0"
@@ -65,6 +66,9 @@ int main(int argc, char** argv) {
   auto* cc_opt = r->add_option("--chunk-count", chunk_count, "Number of contiguous slices of the frame list");
   r->add_option("--seeds", render.seeds, "Render one variant per seed (N, A-B, A-BxS); put {seed} in -o");
   r->add_flag("--skip-existing", render.skip_existing, "Do not re-render frames whose file exists (resume a batch)");
+  std::string png_mode = "fast";
+  r->add_option("--png", png_mode, "PNG encoding: fast (default, libdeflate 1) or small (libdeflate 9, adaptive filters: ~10% smaller, ~5x slower)")
+      ->check(CLI::IsMember({"fast", "small"}));
   r->add_flag("--json", render.json, "NDJSON events on stdout: one per frame, then a summary");
   r->add_flag("-q,--quiet", render.quiet, "Print nothing but errors");
   add_effect_options(r, render.effect, render_seed, render_seed_opt);
@@ -103,6 +107,7 @@ int main(int argc, char** argv) {
   auto* atlas_time_opt = at->add_option("--time", atlas_time, "With --seeds: the time of every cell (default: half the duration)");
   auto* atlas_seam_opt = at->add_option("--max-seam", atlas_seam, "Fail (exit 1) when the loop seam is larger");
   at->add_option("--threads", atlas.threads, "Threads (output is identical for any count)")->check(CLI::Range(1, 1024));
+  at->add_option("--png", png_mode, "PNG encoding: fast (default) or small")->check(CLI::IsMember({"fast", "small"}));
   at->add_flag("--json", atlas.json, "One JSON object on stdout");
   at->add_flag("-q,--quiet", atlas.quiet, "Print only errors");
   add_effect_options(at, atlas.effect, atlas_seed, atlas_seed_opt);
@@ -179,6 +184,7 @@ int main(int argc, char** argv) {
     return kExitError;
   }
 
+  if (png_mode == "small") set_png_mode(PngMode::kSmall);
   try {
     if (r->parsed()) {
       if (render_seed_opt->count()) render.effect.seed = render_seed;

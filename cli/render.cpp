@@ -1,6 +1,7 @@
 #include <algorithm>
 #include <chrono>
 #include <filesystem>
+#include <future>
 #include <memory>
 #include <optional>
 #include <cmath>
@@ -158,6 +159,44 @@ void render_effect(const RenderArgs& args, const Effect& fx, const std::string& 
   std::unique_ptr<FrameRenderer> renderer;  // created on the first frame that needs rendering
   std::vector<uint8_t> rgba;
   const std::string seed_json = seed ? ",\"seed\":" + std::to_string(*seed) : "";
+  Image spare;  // the buffer the next frame renders into while the last one is encoded
+  struct Pending {
+    int64_t number = 0;
+    double time = 0, clock = 0;
+    std::string path;
+    uint64_t particles = 0;
+    std::chrono::steady_clock::time_point start;
+    std::future<std::pair<Image, std::string>> result;
+  };
+  std::optional<Pending> pending;
+  // Waits for the frame in flight, then reports it (events stay in order).
+  auto finish_pending = [&] {
+    if (!pending) return;
+    auto [image, error] = pending->result.get();
+    spare = std::move(image);
+    if (error.empty()) {
+      ++totals.rendered;
+      if (args.json) {
+        const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - pending->start).count();
+        const std::string line = "{\"type\":\"frame\",\"frame\":" + std::to_string(pending->number) +
+                                 ",\"time\":" + json_number(pending->time) + ",\"clock\":" +
+                                 json_number(pending->clock) + ",\"path\":" + json_string(pending->path) + seed_json +
+                                 ",\"particles\":" + std::to_string(pending->particles) + ",\"ms\":" +
+                                 json_number(std::round(ms * 1000) / 1000) + "}\n";
+        std::fwrite(line.data(), 1, line.size(), stdout);
+        std::fflush(stdout);
+      }
+    } else {
+      // A frame that cannot be written is reported and counted; the run goes
+      // on (a farm wrapper reads the summary) and exits non-zero at the end.
+      ++totals.failed;
+      if (args.json)
+        std::printf("{\"type\":\"error\",\"frame\":%lld,\"message\":%s}\n",
+                    static_cast<long long>(pending->number), json_string(error).c_str());
+      std::fprintf(stderr, "spritz: frame %lld: %s\n", static_cast<long long>(pending->number), error.c_str());
+    }
+    pending.reset();
+  };
   for (uint64_t i = begin; i < end; ++i) {
     const auto f0 = std::chrono::steady_clock::now();
     Item item;
@@ -173,6 +212,7 @@ void render_effect(const RenderArgs& args, const Effect& fx, const std::string& 
     const std::string path = raw ? std::string() : pattern.format(item.number);
     // --skip-existing: writes are atomic, so an existing file is complete.
     if (!raw && args.skip_existing && std::filesystem::exists(path)) {
+      finish_pending();  // keep events in frame order
       ++totals.skipped;
       if (args.json) {
         const std::string line = "{\"type\":\"frame\",\"frame\":" + std::to_string(item.number) +
@@ -184,44 +224,49 @@ void render_effect(const RenderArgs& args, const Effect& fx, const std::string& 
       if (!renderer) renderer = std::make_unique<FrameRenderer>(fx, width, height, totals.threads);
       const uint64_t particles = renderer->render(item.clock);
       totals.particles += particles;
-      try {
-        if (raw) {
-          renderer->encode(rgba);
-          if (!write_stdout(rgba.data(), rgba.size())) throw ReaderGone{};
-        } else if (hdr) {
-          const std::vector<uint8_t> bytes = encode_hdr(renderer->image());
-          write_file_atomic(path, bytes.data(), bytes.size());
-        } else {
-          renderer->encode(rgba);
-          const std::vector<uint8_t> png = encode_png(
-              rgba.data(), width, height,
-              frame_png_texts(fx, item.number, item.time, item.clock, width, height));
-          write_file_atomic(path, png.data(), png.size());
-        }
+      if (raw) {
+        renderer->encode(rgba);
+        if (!write_stdout(rgba.data(), rgba.size())) throw ReaderGone{};
         ++totals.rendered;
-        if (args.json && !raw) {
-          const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - f0).count();
-          const std::string line = "{\"type\":\"frame\",\"frame\":" + std::to_string(item.number) +
-                                   ",\"time\":" + json_number(item.time) + ",\"clock\":" +
-                                   json_number(item.clock) + ",\"path\":" + json_string(path) + seed_json +
-                                   ",\"particles\":" + std::to_string(particles) + ",\"ms\":" +
-                                   json_number(std::round(ms * 1000) / 1000) + "}\n";
-          std::fwrite(line.data(), 1, line.size(), stdout);
-          std::fflush(stdout);
-        }
-      } catch (const Error& e) {
-        // A frame that cannot be written is reported and counted; the run goes
-        // on (a farm wrapper reads the summary) and exits non-zero at the end.
-        ++totals.failed;
-        if (args.json)
-          std::printf("{\"type\":\"error\",\"frame\":%lld,\"message\":%s}\n",
-                      static_cast<long long>(item.number), json_string(e.what()).c_str());
-        std::fprintf(stderr, "spritz: frame %lld: %s\n", static_cast<long long>(item.number), e.what());
+      } else {
+        // Encode and write this frame on another thread while the next one
+        // renders: PNG encoding is the expensive step. One frame in flight.
+        finish_pending();
+        renderer->swap_image(spare);
+        Pending job;
+        job.number = item.number;
+        job.time = item.time;
+        job.clock = item.clock;
+        job.path = path;
+        job.particles = particles;
+        job.start = f0;
+        job.result = std::async(std::launch::async,
+                                [&fx, hdr, width, height, path, item, image = std::move(spare)]() mutable {
+                                  std::string error;
+                                  try {
+                                    if (hdr) {
+                                      const std::vector<uint8_t> bytes = encode_hdr(image);
+                                      write_file_atomic(path, bytes.data(), bytes.size());
+                                    } else {
+                                      std::vector<uint8_t> px;
+                                      encode_rgba8(image, fx.canvas.tonemap, fx.canvas.alpha, px);
+                                      const std::vector<uint8_t> png = encode_png(
+                                          px.data(), width, height,
+                                          frame_png_texts(fx, item.number, item.time, item.clock, width, height));
+                                      write_file_atomic(path, png.data(), png.size());
+                                    }
+                                  } catch (const std::exception& e) {
+                                    error = e.what();
+                                  }
+                                  return std::make_pair(std::move(image), std::move(error));
+                                });
+        pending = std::move(job);
       }
     }
     ++done;
     progress.update(done, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
   }
+  finish_pending();
 }
 
 std::vector<std::optional<int64_t>> seed_list(const RenderArgs& args) {
