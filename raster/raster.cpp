@@ -75,10 +75,19 @@ struct Bilinear {
   float tx, ty;
 };
 
-inline Bilinear bilinear_taps(const MipLevel& m, float u, float v) {
+// A mip level's storage, hoisted out of the pixel loop: the image rows are
+// floats too, so without local copies the compiler must reload the texture's
+// pointers after every store.
+struct LevelView {
+  const float* data;
+  int width, height;
+};
+
+inline LevelView level_view(const MipLevel& m) { return {m.rgba.data(), m.width, m.height}; }
+
+inline Bilinear bilinear_taps(const LevelView& m, float u, float v) {
   const float x = u * static_cast<float>(m.width) - 0.5f;
   const float y = v * static_cast<float>(m.height) - 0.5f;
-  // floor() without a libm call: x, y >= -0.5, so truncating x + 1 is exact.
   const int ix = static_cast<int>(x + 1.0f) - 1, iy = static_cast<int>(y + 1.0f) - 1;
   const float fx0 = static_cast<float>(ix), fy0 = static_cast<float>(iy);
   Bilinear b;
@@ -87,8 +96,8 @@ inline Bilinear bilinear_taps(const MipLevel& m, float u, float v) {
   b.x0 = std::clamp(ix, 0, m.width - 1) * 4;
   b.x1 = std::clamp(ix + 1, 0, m.width - 1) * 4;
   const int y0 = std::clamp(iy, 0, m.height - 1), y1 = std::clamp(iy + 1, 0, m.height - 1);
-  b.r0 = m.rgba.data() + static_cast<size_t>(y0) * static_cast<size_t>(m.width) * 4;
-  b.r1 = m.rgba.data() + static_cast<size_t>(y1) * static_cast<size_t>(m.width) * 4;
+  b.r0 = m.data + static_cast<size_t>(y0) * static_cast<size_t>(m.width) * 4;
+  b.r1 = m.data + static_cast<size_t>(y1) * static_cast<size_t>(m.width) * 4;
   return b;
 }
 
@@ -100,7 +109,7 @@ inline Float4 load4(const float* p) {
 
 // Bilinear sample, four channels at once:
 //   top = a + (b - a) tx, bottom = c + (d - c) tx, texel = top + (bottom - top) ty
-inline Float4 bilinear4(const MipLevel& m, float u, float v) {
+inline Float4 bilinear4(const LevelView& m, float u, float v) {
   const Bilinear b = bilinear_taps(m, u, v);
   const Float4 a = load4(b.r0 + b.x0), bb = load4(b.r0 + b.x1);
   const Float4 c = load4(b.r1 + b.x0), d = load4(b.r1 + b.x1);
@@ -109,17 +118,17 @@ inline Float4 bilinear4(const MipLevel& m, float u, float v) {
   return top + (bottom - top) * b.ty;
 }
 
-inline Float4 sample4(const Sprite& s, float u, float v) {
-  const Float4 lo = bilinear4(s.cell->levels[static_cast<size_t>(s.level0)], u, v);
-  if (s.level_mix <= 0) return lo;
-  const Float4 hi = bilinear4(s.cell->levels[static_cast<size_t>(s.level1)], u, v);
-  return lo + (hi - lo) * s.level_mix;
+inline Float4 sample4(const LevelView& l0, const LevelView& l1, float mix, float u, float v) {
+  const Float4 lo = bilinear4(l0, u, v);
+  if (mix <= 0) return lo;
+  const Float4 hi = bilinear4(l1, u, v);
+  return lo + (hi - lo) * mix;
 }
 
 // The same sample one channel at a time (the reference).
 inline void sample_scalar(const Sprite& s, float u, float v, float out[4]) {
   for (int level = 0; level < (s.level_mix > 0 ? 2 : 1); ++level) {
-    const Bilinear b = bilinear_taps(s.cell->levels[static_cast<size_t>(level ? s.level1 : s.level0)], u, v);
+    const Bilinear b = bilinear_taps(level_view(s.cell->levels[static_cast<size_t>(level ? s.level1 : s.level0)]), u, v);
     for (int c = 0; c < 4; ++c) {
       const float top = b.r0[b.x0 + c] + (b.r0[b.x1 + c] - b.r0[b.x0 + c]) * b.tx;
       const float bottom = b.r1[b.x0 + c] + (b.r1[b.x1 + c] - b.r1[b.x0 + c]) * b.tx;
@@ -297,11 +306,15 @@ bool make_sprite(const Particle& p, const Emitter& em, const Texture& tex, Rgb a
   return true;
 }
 
-uint64_t draw_sprite(const Sprite& s, Image& img, int row_begin, int row_end) {
+uint64_t draw_sprite(const Sprite& sprite, Image& img, int row_begin, int row_end) {
+  const Sprite s = sprite;  // a local copy: stores to the image cannot alias it
+  const LevelView l0 = level_view(s.cell->levels[static_cast<size_t>(s.level0)]);
+  const LevelView l1 = level_view(s.cell->levels[static_cast<size_t>(s.level1)]);
+  const float mix = s.level_mix;
   const int ylo = std::max(s.y0, row_begin), yhi = std::min(s.y1, row_end);
   uint64_t blended = 0;
   for (int y = ylo; y < yhi; ++y) {
-    float* row = img.row(y);
+    float* __restrict row = img.row(y);
     const float fy = static_cast<float>(y) + 0.5f - s.cy;
     int xa, xb;
     row_span(s, fy, &xa, &xb);
@@ -312,11 +325,11 @@ uint64_t draw_sprite(const Sprite& s, Image& img, int row_begin, int row_end) {
       const float v = std::clamp(0.5f - g.ly * s.inv_h, 0.0f, 1.0f);
       // src = colour texel cov: (C, A (1 - E)); k = 1 - A (1 - E):
       //   dst = src + dst k
-      const Float4 src = s.colour * sample4(s, u, v) * g.cov;
+      const Float4 src = s.colour * sample4(l0, l1, mix, u, v) * g.cov;
       const float occl = std::min(1.0f, src[3]);
-      Float4 d = load4(row + x * 4);
-      d = src + d * (1 - occl);
-      d[3] = occl + load4(row + x * 4)[3] * (1 - occl);
+      const Float4 old = load4(row + x * 4);
+      Float4 d = src + old * (1 - occl);
+      d[3] = occl + old[3] * (1 - occl);
       std::memcpy(row + x * 4, &d, sizeof d);
       ++blended;
     }
