@@ -11,7 +11,7 @@ r = json.load(open(results))
 def gnuplot(script, data):
     subprocess.run(["gnuplot"], input=(script + "\n" + data).encode(), check=True)
 
-style = ('set terminal pngcairo size 720,420 font "DejaVu Sans,10"\n'
+style = ('set terminal pngcairo size 720,420 font "DejaVu Sans,10" noenhanced\n'
          'set grid ytics lc rgb "#dddddd"\nset border 3\nset tics nomirror\nset key top right\n')
 
 # ns per covered pixel against sprite size, spritz and Cairo.
@@ -37,7 +37,7 @@ rows = "\n".join(f'{p["mb_per_s"]} {p["bytes"] / 1024} "{p["encoder"]}"' for p i
 gnuplot(style + f'''set output "{out}/png.png"
 set title "PNG encoders on 4 bundled-effect frames of 512x512 (one thread)"
 set xlabel "MB/s of raw RGBA (higher is better)"; set ylabel "file size, KB (lower is better)"
-set key off; set offsets graph 0.1, graph 0.35, graph 0.15, graph 0.15
-plot "-" using 1:2 with points pt 7 ps 2 lc rgb "#d0501a", "-" using 1:2:3 with labels offset 0,1.2 font ",9"''',
+set key off; set offsets graph 0.05, graph 0.6, graph 0.15, graph 0.15
+plot "-" using 1:2 with points pt 7 ps 2 lc rgb "#d0501a", "-" using 1:2:3 with labels left offset 1.5,0 font ",9"''',
         rows + "\ne\n" + rows + "\ne\n")
 print("charts written to", out)
