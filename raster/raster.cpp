@@ -79,25 +79,30 @@ struct Bilinear {
 // floats too, so without local copies the compiler must reload the texture's
 // pointers after every store.
 struct LevelView {
-  const float* data;
-  int width, height;
+  const float* origin;  // texel (0, 0) of the padded storage
+  int stride;           // floats per padded row
+  float width, height;
 };
 
-inline LevelView level_view(const MipLevel& m) { return {m.rgba.data(), m.width, m.height}; }
+inline LevelView level_view(const MipLevel& m) {
+  return {m.padded_at(0, 0), m.padded_stride, static_cast<float>(m.width), static_cast<float>(m.height)};
+}
 
+// u, v in [0, 1] put the taps within [-1, width] x [-1, height], which the
+// padded border (a copy of the edge) covers: the same values as clamping each
+// tap to the texture, without the clamps.
 inline Bilinear bilinear_taps(const LevelView& m, float u, float v) {
-  const float x = u * static_cast<float>(m.width) - 0.5f;
-  const float y = v * static_cast<float>(m.height) - 0.5f;
+  const float x = u * m.width - 0.5f;
+  const float y = v * m.height - 0.5f;
   const int ix = static_cast<int>(x + 1.0f) - 1, iy = static_cast<int>(y + 1.0f) - 1;
   const float fx0 = static_cast<float>(ix), fy0 = static_cast<float>(iy);
   Bilinear b;
   b.tx = x - fx0;
   b.ty = y - fy0;
-  b.x0 = std::clamp(ix, 0, m.width - 1) * 4;
-  b.x1 = std::clamp(ix + 1, 0, m.width - 1) * 4;
-  const int y0 = std::clamp(iy, 0, m.height - 1), y1 = std::clamp(iy + 1, 0, m.height - 1);
-  b.r0 = m.data + static_cast<size_t>(y0) * static_cast<size_t>(m.width) * 4;
-  b.r1 = m.data + static_cast<size_t>(y1) * static_cast<size_t>(m.width) * 4;
+  b.x0 = ix * 4;
+  b.x1 = ix * 4 + 4;
+  b.r0 = m.origin + static_cast<ptrdiff_t>(iy) * m.stride;
+  b.r1 = b.r0 + m.stride;
   return b;
 }
 

@@ -60,6 +60,19 @@ int builtin_cell_px(const Emitter& em, double px_per_design_px) {
 
 }  // namespace
 
+void MipLevel::pad() {
+  padded_stride = (width + 2) * 4;
+  padded.assign(static_cast<size_t>(padded_stride) * static_cast<size_t>(height + 2), 0.0f);
+  for (int y = -1; y <= height; ++y) {
+    const int sy = std::clamp(y, 0, height - 1);
+    for (int x = -1; x <= width; ++x) {
+      const int sx = std::clamp(x, 0, width - 1);
+      std::copy_n(&rgba[(static_cast<size_t>(sy) * static_cast<size_t>(width) + static_cast<size_t>(sx)) * 4], 4,
+                  padded.begin() + (static_cast<ptrdiff_t>(y + 1) * padded_stride + (x + 1) * 4));
+    }
+  }
+}
+
 Texture texture_from_linear(int width, int height, const std::vector<float>& rgba, int cols,
                             int rows) {
   if (width % cols != 0 || height % rows != 0) {
@@ -93,6 +106,7 @@ Texture texture_from_linear(int width, int height, const std::vector<float>& rgb
         MipLevel next = downsample(last, std::max(1, last.width / 2), std::max(1, last.height / 2));
         cell.levels.push_back(std::move(next));
       }
+      for (MipLevel& level : cell.levels) level.pad();
       const MipLevel& top = cell.levels.front();
       double sum[4] = {0, 0, 0, 0};
       for (size_t i = 0; i < top.rgba.size(); i += 4)

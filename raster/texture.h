@@ -7,6 +7,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <cstddef>
 #include <vector>
 
 #include "effect.h"
@@ -15,7 +16,17 @@ namespace spritz {
 
 struct MipLevel {
   int width = 0, height = 0;
-  std::vector<float> rgba;  // linear, premultiplied
+  std::vector<float> rgba;  // linear, premultiplied, width x height
+  // The same texels with a one-texel border that repeats the edge, so a
+  // bilinear tap needs no clamping: (width + 2) x (height + 2), row stride
+  // padded_stride floats. Filled by pad().
+  std::vector<float> padded;
+  int padded_stride = 0;
+  // Texel (x, y) for x in [-1, width], y in [-1, height] (edge-clamped).
+  const float* padded_at(int x, int y) const {
+    return padded.data() + static_cast<ptrdiff_t>(y + 1) * padded_stride + (x + 1) * 4;
+  }
+  void pad();
 };
 
 struct TextureCell {
