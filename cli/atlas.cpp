@@ -22,17 +22,6 @@ namespace fs = std::filesystem;
 
 constexpr int kMaxSheetSide = 16384;
 
-void parse_pair(const std::string& text, const char* option, int* a, int* b, int max) {
-  unsigned long long x = 0, y = 0;
-  char extra = 0;
-  if (std::sscanf(text.c_str(), "%llux%llu%c", &x, &y, &extra) != 2)
-    throw Error(std::string(option) + " expects AxB (e.g. 4x4), got '" + text + "'");
-  if (x < 1 || y < 1 || x > static_cast<unsigned long long>(max) || y > static_cast<unsigned long long>(max))
-    throw Error(std::string(option) + " " + text + ": each value must be within [1, " + std::to_string(max) + "]");
-  *a = static_cast<int>(x);
-  *b = static_cast<int>(y);
-}
-
 struct Cell {
   int64_t number;  // frame number, index in the spread, or seed
   double time, clock;
@@ -53,16 +42,7 @@ int run_atlas(const AtlasArgs& args) {
   if (!args.seeds.empty()) {
     if (args.effect.seed) throw Error("use either --seed or --seeds, not both");
     if (!args.frames.empty()) throw Error("--seeds puts one seed per cell at --time; drop --frames");
-    FrameList list;
-    try {
-      list = parse_frames(args.seeds);
-    } catch (const Error&) {
-      throw Error("--seeds expects seeds N, A-B or A-BxS, comma-separated (e.g. 1-16), got '" + args.seeds + "'");
-    }
-    if (list.size() > 65536) throw Error("--seeds: at most 65536 seeds in one sheet");
-    for (uint64_t i = 0; i < list.size(); ++i) {
-      const int64_t seed = list.at(i);
-      if (seed < 0 || seed > 0xffffffffll) throw Error("--seeds: seeds must be within [0, 4294967295]");
+    for (const uint32_t seed : parse_seeds(args.seeds, 65536)) {
       EffectArgs ea = args.effect;
       ea.seed = seed;
       effects.push_back(load_effect_arg(ea));
@@ -84,13 +64,13 @@ int run_atlas(const AtlasArgs& args) {
     grid = args.preset.substr(7);
     sheet = "1024x1024";
   }
-  if (!grid.empty()) parse_pair(grid, "--grid", &cols, &rows, 256);
+  if (!grid.empty()) parse_pair(grid, "--grid", 256, &cols, &rows);
   if (args.padding < 0 || args.padding > 1024) throw Error("--padding must be within [0, 1024]");
   int cell_w = fx.canvas.width, cell_h = fx.canvas.height;
   if (!sheet.empty()) {
     if (!args.cell.empty()) throw Error("use either --sheet or --cell, not both");
     int sw, sh;
-    parse_pair(sheet, "--sheet", &sw, &sh, kMaxSheetSide);
+    parse_pair(sheet, "--sheet", kMaxSheetSide, &sw, &sh);
     const int free_w = sw - (cols + 1) * args.padding, free_h = sh - (rows + 1) * args.padding;
     if (free_w < cols || free_h < rows || free_w % cols || free_h % rows)
       throw Error("a " + std::to_string(cols) + "x" + std::to_string(rows) + " grid with padding " +
@@ -99,7 +79,7 @@ int run_atlas(const AtlasArgs& args) {
     cell_w = free_w / cols;
     cell_h = free_h / rows;
   } else if (!args.cell.empty()) {
-    parse_pair(args.cell, "--cell", &cell_w, &cell_h, kMaxSheetSide);
+    parse_pair(args.cell, "--cell", kMaxSheetSide, &cell_w, &cell_h);
   }
   SheetLayout layout;
   layout.cols = cols;

@@ -1,6 +1,7 @@
 #include "frames.h"
 
 #include <cctype>
+#include <string>
 #include <cstdio>
 #include <limits>
 
@@ -91,6 +92,34 @@ FrameList parse_frames(std::string_view spec) {
     start = comma + 1;
   }
   return list;
+}
+
+std::vector<uint32_t> parse_seeds(const std::string& spec, uint64_t max_count) {
+  FrameList list;
+  try {
+    list = parse_frames(spec);
+  } catch (const Error&) {
+    throw Error("--seeds expects seeds N, A-B or A-BxS, comma-separated (e.g. 1-16), got '" + spec + "'");
+  }
+  if (list.size() > max_count) throw Error("--seeds: at most " + std::to_string(max_count) + " seeds at once");
+  std::vector<uint32_t> seeds;
+  for (uint64_t i = 0; i < list.size(); ++i) {
+    const int64_t s = list.at(i);
+    if (s < 0 || s > 0xffffffffll) throw Error("--seeds: seeds must be within [0, 4294967295], got " + std::to_string(s));
+    seeds.push_back(static_cast<uint32_t>(s));
+  }
+  return seeds;
+}
+
+void parse_pair(const std::string& text, const char* option, int max, int* a, int* b) {
+  unsigned long long x = 0, y = 0;
+  char extra = 0;
+  if (std::sscanf(text.c_str(), "%llux%llu%c", &x, &y, &extra) != 2)
+    throw Error(std::string(option) + " expects AxB (e.g. 512x512), got '" + text + "'");
+  if (x < 1 || y < 1 || x > static_cast<unsigned long long>(max) || y > static_cast<unsigned long long>(max))
+    throw Error(std::string(option) + " " + text + ": each value must be within [1, " + std::to_string(max) + "]");
+  *a = static_cast<int>(x);
+  *b = static_cast<int>(y);
 }
 
 std::pair<uint64_t, uint64_t> chunk_slice(uint64_t total, uint64_t index, uint64_t count) {

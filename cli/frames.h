@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <string>
+#include <cstddef>
 #include <string_view>
 #include <utility>
 #include <vector>
@@ -33,6 +34,14 @@ class FrameList {
 // frame numbers (`-10--2` is -10..-2); A > B renders backwards. Throws
 // spritz::Error with a message that shows the grammar.
 FrameList parse_frames(std::string_view spec);
+
+// Seeds for --seeds: the frame grammar, each within [0, 2^32 - 1], at most
+// `max_count` of them. Throws spritz::Error.
+std::vector<uint32_t> parse_seeds(const std::string& spec, uint64_t max_count);
+
+// "AxB" with 1 <= A, B <= max (--size, --grid, --cell, --sheet); `option`
+// names the flag in messages. Throws spritz::Error.
+void parse_pair(const std::string& text, const char* option, int max, int* a, int* b);
 
 // Items [begin, end) of slice `index` of `count` contiguous, near-equal slices
 // of `total` items.

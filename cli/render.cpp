@@ -68,14 +68,7 @@ class Progress {
 }  // namespace
 
 void parse_size(const std::string& text, int* width, int* height) {
-  unsigned long long w = 0, h = 0;
-  char extra = 0;
-  if (std::sscanf(text.c_str(), "%llux%llu%c", &w, &h, &extra) != 2)
-    throw Error("--size expects WIDTHxHEIGHT (e.g. 512x512), got '" + text + "'");
-  if (w < 1 || h < 1 || w > kMaxSide || h > kMaxSide)
-    throw Error("--size " + text + ": each side must be within [1, " + std::to_string(kMaxSide) + "]");
-  *width = static_cast<int>(w);
-  *height = static_cast<int>(h);
+  parse_pair(text, "--size", kMaxSide, width, height);
 }
 
 namespace {
@@ -271,19 +264,8 @@ void render_effect(const RenderArgs& args, const Effect& fx, const std::string& 
 
 std::vector<std::optional<int64_t>> seed_list(const RenderArgs& args) {
   if (args.seeds.empty()) return {args.effect.seed};
-  FrameList list;
-  try {
-    list = parse_frames(args.seeds);
-  } catch (const Error&) {
-    throw Error("--seeds expects seeds N, A-B or A-BxS, comma-separated (e.g. 1-16), got '" + args.seeds + "'");
-  }
-  if (list.size() > 1000000) throw Error("--seeds: at most 1000000 seeds in one run");
   std::vector<std::optional<int64_t>> seeds;
-  for (uint64_t i = 0; i < list.size(); ++i) {
-    const int64_t s = list.at(i);
-    if (s < 0 || s > 0xffffffffll) throw Error("--seeds: seeds must be within [0, 4294967295], got " + std::to_string(s));
-    seeds.push_back(s);
-  }
+  for (const uint32_t seed : parse_seeds(args.seeds, 1000000)) seeds.push_back(seed);
   return seeds;
 }
 
