@@ -45,6 +45,9 @@ class Progress {
   void add_total(uint64_t n) { total_ += n; }
   void update(uint64_t done, double elapsed_s) {
     if (!enabled_) return;
+    // At most ten redraws a second (and always the last one).
+    if (done < total_ && elapsed_s - last_draw_s_ < 0.1) return;
+    last_draw_s_ = elapsed_s;
     const double fps = elapsed_s > 0 ? static_cast<double>(done) / elapsed_s : 0;
     const double eta = fps > 0 && total_ >= done ? static_cast<double>(total_ - done) / fps : 0;
     constexpr int kBar = 24;
@@ -63,6 +66,7 @@ class Progress {
  private:
   bool enabled_;
   uint64_t total_;
+  double last_draw_s_ = -1;
 };
 
 }  // namespace
