@@ -1,6 +1,7 @@
 #include "load.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <filesystem>
 #include <limits>
@@ -621,6 +622,23 @@ void Translator::read_bursts(const toml::node& n, Emitter& em, uint64_t max_coun
       error(item, "a burst with repeat > 1 needs an interval > 0 (seconds between firings)");
       ok = false;
     }
+    // A repeating burst is a rate in disguise: as for the stream, at most
+    // max_particles of its particles may be alive at once. Firings that
+    // overlap within one lifetime share that budget, so the count is clamped
+    // to max_particles / overlap (and more overlapping firings than
+    // max_particles is refused).
+    if (ok && b.repeat > 1) {
+      const double overlap_d = std::min(static_cast<double>(b.repeat),
+                                        std::floor(em.lifetime_s.max / b.interval_s) + 1);
+      if (overlap_d > static_cast<double>(max_count)) {
+        error(item, "this burst fires " + fmt(overlap_d) + " times within one lifetime, more than max_particles (" +
+                        std::to_string(max_count) + "); raise its interval or lower its repeat");
+        ok = false;
+      } else {
+        const uint64_t overlap = static_cast<uint64_t>(overlap_d);
+        b.count = static_cast<uint32_t>(std::min<uint64_t>(b.count, max_count / overlap));
+      }
+    }
     b.first_index = next_index;
     next_index += b.repeat;
     if (ok) em.bursts.push_back(b);
@@ -833,7 +851,8 @@ void apply_override(toml::table& root, const std::string& text) {
       throw Error("--set " + text + ": the effect has no [[emitter]] tables");
     toml::table* found = nullptr;
     const std::string& which = parts[1];
-    const bool numeric = std::all_of(which.begin(), which.end(), ::isdigit);
+    const bool numeric = std::all_of(which.begin(), which.end(),
+                                     [](char c) { return std::isdigit(static_cast<unsigned char>(c)) != 0; });
     for (size_t e = 0; e < emitters->size() && !found; ++e) {
       toml::table* t = (*emitters)[e].as_table();
       const std::string name = t->get("name") && t->get("name")->is_string()

@@ -202,6 +202,16 @@ TEST_CASE("a huge rate or burst is clamped by max_particles", "[load]") {
   CHECK(fx.emitters[0].bursts[0].count == 100);
 }
 
+TEST_CASE("a repeating burst shares max_particles across overlapping firings", "[load]") {
+  const Effect fx = load_effect(
+      "[[emitter]]\nlifetime = 1\nmax_particles = 100\nbursts = [{ count = 80, repeat = 50, interval = 0.25 }]\n",
+      "fx.toml", ".");
+  CHECK(fx.emitters[0].bursts[0].count == 20);  // 5 firings overlap within a lifetime
+  CHECK_THAT(problems("[[emitter]]\nlifetime = 10\nmax_particles = 100\n"
+                      "bursts = [{ count = 1, repeat = 1000000000, interval = 1e-9 }]\n"),
+             Catch::Contains("fx.toml:4:11: this burst fires 1e+09 times within one lifetime"));
+}
+
 TEST_CASE("closest_match suggests only plausible typos", "[load]") {
   CHECK(closest_match("sped", {"speed", "spread", "size"}) == "speed");
   CHECK(closest_match("xyzzy", {"speed", "spread"}).empty());
