@@ -10,7 +10,11 @@ Effect load_effect_path(const std::string& path, const std::vector<std::string>&
   LoadOptions options;
   options.overrides = overrides;
   if (path.empty()) return load_effect(default_effect_text(), kDefaultEffectName, ".", options);
-  if (path == "-") return load_effect(read_stdin(), "<stdin>", ".", options);
+  if (path == "-") {
+    // Read once: --seeds loads the effect again for every seed.
+    static const std::string text = read_stdin();
+    return load_effect(text, "<stdin>", ".", options);
+  }
   const std::string text = read_text_file(path);
   std::string base = std::filesystem::path(path).parent_path().string();
   if (base.empty()) base = ".";

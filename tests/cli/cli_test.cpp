@@ -453,3 +453,11 @@ TEST_CASE("an effect can come from stdin", "[cli]") {
   CHECK(r.code == 0);
   CHECK(fs::exists(d / "s.png"));
 }
+
+TEST_CASE("a seed sweep can read its effect from stdin", "[cli]") {
+  const fs::path d = fresh_dir("stdin_seeds");
+  const Run r = run_spritz("render - --seeds 1-3 -f 0 -o s{seed}.png -q < " + kConfigs + "/confetti.toml", d);
+  CHECK(r.code == 0);
+  CHECK(fs::exists(d / "s1.png"));
+  CHECK(fs::exists(d / "s3.png"));
+}
