@@ -461,3 +461,13 @@ TEST_CASE("a seed sweep can read its effect from stdin", "[cli]") {
   CHECK(fs::exists(d / "s1.png"));
   CHECK(fs::exists(d / "s3.png"));
 }
+
+TEST_CASE("render writes Radiance HDR when the pattern ends in .hdr", "[cli]") {
+  const fs::path d = fresh_dir("hdr");
+  const Run r = run_spritz("render " + kConfigs + "/sparks.toml -f 10-11 -o h_##.hdr -q", d);
+  CHECK(r.code == 0);
+  const std::vector<uint8_t> bytes = read_bytes(d / "h_10.hdr");
+  REQUIRE(bytes.size() > 64);
+  CHECK(std::string(bytes.begin(), bytes.begin() + 10) == "#?RADIANCE");
+  CHECK(fs::exists(d / "h_11.hdr"));
+}
