@@ -78,6 +78,8 @@ struct Emitter {
 
   // Derived at load.
   uint32_t seed = 0;             // s_e
+  Vec2 direction{0, 1};          // unit vector of direction_deg
+  bool color_has_envelope = false;  // whether the colour curve varies per particle
   double stream_rate_per_s = 0;  // after the Little's-law clamp (and loop rounding)
   uint64_t loop_keys = 0;        // N = r T for a looped effect (0 when not looped)
 };

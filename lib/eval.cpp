@@ -184,9 +184,8 @@ bool evaluate_particle(const Emitter& em, uint64_t key, double birth_s, double c
   if (!(age >= 0 && age < life)) return false;
   const double tau = age / life;
 
-  const Vec2 emitter_dir = direction_from_degrees(em.direction_deg);
   const ShapeSample s =
-      sample_shape(em.shape, emitter_dir, unit(st, Channel::kShapeU), unit(st, Channel::kShapeV),
+      sample_shape(em.shape, em.direction, unit(st, Channel::kShapeU), unit(st, Channel::kShapeV),
                    unit(st, Channel::kInOutCoin));
   const double spread = (2 * unit(st, Channel::kSpread) - 1) * em.spread_deg * kDegToRad;
   const Vec2 dir = em.spread_deg != 0 ? rotate(s.normal, spread) : s.normal;
@@ -213,8 +212,7 @@ bool evaluate_particle(const Emitter& em, uint64_t key, double birth_s, double c
 
   const double transparency_eps = 2 * unit(st, Channel::kTransparencyEnvelope) - 1;
   const double color_eps =
-      em.color.count > 1 || em.color.envelope[0] != 0 ? 2 * unit(st, Channel::kColorEnvelope) - 1
-                                                      : 0.0;
+      em.color_has_envelope ? 2 * unit(st, Channel::kColorEnvelope) - 1 : 0.0;
 
   out.key = key;
   out.birth_s = birth_s;

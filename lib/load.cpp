@@ -883,6 +883,8 @@ void apply_override(toml::table& root, const std::string& text) {
 void derive(Effect& fx) {
   for (Emitter& em : fx.emitters) {
     em.seed = emitter_seed(fx.seed, em.index);
+    em.direction = direction_from_degrees(em.direction_deg);
+    em.color_has_envelope = em.color.has_envelope();
     const double life_max = em.lifetime_s.max;
     // Little's law: a steady stream holds about r * mean(life) <= r * L_max.
     double rate = life_max > 0 ? std::min(em.rate_per_s, em.max_particles / life_max) : 0.0;

@@ -46,7 +46,12 @@ struct RasterStats {
   uint64_t covered_pixels = 0;  // pixel blends performed
 };
 
-struct View;
+// What part of the design plane the image shows: `scale` screen px per design
+// px, the design point (center_x, center_y) at the image centre.
+struct View {
+  double scale = 1;
+  double center_x = 0, center_y = 0;
+};
 
 // The sprite of particle `p` of emitter `em` on a `width` x `height` image seen
 // through `view`. Returns false when it cannot touch a pixel.
@@ -59,13 +64,6 @@ bool make_sprite(const Particle& p, const Emitter& em, const Texture& tex, Rgb a
 // match bit for bit (tested).
 uint64_t draw_sprite(const Sprite& s, Image& img, int row_begin, int row_end);
 uint64_t draw_sprite_reference(const Sprite& s, Image& img, int row_begin, int row_end);
-
-// What part of the design plane the image shows: `scale` screen px per design
-// px, the design point (center_x, center_y) at the image centre.
-struct View {
-  double scale = 1;
-  double center_x = 0, center_y = 0;
-};
 
 // The default view: the design canvas fitted inside width x height, centred.
 View canvas_view(const Canvas& canvas, int width, int height);
