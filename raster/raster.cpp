@@ -1,9 +1,13 @@
 #include "raster.h"
 
+#include "kernel.h"
+
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
+#include <string_view>
 
 namespace spritz {
 namespace {
@@ -112,15 +116,16 @@ inline Float4 load4(const float* p) {
   return v;
 }
 
-// Bilinear sample, four channels at once:
-//   top = a + (b - a) tx, bottom = c + (d - c) tx, texel = top + (bottom - top) ty
+// Bilinear sample, four channels at once, columns first (a, b on the top
+// row, c, d below; the AVX2 kernel loads a|b and c|d as one vector each):
+//   left = a + (c - a) ty, right = b + (d - b) ty, texel = left + (right - left) tx
 inline Float4 bilinear4(const LevelView& m, float u, float v) {
   const Bilinear b = bilinear_taps(m, u, v);
   const Float4 a = load4(b.r0 + b.x0), bb = load4(b.r0 + b.x1);
   const Float4 c = load4(b.r1 + b.x0), d = load4(b.r1 + b.x1);
-  const Float4 top = a + (bb - a) * b.tx;
-  const Float4 bottom = c + (d - c) * b.tx;
-  return top + (bottom - top) * b.ty;
+  const Float4 left = a + (c - a) * b.ty;
+  const Float4 right = bb + (d - bb) * b.ty;
+  return left + (right - left) * b.tx;
 }
 
 inline Float4 sample4(const LevelView& l0, const LevelView& l1, float mix, float u, float v) {
@@ -135,9 +140,9 @@ inline void sample_scalar(const Sprite& s, float u, float v, float out[4]) {
   for (int level = 0; level < (s.level_mix > 0 ? 2 : 1); ++level) {
     const Bilinear b = bilinear_taps(level_view(s.cell->levels[static_cast<size_t>(level ? s.level1 : s.level0)]), u, v);
     for (int c = 0; c < 4; ++c) {
-      const float top = b.r0[b.x0 + c] + (b.r0[b.x1 + c] - b.r0[b.x0 + c]) * b.tx;
-      const float bottom = b.r1[b.x0 + c] + (b.r1[b.x1 + c] - b.r1[b.x0 + c]) * b.tx;
-      const float t = top + (bottom - top) * b.ty;
+      const float left = b.r0[b.x0 + c] + (b.r1[b.x0 + c] - b.r0[b.x0 + c]) * b.ty;
+      const float right = b.r0[b.x1 + c] + (b.r1[b.x1 + c] - b.r0[b.x1 + c]) * b.ty;
+      const float t = left + (right - left) * b.tx;
       out[c] = level ? out[c] + (t - out[c]) * s.level_mix : t;
     }
   }
@@ -171,34 +176,6 @@ inline PixelGeometry pixel_geometry(const Sprite& s, int x, float fy) {
     g.cov = std::max(0.0f, ox * s.inv_foot_x) * std::max(0.0f, oy * s.inv_foot_y);
   }
   return g;
-}
-
-// The pixels of the row at centre offset fy that can touch the sprite: where
-// |lx| < half_w + foot_x and |ly| < half_h + foot_y, solved for x, widened by
-// one pixel on each side (the per-pixel test decides exactly).
-inline void row_span(const Sprite& s, float fy, int* xa, int* xb) {
-  float lo = -1e30f, hi = 1e30f;
-  auto limit = [&](float a, float b, float e) {  // |a fx + b| < e
-    if (std::abs(a) < 1e-12f) {
-      if (std::abs(b) >= e) lo = 1, hi = 0;
-      return;
-    }
-    float p = (-e - b) / a, q = (e - b) / a;
-    if (p > q) std::swap(p, q);
-    lo = std::max(lo, p);
-    hi = std::min(hi, q);
-  };
-  limit(s.ax_x, fy * s.ax_y, s.half_w + s.foot_x);
-  limit(s.ay_x, fy * s.ay_y, s.half_h + s.foot_y);
-  if (!(lo < hi)) {
-    *xa = *xb = s.x0;
-    return;
-  }
-  // x + 0.5 - cx in (lo, hi)
-  const double a = std::floor(static_cast<double>(lo) + s.cx - 0.5) - 1;
-  const double b = std::ceil(static_cast<double>(hi) + s.cx - 0.5) + 2;
-  *xa = static_cast<int>(std::clamp(a, static_cast<double>(s.x0), static_cast<double>(s.x1)));
-  *xb = static_cast<int>(std::clamp(b, static_cast<double>(s.x0), static_cast<double>(s.x1)));
 }
 
 // sRGB to linear through a fine table (one lookup per colour channel per
@@ -311,18 +288,21 @@ bool make_sprite(const Particle& p, const Emitter& em, const Texture& tex, Rgb a
   return true;
 }
 
-uint64_t draw_sprite(const Sprite& sprite, Image& img, int row_begin, int row_end) {
+namespace detail {
+
+uint64_t draw_sprite_portable(const Sprite& sprite, Image& img, int row_begin, int row_end) {
   const Sprite s = sprite;  // a local copy: stores to the image cannot alias it
   const LevelView l0 = level_view(s.cell->levels[static_cast<size_t>(s.level0)]);
   const LevelView l1 = level_view(s.cell->levels[static_cast<size_t>(s.level1)]);
   const float mix = s.level_mix;
+  const RowSpans spans(s);
   const int ylo = std::max(s.y0, row_begin), yhi = std::min(s.y1, row_end);
   uint64_t blended = 0;
   for (int y = ylo; y < yhi; ++y) {
     float* __restrict row = img.row(y);
     const float fy = static_cast<float>(y) + 0.5f - s.cy;
     int xa, xb;
-    row_span(s, fy, &xa, &xb);
+    spans.at(fy, &xa, &xb);
     for (int x = xa; x < xb; ++x) {
       const PixelGeometry g = pixel_geometry(s, x, fy);
       if (g.cov <= 0) continue;
@@ -340,6 +320,52 @@ uint64_t draw_sprite(const Sprite& sprite, Image& img, int row_begin, int row_en
     }
   }
   return blended;
+}
+
+}  // namespace detail
+
+namespace {
+
+DrawPath choose_draw_path() {
+  if (const char* env = std::getenv("SPRITZ_SIMD")) {
+    const std::string_view v = env;
+    if (v == "portable") return DrawPath::kPortable;
+    if (v == "reference") return DrawPath::kReference;
+  }
+  return detail::cpu_has_avx2() ? DrawPath::kAvx2 : DrawPath::kPortable;
+}
+
+}  // namespace
+
+DrawPath default_draw_path() {
+  static const DrawPath path = choose_draw_path();
+  return path;
+}
+
+bool draw_path_available(DrawPath path) { return path != DrawPath::kAvx2 || detail::cpu_has_avx2(); }
+
+const char* draw_path_name(DrawPath path) {
+  switch (path) {
+    case DrawPath::kReference: return "reference";
+    case DrawPath::kPortable: return "portable";
+    case DrawPath::kAvx2: return "avx2";
+  }
+  return "?";
+}
+
+uint64_t draw_sprite(const Sprite& s, Image& img, int row_begin, int row_end, DrawPath path) {
+  switch (path) {
+    case DrawPath::kReference: return draw_sprite_reference(s, img, row_begin, row_end);
+    case DrawPath::kPortable: return detail::draw_sprite_portable(s, img, row_begin, row_end);
+    case DrawPath::kAvx2:
+      return s.exact_edges ? detail::draw_sprite_portable(s, img, row_begin, row_end)
+                           : detail::draw_sprite_avx2(s, img, row_begin, row_end);
+  }
+  return 0;
+}
+
+uint64_t draw_sprite(const Sprite& s, Image& img, int row_begin, int row_end) {
+  return draw_sprite(s, img, row_begin, row_end, default_draw_path());
 }
 
 uint64_t draw_sprite_reference(const Sprite& s, Image& img, int row_begin, int row_end) {

@@ -58,11 +58,23 @@ struct View {
 bool make_sprite(const Particle& p, const Emitter& em, const Texture& tex, Rgb ambient_linear,
                  int width, int height, const View& view, Sprite& out);
 
+// The ways to draw a sprite, all giving the same bytes (tested):
+//   kReference  the plain scalar loop over the bounding box, one channel at a time
+//   kPortable   four channels at once over row spans (SSE2 / NEON)
+//   kAvx2       eight pixels' geometry at once, two pixels per 256-bit vector;
+//               chosen at run time when the CPU has AVX2 (x86-64 only)
+enum class DrawPath { kReference, kPortable, kAvx2 };
+
+// The fastest path this CPU runs, unless the environment variable
+// SPRITZ_SIMD names another ("portable" or "reference").
+DrawPath default_draw_path();
+bool draw_path_available(DrawPath path);
+const char* draw_path_name(DrawPath path);
+
 // Blends one sprite into rows [row_begin, row_end) of `img`. Returns the
-// number of pixels blended. draw_sprite is the fast path (four channels at
-// once, row spans); draw_sprite_reference is the plain scalar loop it must
-// match bit for bit (tested).
-uint64_t draw_sprite(const Sprite& s, Image& img, int row_begin, int row_end);
+// number of pixels blended. `path` must be available.
+uint64_t draw_sprite(const Sprite& s, Image& img, int row_begin, int row_end, DrawPath path);
+uint64_t draw_sprite(const Sprite& s, Image& img, int row_begin, int row_end);  // default path
 uint64_t draw_sprite_reference(const Sprite& s, Image& img, int row_begin, int row_end);
 
 // The default view: the design canvas fitted inside width x height, centred.
