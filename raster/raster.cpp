@@ -33,7 +33,7 @@ int clip(const Pt* in, int n, Pt* out, Dist dist) {
   int m = 0;
   for (int i = 0; i < n; ++i) {
     const Pt& a = in[i];
-    const Pt& b = in[(i + 1) % n];
+    const Pt& b = in[i + 1 < n ? i + 1 : 0];
     const float da = dist(a), db = dist(b);
     if (da >= 0) out[m++] = a;
     if ((da >= 0) != (db >= 0)) {
@@ -65,7 +65,7 @@ float coverage(const Sprite& s, float px, float py) {
   float area2 = 0;
   for (int i = 0; i < n; ++i) {
     const Pt& p = a[i];
-    const Pt& q = a[(i + 1) % n];
+    const Pt& q = a[i + 1 < n ? i + 1 : 0];
     area2 += p.x * q.y - q.x * p.y;
   }
   return std::min(1.0f, std::abs(area2) * 0.5f);
