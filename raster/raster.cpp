@@ -459,7 +459,7 @@ void Rasterizer::render(const Frame& frame, Image& out) {
       for (int x = 0; x < width_; ++x) std::memcpy(row + x * 4, background_, sizeof background_);
     }
     uint64_t local = 0;
-    for (uint32_t i : bins_[static_cast<size_t>(k)]) local += draw_sprite(sprites_[i], out, row_begin, row_end);
+    for (uint32_t i : bins_[static_cast<size_t>(k)]) local += draw_sprite(sprites_[i], out, row_begin, row_end, path_);
     blended_[static_cast<size_t>(k)] = local;
   });
   stats_.sprites = sprites_.size();

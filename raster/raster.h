@@ -99,6 +99,10 @@ class Rasterizer {
   // (resized as needed; its storage is reused across frames).
   void render(const Frame& frame, Image& out);
 
+  // The sprite kernel to use (default: default_draw_path()); must be available.
+  void set_draw_path(DrawPath path) { path_ = path; }
+  DrawPath draw_path() const { return path_; }
+
   const RasterStats& stats() const { return stats_; }
   double scale() const { return view_.scale; }
   int threads() const { return threads_; }
@@ -117,6 +121,7 @@ class Rasterizer {
   std::vector<std::vector<uint32_t>> bins_;  // sprite indices per strip, in draw order
   std::vector<uint64_t> blended_;            // per strip
   RasterStats stats_;
+  DrawPath path_ = default_draw_path();
   std::unique_ptr<ThreadPool> pool_;
 };
 

@@ -176,6 +176,36 @@ TEST_CASE("bundled effects render identically on 1 2 and 7 threads", "[blend]") 
   CHECK(effects >= 1);
 }
 
+// A farm of mixed CPUs (some with AVX2, some without) must still produce
+// identical frames: every sprite kernel gives the reference's bytes.
+TEST_CASE("bundled effects render identically with every sprite kernel", "[blend]") {
+  namespace fs = std::filesystem;
+  int effects = 0;
+  for (const auto& entry : fs::directory_iterator(fs::path(SPRITZ_SOURCE_DIR) / "configs")) {
+    if (entry.path().extension() != ".toml") continue;
+    ++effects;
+    std::ifstream in(entry.path());
+    const std::string text((std::istreambuf_iterator<char>(in)), {});
+    const Effect fx = load_effect(text, entry.path().string(), entry.path().parent_path().string());
+    const TextureSet tex = load_textures(fx, 1.0);
+    const Frame f = evaluate(fx, clock_at_time(fx, 0.9));
+    Image want;
+    Rasterizer reference(fx, tex, fx.canvas.width, fx.canvas.height, 2);
+    reference.set_draw_path(DrawPath::kReference);
+    reference.render(f, want);
+    for (DrawPath path : {DrawPath::kPortable, DrawPath::kAvx2}) {
+      if (!draw_path_available(path)) continue;
+      Image got;
+      Rasterizer r(fx, tex, fx.canvas.width, fx.canvas.height, 2);
+      r.set_draw_path(path);
+      r.render(f, got);
+      INFO(entry.path() << " with " << draw_path_name(path));
+      CHECK(std::memcmp(want.rgba.data(), got.rgba.data(), want.rgba.size() * 4) == 0);
+    }
+  }
+  CHECK(effects >= 1);
+}
+
 TEST_CASE("no NaN reaches a pixel from extreme particles", "[blend]") {
   const Scene s = scene("texture = \"builtin:soft\"\nlight_emission = 0.5\nbrightness = 1e6");
   const Image img = render(s, {particle(1e30, 0, 1e30), particle(0, 0, 1e-30), particle(3, 3, 5e8, {1, 1, 1}, 1, 1e20)});
