@@ -436,16 +436,15 @@ void Rasterizer::render(const Frame& frame, Image& out) {
                               height_, view_, sprites_[i]);
     }
   });
-  size_t kept = 0;
-  for (size_t i = 0; i < n; ++i)
-    if (valid_[i]) sprites_[kept++] = sprites_[i];
-  sprites_.resize(kept);
-
-  // Bin sprites by the strips their rows touch, keeping draw order.
+  // Bin the sprites that reach the canvas by the strips their rows touch,
+  // keeping draw order (no compaction: the bins index sprites_ directly).
   const int strips = (height_ + kStripRows - 1) / kStripRows;
   bins_.resize(static_cast<size_t>(strips));
   for (auto& bin : bins_) bin.clear();
-  for (size_t i = 0; i < sprites_.size(); ++i) {
+  uint64_t kept = 0;
+  for (size_t i = 0; i < n; ++i) {
+    if (!valid_[i]) continue;
+    ++kept;
     const Sprite& s = sprites_[i];
     for (int k = s.y0 / kStripRows; k <= (s.y1 - 1) / kStripRows; ++k)
       bins_[static_cast<size_t>(k)].push_back(static_cast<uint32_t>(i));
@@ -462,7 +461,7 @@ void Rasterizer::render(const Frame& frame, Image& out) {
     for (uint32_t i : bins_[static_cast<size_t>(k)]) local += draw_sprite(sprites_[i], out, row_begin, row_end, path_);
     blended_[static_cast<size_t>(k)] = local;
   });
-  stats_.sprites = sprites_.size();
+  stats_.sprites = kept;
   stats_.covered_pixels = 0;
   for (uint64_t b : blended_) stats_.covered_pixels += b;
 }
