@@ -31,7 +31,7 @@ class RowSpans {
  public:
   explicit RowSpans(const Sprite& s) : cx_(static_cast<double>(s.cx) - 0.5), x0_(s.x0), x1_(s.x1) {
     const double fx_max = std::abs(static_cast<double>(s.cx)) + std::max(std::abs(s.x0), std::abs(s.x1)) + 1;
-    const double fy_max = (s.y1 - s.y0) + 2.0;
+    const double fy_max = std::abs(static_cast<double>(s.cy)) + std::max(std::abs(s.y0), std::abs(s.y1)) + 1;
     add(0, s.ax_x, s.ax_y, static_cast<double>(s.half_w) + s.foot_x, fx_max, fy_max);
     add(1, s.ay_x, s.ay_y, static_cast<double>(s.half_h) + s.foot_y, fx_max, fy_max);
   }

@@ -152,7 +152,9 @@ TEST_CASE("threads 1 2 and 7 give identical buffers", "[blend]") {
   CHECK(std::memcmp(one.rgba.data(), seven.rgba.data(), one.rgba.size() * 4) == 0);
 }
 
-TEST_CASE("bundled effects render identically on 1 2 and 7 threads", "[blend]") {
+// Calls fn(path, effect, textures) for every bundled effect; returns how many.
+template <typename Fn>
+int for_each_bundled_effect(Fn fn) {
   namespace fs = std::filesystem;
   int effects = 0;
   for (const auto& entry : fs::directory_iterator(fs::path(SPRITZ_SOURCE_DIR) / "configs")) {
@@ -161,33 +163,31 @@ TEST_CASE("bundled effects render identically on 1 2 and 7 threads", "[blend]") 
     std::ifstream in(entry.path());
     const std::string text((std::istreambuf_iterator<char>(in)), {});
     const Effect fx = load_effect(text, entry.path().string(), entry.path().parent_path().string());
-    const TextureSet tex = load_textures(fx, 1.0);
+    fn(entry.path(), fx, load_textures(fx, 1.0));
+  }
+  return effects;
+}
+
+TEST_CASE("bundled effects render identically on 1 2 and 7 threads", "[blend]") {
+  const int effects = for_each_bundled_effect([](const std::filesystem::path& path, const Effect& fx, const TextureSet& tex) {
     for (double t : {0.3, 1.1}) {
       const Frame f = evaluate(fx, clock_at_time(fx, t));
       Image a, b, c;
       Rasterizer(fx, tex, fx.canvas.width, fx.canvas.height, 1).render(f, a);
       Rasterizer(fx, tex, fx.canvas.width, fx.canvas.height, 2).render(f, b);
       Rasterizer(fx, tex, fx.canvas.width, fx.canvas.height, 7).render(f, c);
-      INFO(entry.path() << " at " << t);
+      INFO(path << " at " << t);
       CHECK(std::memcmp(a.rgba.data(), b.rgba.data(), a.rgba.size() * 4) == 0);
       CHECK(std::memcmp(a.rgba.data(), c.rgba.data(), a.rgba.size() * 4) == 0);
     }
-  }
+  });
   CHECK(effects >= 1);
 }
 
 // A farm of mixed CPUs (some with AVX2, some without) must still produce
 // identical frames: every sprite kernel gives the reference's bytes.
 TEST_CASE("bundled effects render identically with every sprite kernel", "[blend]") {
-  namespace fs = std::filesystem;
-  int effects = 0;
-  for (const auto& entry : fs::directory_iterator(fs::path(SPRITZ_SOURCE_DIR) / "configs")) {
-    if (entry.path().extension() != ".toml") continue;
-    ++effects;
-    std::ifstream in(entry.path());
-    const std::string text((std::istreambuf_iterator<char>(in)), {});
-    const Effect fx = load_effect(text, entry.path().string(), entry.path().parent_path().string());
-    const TextureSet tex = load_textures(fx, 1.0);
+  const int effects = for_each_bundled_effect([](const std::filesystem::path& file, const Effect& fx, const TextureSet& tex) {
     const Frame f = evaluate(fx, clock_at_time(fx, 0.9));
     Image want;
     Rasterizer reference(fx, tex, fx.canvas.width, fx.canvas.height, 2);
@@ -199,10 +199,10 @@ TEST_CASE("bundled effects render identically with every sprite kernel", "[blend
       Rasterizer r(fx, tex, fx.canvas.width, fx.canvas.height, 2);
       r.set_draw_path(path);
       r.render(f, got);
-      INFO(entry.path() << " with " << draw_path_name(path));
+      INFO(file << " with " << draw_path_name(path));
       CHECK(std::memcmp(want.rgba.data(), got.rgba.data(), want.rgba.size() * 4) == 0);
     }
-  }
+  });
   CHECK(effects >= 1);
 }
 
