@@ -1,5 +1,10 @@
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <random>
+
 #include "color.h"
 #include "encode.h"
 #include "png.h"
@@ -83,5 +88,119 @@ TEST_CASE("colour bleed fills transparent pixels and leaves alpha alone", "[enco
     CHECK(img[static_cast<size_t>(x) * 4 + 0] == 200);
     CHECK(img[static_cast<size_t>(x) * 4 + 1] == 100);
     CHECK(img[static_cast<size_t>(x) * 4 + 3] == (x == 2 ? 255 : 0));
+  }
+}
+
+namespace {
+
+// The encoder as the model states it, one pixel and one channel at a time,
+// with a binary search for the sRGB code: what the four-lane encoder must
+// match byte for byte.
+uint8_t reference_srgb8(float x) {
+  static const std::vector<float> thresholds = [] {
+    std::vector<float> t;
+    for (int k = 0; k < 255; ++k) t.push_back(static_cast<float>(srgb_to_linear((k + 0.5) / 255.0)));
+    return t;
+  }();
+  if (!(x > 0)) return 0;
+  return static_cast<uint8_t>(std::upper_bound(thresholds.begin(), thresholds.end(), x) - thresholds.begin());
+}
+
+float reference_srgb_f(float x) {
+  constexpr int kSteps = 4096;
+  static const std::vector<float> table = [] {
+    std::vector<float> v;
+    for (int i = 0; i <= kSteps; ++i) v.push_back(static_cast<float>(linear_to_srgb(static_cast<double>(i) / kSteps)));
+    return v;
+  }();
+  if (x <= 0.0031308f) return std::max(0.0f, x * 12.92f);
+  const float f = std::min(x, 1.0f) * kSteps;
+  const int i = std::min(static_cast<int>(f), kSteps - 1);
+  const float t = f - static_cast<float>(i);
+  return table[static_cast<size_t>(i)] + (table[static_cast<size_t>(i) + 1] - table[static_cast<size_t>(i)]) * t;
+}
+
+uint8_t reference_byte(float v) { return static_cast<uint8_t>(std::lround(std::clamp(v, 0.0f, 1.0f) * 255.0f)); }
+
+void reference_pixel(const float* src, Tonemap tonemap, AlphaMode alpha, uint8_t* dst) {
+  float c[3] = {std::max(src[0], 0.0f), std::max(src[1], 0.0f), std::max(src[2], 0.0f)};
+  const float a = std::clamp(src[3], 0.0f, 1.0f);
+  const float p = std::max({c[0], c[1], c[2]});
+  if (p > 1) {
+    if (tonemap == Tonemap::kWhite) {
+      const float beta = 1 - 1 / p;
+      for (float& ch : c) ch = (1 - beta) * ch / p + beta;
+    } else {
+      for (float& ch : c) ch = std::min(ch, 1.0f);
+    }
+  }
+  const float a_out = std::max(a, std::min(1.0f, std::max({c[0], c[1], c[2]})));
+  if (!(a_out > 0)) {
+    dst[0] = dst[1] = dst[2] = dst[3] = 0;
+    return;
+  }
+  const float inv = 1 / a_out;
+  if (alpha == AlphaMode::kStraight) {
+    for (int k = 0; k < 3; ++k) dst[k] = reference_srgb8(std::min(1.0f, c[k] * inv));
+    dst[3] = reference_byte(a_out);
+  } else {
+    for (int k = 0; k < 3; ++k) dst[k] = reference_byte(reference_srgb_f(std::min(1.0f, c[k] * inv)) * a_out);
+    dst[3] = reference_byte(a);
+  }
+}
+
+}  // namespace
+
+TEST_CASE("the sRGB code matches a binary search over the exact thresholds", "[encode]") {
+  // Every 61st float in [0, 1], plus both neighbours of every threshold.
+  uint32_t mismatches = 0;
+  uint32_t one_bits;
+  const float one = 1.0f;
+  std::memcpy(&one_bits, &one, 4);
+  for (uint32_t bits = 0; bits <= one_bits; bits += 61) {
+    float x;
+    std::memcpy(&x, &bits, 4);
+    mismatches += linear_to_srgb8(x) != reference_srgb8(x);
+  }
+  for (int k = 0; k < 255; ++k) {
+    const float t = static_cast<float>(srgb_to_linear((k + 0.5) / 255.0));
+    for (float x : {std::nextafter(t, 0.0f), t, std::nextafter(t, 2.0f)}) mismatches += linear_to_srgb8(x) != reference_srgb8(x);
+  }
+  CHECK(mismatches == 0);
+}
+
+TEST_CASE("the four-pixel encoder matches the one-pixel reference byte for byte", "[encode]") {
+  std::mt19937 rng(1234);
+  std::uniform_real_distribution<float> unit(0.0f, 1.0f);
+  // Values from every regime: zero, negative, tiny, ordinary, exactly one,
+  // hot (tone-mapped), thresholds' neighbourhoods.
+  auto value = [&] {
+    switch (rng() % 7) {
+      case 0: return 0.0f;
+      case 1: return -unit(rng);
+      case 2: return std::pow(10.0f, -6.0f + 5.0f * unit(rng));
+      case 3: return 1.0f;
+      case 4: return 4.0f * unit(rng);
+      default: return unit(rng);
+    }
+  };
+  for (const Tonemap tonemap : {Tonemap::kWhite, Tonemap::kClamp}) {
+    for (const AlphaMode alpha : {AlphaMode::kStraight, AlphaMode::kPremultiplied}) {
+      for (int width = 1; width <= 9; ++width) {
+        Image img;
+        img.resize(width, 700);
+        for (float& v : img.rgba) v = value();
+        std::vector<uint8_t> out;
+        encode_rgba8(img, tonemap, alpha, out);
+        size_t mismatches = 0;
+        for (size_t i = 0; i < img.rgba.size() / 4; ++i) {
+          uint8_t want[4];
+          reference_pixel(&img.rgba[i * 4], tonemap, alpha, want);
+          mismatches += std::memcmp(want, &out[i * 4], 4) != 0;
+        }
+        INFO("width " << width << " tonemap " << static_cast<int>(tonemap) << " alpha " << static_cast<int>(alpha));
+        CHECK(mismatches == 0);
+      }
+    }
   }
 }
