@@ -1,7 +1,10 @@
 #include <algorithm>
 #include <chrono>
+#include <condition_variable>
+#include <exception>
+#include <functional>
+#include <mutex>
 #include <filesystem>
-#include <future>
 #include <memory>
 #include <optional>
 #include <cmath>
@@ -87,6 +90,28 @@ std::string replace_all(std::string s, const std::string& from, const std::strin
   return s;
 }
 
+// How a run's threads are spent: `workers` frames in flight at once, each
+// drawn with `raster_threads` strip threads. A sequence keeps one frame per
+// thread in flight (a frame's encoding then overlaps other frames' drawing,
+// and nothing waits on a strip barrier); a single frame, or frames too large
+// to hold one per thread within kFrameBudget, is split into strips instead.
+// The output is the same bytes either way.
+struct FramePlan {
+  int workers = 1, raster_threads = 1;
+};
+
+FramePlan plan_frames(int threads, uint64_t frames, int width, int height) {
+  constexpr double kFrameBudget = 1024.0 * 1024 * 1024;  // bytes of frame buffers in flight
+  // Per frame in flight: the float buffer, the RGBA8 copy and the PNG, and
+  // the same again in the report window.
+  const double frame_bytes = 2.0 * 24.0 * width * height;
+  const double fit = std::max(1.0, std::floor(kFrameBudget / frame_bytes));
+  FramePlan plan;
+  plan.workers = static_cast<int>(std::max<double>(1, std::min({static_cast<double>(threads), static_cast<double>(frames), fit})));
+  plan.raster_threads = std::max(1, threads / plan.workers);
+  return plan;
+}
+
 // Renders the frames of one effect (one seed) to `output`.
 void render_effect(const RenderArgs& args, const Effect& fx, const std::string& output,
                    const std::optional<int64_t>& seed, Totals& totals, Progress& progress,
@@ -153,49 +178,35 @@ void render_effect(const RenderArgs& args, const Effect& fx, const std::string& 
   if (!raw && end > begin) ensure_output_dir(pattern.format(by_time ? 0 : frames.at(begin)));
 
   totals.threads = thread_count(args.threads);
-  std::unique_ptr<FrameRenderer> renderer;  // created on the first frame that needs rendering
-  std::vector<uint8_t> rgba;
   const std::string seed_json = seed ? ",\"seed\":" + std::to_string(*seed) : "";
-  Image spare;  // the buffer the next frame renders into while the last one is encoded
-  struct Pending {
-    int64_t number = 0;
-    double time = 0, clock = 0;
+  const FramePlan plan = plan_frames(totals.threads, end - begin, width, height);
+
+  // Frame workers: each takes the next frame of the list, renders it with its
+  // own FrameRenderer and encodes and writes it, so rendering one frame
+  // overlaps encoding another and every core stays busy. Results come back
+  // through a window of slots and are reported here in list order. A worker
+  // may run at most `window` frames ahead of the report, which bounds memory
+  // whatever the number of frames.
+  struct Slot {
+    bool ready = false, skipped = false;
+    Item item;
     std::string path;
     uint64_t particles = 0;
-    std::chrono::steady_clock::time_point start;
-    std::future<std::pair<Image, std::string>> result;
+    double ms = 0;
+    std::string error;          // this frame could not be written; the run goes on
+    std::exception_ptr fatal;   // rendering itself failed; the run stops here
+    std::vector<uint8_t> rgba;  // raw output, written to stdout in order
   };
-  std::optional<Pending> pending;
-  // Waits for the frame in flight, then reports it (events stay in order).
-  auto finish_pending = [&] {
-    if (!pending) return;
-    auto [image, error] = pending->result.get();
-    spare = std::move(image);
-    if (error.empty()) {
-      ++totals.rendered;
-      if (args.json) {
-        const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - pending->start).count();
-        const std::string line = "{\"type\":\"frame\",\"frame\":" + std::to_string(pending->number) +
-                                 ",\"time\":" + json_number(pending->time) + ",\"clock\":" +
-                                 json_number(pending->clock) + ",\"path\":" + json_string(pending->path) + seed_json +
-                                 ",\"particles\":" + std::to_string(pending->particles) + ",\"ms\":" +
-                                 json_number(std::round(ms * 1000) / 1000) + "}\n";
-        std::fwrite(line.data(), 1, line.size(), stdout);
-        std::fflush(stdout);
-      }
-    } else {
-      // A frame that cannot be written is reported and counted; the run goes
-      // on (a farm wrapper reads the summary) and exits non-zero at the end.
-      ++totals.failed;
-      if (args.json)
-        std::printf("{\"type\":\"error\",\"frame\":%lld,\"message\":%s}\n",
-                    static_cast<long long>(pending->number), json_string(error).c_str());
-      std::fprintf(stderr, "spritz: frame %lld: %s\n", static_cast<long long>(pending->number), error.c_str());
-    }
-    pending.reset();
-  };
-  for (uint64_t i = begin; i < end; ++i) {
-    const auto f0 = std::chrono::steady_clock::now();
+  const uint64_t window = 2 * static_cast<uint64_t>(plan.workers);
+  std::vector<Slot> slots(window);
+  std::mutex mutex;
+  std::condition_variable slot_ready, slot_free;
+  uint64_t next = begin, reported = begin;
+  bool stop = false;
+  std::mutex texture_mutex;
+  std::optional<TextureSet> textures;  // loaded by the first frame that renders
+
+  auto item_at = [&](uint64_t i) {
     Item item;
     if (by_time) {
       item.number = static_cast<int64_t>(i);
@@ -206,64 +217,138 @@ void render_effect(const RenderArgs& args, const Effect& fx, const std::string& 
       item.time = static_cast<double>(item.number) / fps;
       item.clock = clock_at_frame(fx, item.number, fps);
     }
-    const std::string path = raw ? std::string() : pattern.format(item.number);
-    // --skip-existing: writes are atomic, so an existing file is complete.
-    if (!raw && args.skip_existing && std::filesystem::exists(path)) {
-      finish_pending();  // keep events in frame order
+    return item;
+  };
+
+  auto work = [&] {
+    std::unique_ptr<FrameRenderer> renderer;
+    std::vector<uint8_t> px;
+    while (true) {
+      uint64_t i;
+      {
+        std::unique_lock<std::mutex> lock(mutex);
+        slot_free.wait(lock, [&] { return stop || next >= end || next < reported + window; });
+        if (stop || next >= end) return;
+        i = next++;
+      }
+      Slot slot;
+      const auto f0 = std::chrono::steady_clock::now();
+      slot.item = item_at(i);
+      slot.path = raw ? std::string() : pattern.format(slot.item.number);
+      // --skip-existing: writes are atomic, so an existing file is complete.
+      if (!raw && args.skip_existing && std::filesystem::exists(slot.path)) {
+        slot.skipped = true;
+      } else {
+        try {
+          if (!renderer) {
+            TextureSet shared;
+            {
+              std::lock_guard<std::mutex> lock(texture_mutex);
+              if (!textures) textures = load_textures(fx, canvas_view(fx.canvas, width, height).scale);
+              shared = *textures;
+            }
+            renderer = std::make_unique<FrameRenderer>(fx, width, height, plan.raster_threads, std::move(shared));
+          }
+          slot.particles = renderer->render(slot.item.clock);
+          if (raw) renderer->encode(slot.rgba);
+        } catch (...) {
+          slot.fatal = std::current_exception();
+        }
+        if (!raw && !slot.fatal) {
+          try {
+            if (hdr) {
+              const std::vector<uint8_t> bytes = encode_hdr(renderer->image());
+              write_file_atomic(slot.path, bytes.data(), bytes.size());
+            } else {
+              renderer->encode(px);
+              const std::vector<uint8_t> png =
+                  encode_png(px.data(), width, height,
+                             frame_png_texts(fx, slot.item.number, slot.item.time, slot.item.clock, width, height));
+              write_file_atomic(slot.path, png.data(), png.size());
+            }
+          } catch (const std::exception& e) {
+            slot.error = e.what();
+          }
+        }
+      }
+      slot.ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - f0).count();
+      slot.ready = true;
+      {
+        std::lock_guard<std::mutex> lock(mutex);
+        if (slot.fatal) stop = true;  // no new frames; the ones before this are still reported
+        slots[i % window] = std::move(slot);
+      }
+      slot_ready.notify_one();
+    }
+  };
+
+  // Stops and joins the workers however this function is left.
+  struct Crew {
+    std::vector<std::thread> threads;
+    std::function<void()> halt;
+    ~Crew() {
+      halt();
+      for (std::thread& t : threads) t.join();
+    }
+  } crew;
+  crew.halt = [&] {
+    {
+      std::lock_guard<std::mutex> lock(mutex);
+      stop = true;
+    }
+    slot_free.notify_all();
+  };
+  for (int w = 0; w < plan.workers && begin < end; ++w) crew.threads.emplace_back(work);
+
+  for (uint64_t i = begin; i < end; ++i) {
+    Slot slot;
+    {
+      std::unique_lock<std::mutex> lock(mutex);
+      slot_ready.wait(lock, [&] { return slots[i % window].ready; });
+      slot = std::move(slots[i % window]);
+      slots[i % window] = Slot{};
+      reported = i + 1;
+    }
+    slot_free.notify_all();
+    if (slot.fatal) std::rethrow_exception(slot.fatal);
+    const Item& item = slot.item;
+    if (slot.skipped) {
       ++totals.skipped;
       if (args.json) {
         const std::string line = "{\"type\":\"frame\",\"frame\":" + std::to_string(item.number) +
-                                 ",\"time\":" + json_number(item.time) + ",\"path\":" + json_string(path) +
+                                 ",\"time\":" + json_number(item.time) + ",\"path\":" + json_string(slot.path) +
                                  seed_json + ",\"skipped\":true}\n";
         std::fwrite(line.data(), 1, line.size(), stdout);
       }
-    } else {
-      if (!renderer) renderer = std::make_unique<FrameRenderer>(fx, width, height, totals.threads);
-      const uint64_t particles = renderer->render(item.clock);
-      totals.particles += particles;
-      if (raw) {
-        renderer->encode(rgba);
-        if (!write_stdout(rgba.data(), rgba.size())) throw ReaderGone{};
-        ++totals.rendered;
-      } else {
-        // Encode and write this frame on another thread while the next one
-        // renders: PNG encoding is the expensive step. One frame in flight.
-        finish_pending();
-        renderer->swap_image(spare);
-        Pending job;
-        job.number = item.number;
-        job.time = item.time;
-        job.clock = item.clock;
-        job.path = path;
-        job.particles = particles;
-        job.start = f0;
-        job.result = std::async(std::launch::async,
-                                [&fx, hdr, width, height, path, item, image = std::move(spare)]() mutable {
-                                  std::string error;
-                                  try {
-                                    if (hdr) {
-                                      const std::vector<uint8_t> bytes = encode_hdr(image);
-                                      write_file_atomic(path, bytes.data(), bytes.size());
-                                    } else {
-                                      std::vector<uint8_t> px;
-                                      encode_rgba8(image, fx.canvas.tonemap, fx.canvas.alpha, px);
-                                      const std::vector<uint8_t> png = encode_png(
-                                          px.data(), width, height,
-                                          frame_png_texts(fx, item.number, item.time, item.clock, width, height));
-                                      write_file_atomic(path, png.data(), png.size());
-                                    }
-                                  } catch (const std::exception& e) {
-                                    error = e.what();
-                                  }
-                                  return std::make_pair(std::move(image), std::move(error));
-                                });
-        pending = std::move(job);
+    } else if (raw) {
+      totals.particles += slot.particles;
+      if (!write_stdout(slot.rgba.data(), slot.rgba.size())) throw ReaderGone{};
+      ++totals.rendered;
+    } else if (slot.error.empty()) {
+      totals.particles += slot.particles;
+      ++totals.rendered;
+      if (args.json) {
+        const std::string line = "{\"type\":\"frame\",\"frame\":" + std::to_string(item.number) +
+                                 ",\"time\":" + json_number(item.time) + ",\"clock\":" + json_number(item.clock) +
+                                 ",\"path\":" + json_string(slot.path) + seed_json +
+                                 ",\"particles\":" + std::to_string(slot.particles) + ",\"ms\":" +
+                                 json_number(std::round(slot.ms * 1000) / 1000) + "}\n";
+        std::fwrite(line.data(), 1, line.size(), stdout);
+        std::fflush(stdout);
       }
+    } else {
+      // A frame that cannot be written is reported and counted; the run goes
+      // on (a farm wrapper reads the summary) and exits non-zero at the end.
+      totals.particles += slot.particles;
+      ++totals.failed;
+      if (args.json)
+        std::printf("{\"type\":\"error\",\"frame\":%lld,\"message\":%s}\n",
+                    static_cast<long long>(item.number), json_string(slot.error).c_str());
+      std::fprintf(stderr, "spritz: frame %lld: %s\n", static_cast<long long>(item.number), slot.error.c_str());
     }
     ++done;
     progress.update(done, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
   }
-  finish_pending();
 }
 
 std::vector<std::optional<int64_t>> seed_list(const RenderArgs& args) {

@@ -14,6 +14,13 @@ FrameRenderer::FrameRenderer(const Effect& fx, int width, int height, int thread
       textures_(load_textures(fx, view.scale)),
       raster_(fx, textures_, width, height, threads, view) {}
 
+FrameRenderer::FrameRenderer(const Effect& fx, int width, int height, int threads, TextureSet textures)
+    : fx_(fx),
+      width_(width),
+      height_(height),
+      textures_(std::move(textures)),
+      raster_(fx, textures_, width, height, threads, canvas_view(fx.canvas, width, height)) {}
+
 uint64_t FrameRenderer::render(double clock) {
   evaluate(fx_, clock, frame_);
   raster_.render(frame_, image_);

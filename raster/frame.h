@@ -18,6 +18,10 @@ class FrameRenderer {
   // Loads (or generates) the effect's textures; throws spritz::Error.
   FrameRenderer(const Effect& fx, int width, int height, int threads);
   FrameRenderer(const Effect& fx, int width, int height, int threads, const View& view);
+  // With textures already loaded for this size (load_textures(fx,
+  // canvas_view(fx.canvas, width, height).scale)): renderers working on
+  // different frames of one effect share them instead of each building its own.
+  FrameRenderer(const Effect& fx, int width, int height, int threads, TextureSet textures);
 
   // Evaluates the effect at `clock` and rasterizes it into image().
   // Returns the number of particles alive.

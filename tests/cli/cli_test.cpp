@@ -471,3 +471,35 @@ TEST_CASE("render writes Radiance HDR when the pattern ends in .hdr", "[cli]") {
   CHECK(std::string(bytes.begin(), bytes.begin() + 10) == "#?RADIANCE");
   CHECK(fs::exists(d / "h_11.hdr"));
 }
+
+TEST_CASE("a sequence on several threads gives the same frames, reported in list order", "[cli]") {
+  const fs::path d = fresh_dir("pipeline");
+  const std::string list = " -f 7,2,0-1,9 --size 96x64 --json";
+  const Run one = run_spritz("render " + kConfigs + "/sparks.toml" + list + " -o a_##.png --threads 1", d);
+  const Run three = run_spritz("render " + kConfigs + "/sparks.toml" + list + " -o b_##.png --threads 3", d);
+  REQUIRE(one.code == 0);
+  REQUIRE(three.code == 0);
+  std::vector<std::string> order;
+  for (size_t at = 0; (at = three.out.find("\"frame\":", at)) != std::string::npos; at += 8)
+    order.push_back(three.out.substr(at + 8, three.out.find(',', at) - at - 8));
+  CHECK(order == std::vector<std::string>{"7", "2", "0", "1", "9"});
+  for (const char* f : {"07", "02", "00", "01", "09"})
+    CHECK(read_bytes(d / ("a_" + std::string(f) + ".png")) == read_bytes(d / ("b_" + std::string(f) + ".png")));
+  // Raw frames to stdout come out in list order too.
+  const Run raw1 = run_spritz("render " + kConfigs + "/sparks.toml -f 5-0 --size 32x32 -o - --threads 1", d);
+  const Run raw2 = run_spritz("render " + kConfigs + "/sparks.toml -f 5-0 --size 32x32 -o - --threads 2", d);
+  CHECK(raw1.code == 0);
+  CHECK(raw1.out.size() == 6u * 32u * 32u * 4u);
+  CHECK(raw1.out == raw2.out);
+}
+
+TEST_CASE("a frame that cannot be written fails alone; the others are written", "[cli]") {
+  const fs::path d = fresh_dir("pipeline_fail");
+  fs::create_directories(d / "w_03.png");  // a directory where frame 3 should go
+  const Run r = run_spritz("render " + kConfigs + "/snow.toml -f 0-5 --size 64x64 -o w_##.png --json --threads 2", d);
+  CHECK(r.code == 2);
+  CHECK_THAT(r.out, Catch::Contains("{\"type\":\"error\",\"frame\":3,"));
+  CHECK_THAT(r.out, Catch::Contains("\"frames\":6,\"rendered\":5,\"skipped\":0,\"failed\":1"));
+  for (const char* f : {"00", "01", "02", "04", "05"}) CHECK(fs::is_regular_file(d / ("w_" + std::string(f) + ".png")));
+  CHECK(fs::is_directory(d / "w_03.png"));
+}
