@@ -71,12 +71,82 @@ class RowSpans {
   double fixed_b_[2], fixed_e_[2];
 };
 
+// Branch-free helpers that work the same on a float and on a GCC vector of
+// floats (T = __m256 in the AVX2 kernel): each lane computes exactly what the
+// scalar version computes. NaN in `a` gives `b`.
+template <typename T>
+__attribute__((always_inline)) inline T lane_min(T a, T b) { return a < b ? a : b; }
+template <typename T>
+__attribute__((always_inline)) inline T lane_max(T a, T b) { return a > b ? a : b; }
+template <typename T>
+__attribute__((always_inline)) inline T lane_clamp01(T v, T zero, T one) { return lane_min(lane_max(v, zero), one); }
+
+// The part of the exact area that one edge P -> Q of the sprite's rectangle
+// contributes (see exact_coverage): the integral over x in [0, 1] of
+// clamp(y(x), 0, 1) along the edge, signed by the direction of travel. y is
+// linear in x along the edge with the given slope (0 for a vertical edge,
+// whose clipped x-range is then a single point).
+template <typename T>
+__attribute__((always_inline)) inline T edge_area(T px, T py, T qx, float slope, T zero, T one) {
+  const T x0 = lane_clamp01(px, zero, one), x1 = lane_clamp01(qx, zero, one);
+  const T z0 = py + (x0 - px) * slope, z1 = py + (x1 - px) * slope;
+  const T lo = lane_min(z0, z1), hi = lane_max(z0, z1), w = hi - lo;
+  // [lo, hi] splits into a part below 0 (value 0), a middle part [m0, m1]
+  // (mean (m0 + m1) / 2) and a part above 1 (value 1). Each length is a
+  // difference of clamped ends, so nothing cancels catastrophically.
+  const T m0 = lane_clamp01(lo, zero, one), m1 = lane_clamp01(hi, zero, one);
+  const T above = hi - lane_max(lane_min(hi, one), lo);
+  const T integral = (m1 - m0) * ((m0 + m1) * 0.5f) + above;
+  const T mean = w > zero ? integral / w : m0;  // w = 0: y is constant along the piece
+  return (x1 - x0) * mean;
+}
+
+// The per-sprite part of exact_coverage: the rectangle's half axes and its
+// edges' slopes.
+struct ExactEdges {
+  float wx, wy, hx, hy;  // half axes in screen space
+  float slope_h, slope_w;  // dy/dx along the edges parallel to h and to w
+
+  explicit ExactEdges(const Sprite& s)
+      : wx(s.ax_x * s.half_w), wy(s.ax_y * s.half_w), hx(s.ay_x * s.half_h), hy(s.ay_y * s.half_h) {
+    // Edges closer to vertical than this have a clipped x-range of a few
+    // ulps at most; slope 0 keeps their (vanishing) term finite.
+    constexpr float kVertical = 1e-20f;
+    slope_h = std::abs(hx) > kVertical ? hy / hx : 0.0f;
+    slope_w = std::abs(wx) > kVertical ? wy / wx : 0.0f;
+  }
+};
+
+// The exact area of the sprite's rectangle inside the unit pixel whose corner
+// is at (px, py). With the rectangle's boundary oriented positively, Green's
+// theorem gives the area of its intersection with the pixel as
+//   -sum over edges of the integral of clamp(y, 0, 1) dx over x in [0, 1]
+// (in pixel-relative coordinates): each vertical slice of the pixel counts
+// the clamped length of the rectangle's slice. Summed over all pixels it is
+// the rectangle's area, so light is conserved at any size. Only the
+// rectangle's own edges take part, so no boundary can be counted twice, and
+// every step is continuous in the inputs: rounding moves the result by
+// rounding-sized amounts even for edges that run along the pixel's sides.
+template <typename T>
+__attribute__((always_inline)) inline T exact_coverage(const Sprite& s, const ExactEdges& e, T px, T py) {
+  const T zero = px * 0.0f, one = zero + 1.0f;
+  const T cx = s.cx - px, cy = s.cy - py;
+  // Corners c + w + h, c + w - h, c - w - h, c - w + h: positive orientation
+  // for the screen axes (x right, y down) and the sprite's axes.
+  const T x0 = cx + e.wx + e.hx, y0 = cy + e.wy + e.hy;
+  const T x1 = cx + e.wx - e.hx, y1 = cy + e.wy - e.hy;
+  const T x2 = cx - e.wx - e.hx, y2 = cy - e.wy - e.hy;
+  const T x3 = cx - e.wx + e.hx, y3 = cy - e.wy + e.hy;
+  const T sum = edge_area(x0, y0, x1, e.slope_h, zero, one) + edge_area(x1, y1, x2, e.slope_w, zero, one) +
+                edge_area(x2, y2, x3, e.slope_h, zero, one) + edge_area(x3, y3, x0, e.slope_w, zero, one);
+  return lane_clamp01(zero - sum, zero, one);
+}
+
 // The portable kernel (GCC vector extensions: SSE2 on x86-64, NEON on ARM).
 uint64_t draw_sprite_portable(const Sprite& s, Image& img, int row_begin, int row_end);
 
 // The AVX2 kernel: eight pixels' geometry at a time, two pixels' texels per
-// 256-bit vector. Only call it when cpu_has_avx2(); sprites with exact edge
-// coverage (thinner than 3 px) go to the portable kernel.
+// 256-bit vector. Only call it when cpu_has_avx2().
 uint64_t draw_sprite_avx2(const Sprite& s, Image& img, int row_begin, int row_end);
 bool cpu_has_avx2();
 

@@ -9,6 +9,9 @@
 // Only this file's functions carry target("avx2"); the binary still runs on
 // any x86-64 and picks this kernel at run time (cpu_has_avx2). No FMA is
 // used: a fused multiply-add rounds once where the reference rounds twice.
+// exact_coverage<__m256> is always inlined into the target("avx2") kernel, so
+// no __m256 is ever passed by value across a non-AVX call boundary.
+#pragma GCC diagnostic ignored "-Wpsabi"
 #include "kernel.h"
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
@@ -80,6 +83,8 @@ __attribute__((target("avx2"))) uint64_t draw_sprite_avx2(const Sprite& sprite, 
   const Level l1 = level_of(s.cell->levels[static_cast<size_t>(s.level1)]);
   const bool trilinear = s.level_mix > 0;
   const RowSpans spans(s);
+  const bool exact = s.exact_edges;
+  const ExactEdges edges(s);
 
   const __m256 zero = _mm256_setzero_ps(), one = _mm256_set1_ps(1.0f), half = _mm256_set1_ps(0.5f);
   const __m256 abs_mask = _mm256_castsi256_ps(_mm256_set1_epi32(0x7fffffff));
@@ -108,6 +113,7 @@ __attribute__((target("avx2"))) uint64_t draw_sprite_avx2(const Sprite& sprite, 
     float* __restrict row = img.row(y);
     const float fy = static_cast<float>(y) + 0.5f - s.cy;
     const __m256 fy_ax = _mm256_set1_ps(fy * s.ax_y), fy_ay = _mm256_set1_ps(fy * s.ay_y);
+    const __m256 py = _mm256_set1_ps(static_cast<float>(y));
     int xa, xb;
     spans.at(fy, &xa, &xb);
     for (int x = xa; x < xb; x += 8) {
@@ -125,7 +131,17 @@ __attribute__((target("avx2"))) uint64_t draw_sprite_avx2(const Sprite& sprite, 
                                       _mm256_max_ps(_mm256_sub_ps(aly, foot_y), neg_half_h));
       __m256 cov = _mm256_mul_ps(_mm256_max_ps(_mm256_mul_ps(ox, inv_foot_x), zero),
                                  _mm256_max_ps(_mm256_mul_ps(oy, inv_foot_y), zero));
-      cov = _mm256_blendv_ps(cov, one, inside);
+      if (exact) {
+        // Sprites thinner than 3 px: the exact area on edge pixels, as the
+        // reference computes it, lane by lane (exact_coverage on __m256).
+        const __m256 outside =
+            _mm256_or_ps(_mm256_cmp_ps(_mm256_sub_ps(alx, foot_x), half_w, _CMP_GE_OQ),
+                         _mm256_cmp_ps(_mm256_sub_ps(aly, foot_y), half_h, _CMP_GE_OQ));
+        const __m256 area = exact_coverage<__m256>(s, edges, _mm256_cvtepi32_ps(xs), py);
+        cov = _mm256_andnot_ps(outside, _mm256_blendv_ps(area, one, inside));
+      } else {
+        cov = _mm256_blendv_ps(cov, one, inside);
+      }
       // Outside the footprint (|l| - foot >= half) the overlap above is
       // already <= 0, so max(.., 0) makes it exactly 0 as the reference's test does.
       cov = _mm256_and_ps(cov, _mm256_castsi256_ps(_mm256_cmpgt_epi32(_mm256_set1_epi32(xb), xs)));

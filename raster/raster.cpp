@@ -23,54 +23,6 @@ constexpr double kLodBias = 1.4142135623730951;
 constexpr int kSpriteChunk = 1024;  // particles per setup task
 constexpr double kExactBelowPx = 3;  // sprites thinner than this get exact edge coverage
 
-struct Pt {
-  float x, y;
-};
-
-// Clips a convex polygon against one half-plane (keep where dist >= 0).
-template <typename Dist>
-int clip(const Pt* in, int n, Pt* out, Dist dist) {
-  int m = 0;
-  for (int i = 0; i < n; ++i) {
-    const Pt& a = in[i];
-    const Pt& b = in[i + 1 < n ? i + 1 : 0];
-    const float da = dist(a), db = dist(b);
-    if (da >= 0) out[m++] = a;
-    if ((da >= 0) != (db >= 0)) {
-      const float t = da / (da - db);
-      out[m++] = {a.x + (b.x - a.x) * t, a.y + (b.y - a.y) * t};
-    }
-  }
-  return m;
-}
-
-// The exact area of the sprite's rectangle inside the unit pixel whose corner
-// is at (px, py): the rectangle is clipped to the pixel square (Sutherland-
-// Hodgman) and measured with the shoelace formula. Summed over all pixels the
-// coverage equals the rectangle's area, so light is conserved at any size.
-float coverage(const Sprite& s, float px, float py) {
-  const float cx = s.cx - px, cy = s.cy - py;
-  const float wx = s.ax_x * s.half_w, wy = s.ax_y * s.half_w;
-  const float hx = s.ay_x * s.half_h, hy = s.ay_y * s.half_h;
-  Pt a[12] = {{cx + wx + hx, cy + wy + hy},
-              {cx - wx + hx, cy - wy + hy},
-              {cx - wx - hx, cy - wy - hy},
-              {cx + wx - hx, cy + wy - hy}};
-  Pt b[12];
-  int n = 4;
-  n = clip(a, n, b, [](Pt p) { return p.x; });
-  n = clip(b, n, a, [](Pt p) { return 1 - p.x; });
-  n = clip(a, n, b, [](Pt p) { return p.y; });
-  n = clip(b, n, a, [](Pt p) { return 1 - p.y; });
-  float area2 = 0;
-  for (int i = 0; i < n; ++i) {
-    const Pt& p = a[i];
-    const Pt& q = a[i + 1 < n ? i + 1 : 0];
-    area2 += p.x * q.y - q.x * p.y;
-  }
-  return std::min(1.0f, std::abs(area2) * 0.5f);
-}
-
 // Texel addresses and weights of a bilinear sample at (u, v) in [0, 1],
 // clamped to the edge.
 struct Bilinear {
@@ -153,7 +105,7 @@ struct PixelGeometry {
   float lx, ly, cov;
 };
 
-inline PixelGeometry pixel_geometry(const Sprite& s, int x, float fy) {
+inline PixelGeometry pixel_geometry(const Sprite& s, const detail::ExactEdges& edges, int x, int y, float fy) {
   const float fx = static_cast<float>(x) + 0.5f - s.cx;
   PixelGeometry g;
   g.lx = fx * s.ax_x + fy * s.ax_y;
@@ -164,7 +116,7 @@ inline PixelGeometry pixel_geometry(const Sprite& s, int x, float fy) {
   } else if (alx + s.foot_x <= s.half_w && aly + s.foot_y <= s.half_h) {
     g.cov = 1;  // the whole pixel is inside
   } else if (s.exact_edges) {
-    g.cov = coverage(s, static_cast<float>(x), fy + s.cy - 0.5f);
+    g.cov = detail::exact_coverage(s, edges, static_cast<float>(x), static_cast<float>(y));
   } else {
     // Edge of a sprite at least kExactBelowPx across: the overlap of the
     // pixel's footprint [l - foot, l + foot] with [-half, half] along each
@@ -296,6 +248,7 @@ uint64_t draw_sprite_portable(const Sprite& sprite, Image& img, int row_begin, i
   const LevelView l1 = level_view(s.cell->levels[static_cast<size_t>(s.level1)]);
   const float mix = s.level_mix;
   const RowSpans spans(s);
+  const ExactEdges edges(s);
   const int ylo = std::max(s.y0, row_begin), yhi = std::min(s.y1, row_end);
   uint64_t blended = 0;
   for (int y = ylo; y < yhi; ++y) {
@@ -304,7 +257,7 @@ uint64_t draw_sprite_portable(const Sprite& sprite, Image& img, int row_begin, i
     int xa, xb;
     spans.at(fy, &xa, &xb);
     for (int x = xa; x < xb; ++x) {
-      const PixelGeometry g = pixel_geometry(s, x, fy);
+      const PixelGeometry g = pixel_geometry(s, edges, x, y, fy);
       if (g.cov <= 0) continue;
       const float u = std::clamp(0.5f + g.lx * s.inv_w, 0.0f, 1.0f);
       const float v = std::clamp(0.5f - g.ly * s.inv_h, 0.0f, 1.0f);
@@ -358,8 +311,7 @@ uint64_t draw_sprite(const Sprite& s, Image& img, int row_begin, int row_end, Dr
     case DrawPath::kReference: return draw_sprite_reference(s, img, row_begin, row_end);
     case DrawPath::kPortable: return detail::draw_sprite_portable(s, img, row_begin, row_end);
     case DrawPath::kAvx2:
-      return s.exact_edges ? detail::draw_sprite_portable(s, img, row_begin, row_end)
-                           : detail::draw_sprite_avx2(s, img, row_begin, row_end);
+      return detail::draw_sprite_avx2(s, img, row_begin, row_end);
   }
   return 0;
 }
@@ -369,13 +321,14 @@ uint64_t draw_sprite(const Sprite& s, Image& img, int row_begin, int row_end) {
 }
 
 uint64_t draw_sprite_reference(const Sprite& s, Image& img, int row_begin, int row_end) {
+  const detail::ExactEdges edges(s);
   const int ylo = std::max(s.y0, row_begin), yhi = std::min(s.y1, row_end);
   uint64_t blended = 0;
   for (int y = ylo; y < yhi; ++y) {
     float* row = img.row(y);
     const float fy = static_cast<float>(y) + 0.5f - s.cy;
     for (int x = s.x0; x < s.x1; ++x) {
-      const PixelGeometry g = pixel_geometry(s, x, fy);
+      const PixelGeometry g = pixel_geometry(s, edges, x, y, fy);
       if (g.cov <= 0) continue;
       const float u = std::clamp(0.5f + g.lx * s.inv_w, 0.0f, 1.0f);
       const float v = std::clamp(0.5f - g.ly * s.inv_h, 0.0f, 1.0f);
