@@ -1,5 +1,7 @@
 #include "pool.h"
 
+#include <chrono>
+
 namespace spritz {
 
 ThreadPool::ThreadPool(int threads) {
@@ -43,6 +45,12 @@ void ThreadPool::run(int tasks, const std::function<void(int)>& fn) {
 void ThreadPool::work() {
   uint64_t seen = 0;
   while (true) {
+    // Spin briefly before sleeping: a frame's two parallel phases (sprite
+    // setup, then strips) follow each other within microseconds, and waking
+    // a sleeping thread costs tens of them on a virtual machine.
+    const auto spin_until = std::chrono::steady_clock::now() + std::chrono::microseconds(100);
+    while (generation_.load(std::memory_order_acquire) == seen && std::chrono::steady_clock::now() < spin_until)
+      std::this_thread::yield();
     {
       std::unique_lock<std::mutex> lock(mutex_);
       wake_.wait(lock, [&] { return stop_ || generation_ != seen; });

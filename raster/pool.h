@@ -34,7 +34,7 @@ class ThreadPool {
   int tasks_ = 0;
   std::atomic<int> next_{0};
   int busy_ = 0;
-  uint64_t generation_ = 0;
+  std::atomic<uint64_t> generation_{0};
   bool stop_ = false;
 };
 
