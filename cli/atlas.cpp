@@ -1,8 +1,13 @@
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstdio>
+#include <exception>
 #include <filesystem>
 #include <memory>
+#include <mutex>
+#include <optional>
+#include <thread>
 
 #include "atlas.h"
 #include "commands.h"
@@ -159,27 +164,63 @@ int run_atlas(const AtlasArgs& args) {
   }
 
   const AlphaMode alpha = args.premultiplied ? AlphaMode::kPremultiplied : fx.canvas.alpha;
-  std::unique_ptr<FrameRenderer> renderer;
-  size_t renderer_effect = 0;
-  auto renderer_for = [&](size_t e) -> FrameRenderer& {
-    if (!renderer || renderer_effect != e) {
-      renderer = std::make_unique<FrameRenderer>(effects[e], cell_w, cell_h, thread_count(args.threads), view);
-      renderer_effect = e;
-    }
-    return *renderer;
+  // Cells are independent frames: each of up to --threads workers takes the
+  // next cell, renders it on one thread (or in strips, when there are fewer
+  // cells than threads), encodes it and places it. The sheet is the same
+  // bytes for any thread count.
+  const int threads = thread_count(args.threads);
+  const int workers = static_cast<int>(std::clamp<size_t>(cells.size(), 1, static_cast<size_t>(threads)));
+  const int raster_threads = std::max(1, threads / workers);
+  std::mutex texture_mutex;
+  std::vector<std::optional<TextureSet>> textures(effects.size());
+  auto textures_for = [&](size_t e) {
+    std::lock_guard<std::mutex> lock(texture_mutex);
+    if (!textures[e]) textures[e] = load_textures(effects[e], view.scale);
+    return *textures[e];
   };
   SheetBuilder builder(layout);
-  std::vector<uint8_t> rgba, first;
-  for (size_t i = 0; i < cells.size(); ++i) {
-    FrameRenderer& r = renderer_for(cells[i].effect);
-    r.render(cells[i].clock);
-    encode_rgba8(r.image(), fx.canvas.tonemap, alpha, rgba);
-    if (i == 0) first = rgba;
-    // Straight alpha: fill the colour under alpha 0 so engines that filter or
-    // mipmap the sheet get no dark halos. Alpha is untouched.
-    if (alpha == AlphaMode::kStraight) bleed_transparent_colour(rgba, cell_w, cell_h);
-    builder.place(static_cast<int>(i), rgba);
+  std::vector<uint8_t> first;
+  std::atomic<size_t> next{0};
+  std::atomic<bool> failed{false};
+  std::vector<std::exception_ptr> errors(static_cast<size_t>(workers));
+  auto work = [&](int w) {
+    try {
+      std::unique_ptr<FrameRenderer> renderer;
+      size_t renderer_effect = 0;
+      std::vector<uint8_t> rgba;
+      for (size_t i; !failed && (i = next.fetch_add(1)) < cells.size();) {
+        const size_t e = cells[i].effect;
+        if (!renderer || renderer_effect != e) {
+          renderer = std::make_unique<FrameRenderer>(effects[e], cell_w, cell_h, raster_threads, view, textures_for(e));
+          renderer_effect = e;
+        }
+        renderer->render(cells[i].clock);
+        encode_rgba8(renderer->image(), fx.canvas.tonemap, alpha, rgba);
+        if (i == 0) first = rgba;
+        // Straight alpha: fill the colour under alpha 0 so engines that filter or
+        // mipmap the sheet get no dark halos. Alpha is untouched.
+        if (alpha == AlphaMode::kStraight) bleed_transparent_colour(rgba, cell_w, cell_h);
+        builder.place(static_cast<int>(i), rgba);
+      }
+    } catch (...) {
+      errors[static_cast<size_t>(w)] = std::current_exception();
+      failed = true;
+    }
+  };
+  {
+    std::vector<std::thread> crew;
+    for (int w = 1; w < workers; ++w) crew.emplace_back(work, w);
+    work(0);
+    for (std::thread& t : crew) t.join();
   }
+  for (const std::exception_ptr& e : errors)
+    if (e) std::rethrow_exception(e);
+  std::vector<uint8_t> rgba;
+  std::unique_ptr<FrameRenderer> renderer;
+  auto renderer_for = [&](size_t e) -> FrameRenderer& {
+    renderer = std::make_unique<FrameRenderer>(effects[e], cell_w, cell_h, threads, view, textures_for(e));
+    return *renderer;
+  };
   // The loop seam: the largest channel difference between the frame one step
   // after the last cell and the first cell (0 for a true loop).
   // (Not defined for a sheet of seeds.)

@@ -15,11 +15,15 @@ FrameRenderer::FrameRenderer(const Effect& fx, int width, int height, int thread
       raster_(fx, textures_, width, height, threads, view) {}
 
 FrameRenderer::FrameRenderer(const Effect& fx, int width, int height, int threads, TextureSet textures)
+    : FrameRenderer(fx, width, height, threads, canvas_view(fx.canvas, width, height), std::move(textures)) {}
+
+FrameRenderer::FrameRenderer(const Effect& fx, int width, int height, int threads, const View& view,
+                             TextureSet textures)
     : fx_(fx),
       width_(width),
       height_(height),
       textures_(std::move(textures)),
-      raster_(fx, textures_, width, height, threads, canvas_view(fx.canvas, width, height)) {}
+      raster_(fx, textures_, width, height, threads, view) {}
 
 uint64_t FrameRenderer::render(double clock) {
   evaluate(fx_, clock, frame_);

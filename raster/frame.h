@@ -22,6 +22,8 @@ class FrameRenderer {
   // canvas_view(fx.canvas, width, height).scale)): renderers working on
   // different frames of one effect share them instead of each building its own.
   FrameRenderer(const Effect& fx, int width, int height, int threads, TextureSet textures);
+  // The same with a view; the textures must be loaded for view.scale.
+  FrameRenderer(const Effect& fx, int width, int height, int threads, const View& view, TextureSet textures);
 
   // Evaluates the effect at `clock` and rasterizes it into image().
   // Returns the number of particles alive.

@@ -503,3 +503,14 @@ TEST_CASE("a frame that cannot be written fails alone; the others are written", 
   for (const char* f : {"00", "01", "02", "04", "05"}) CHECK(fs::is_regular_file(d / ("w_" + std::string(f) + ".png")));
   CHECK(fs::is_directory(d / "w_03.png"));
 }
+
+TEST_CASE("atlas cells rendered on several threads give the same sheet", "[cli]") {
+  const fs::path d = fresh_dir("atlas_threads");
+  for (const char* t : {"1", "3"})
+    REQUIRE(run_spritz("atlas " + kConfigs + "/fire_loop.toml -o s" + t + ".png --grid 3x2 --cell 64x48 -q --threads " + t, d).code == 0);
+  CHECK(read_bytes(d / "s1.png") == read_bytes(d / "s3.png"));
+  // A seed sweep (one effect per cell) too.
+  for (const char* t : {"1", "2"})
+    REQUIRE(run_spritz("atlas " + kConfigs + "/confetti.toml --seeds 1-5 --time 1 -o v" + t + ".png --cell 48x48 -q --threads " + t, d).code == 0);
+  CHECK(read_bytes(d / "v1.png") == read_bytes(d / "v2.png"));
+}
