@@ -107,13 +107,14 @@ struct ExactEdges {
   float wx, wy, hx, hy;  // half axes in screen space
   float slope_h, slope_w;  // dy/dx along the edges parallel to h and to w
 
+  // Only sprites with exact_edges use it; the others skip the divisions.
   explicit ExactEdges(const Sprite& s)
       : wx(s.ax_x * s.half_w), wy(s.ax_y * s.half_w), hx(s.ay_x * s.half_h), hy(s.ay_y * s.half_h) {
     // Edges closer to vertical than this have a clipped x-range of a few
     // ulps at most; slope 0 keeps their (vanishing) term finite.
     constexpr float kVertical = 1e-20f;
-    slope_h = std::abs(hx) > kVertical ? hy / hx : 0.0f;
-    slope_w = std::abs(wx) > kVertical ? wy / wx : 0.0f;
+    slope_h = s.exact_edges && std::abs(hx) > kVertical ? hy / hx : 0.0f;
+    slope_w = s.exact_edges && std::abs(wx) > kVertical ? wy / wx : 0.0f;
   }
 };
 
