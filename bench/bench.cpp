@@ -13,6 +13,7 @@
 #include <functional>
 #include <string>
 #include <thread>
+#include <tuple>
 #include <vector>
 
 #include "cairo_peer.h"
@@ -34,18 +35,42 @@ namespace {
 bool g_quick = false;
 
 // Median seconds of f() over enough repetitions to fill `budget_s`.
-double median_seconds(const std::function<void()>& f, double budget_s = 0.6) {
+// The fastest of repeated runs: noise on a shared machine only ever adds
+// time, so the minimum is the steadiest estimate of what the code costs.
+double best_seconds(const std::function<void()>& f, double budget_s = 0.6) {
   if (g_quick) budget_s /= 4;
-  std::vector<double> t;
+  double best = 1e300;
+  int runs = 0;
   const auto start = std::chrono::steady_clock::now();
   do {
     const auto t0 = std::chrono::steady_clock::now();
     f();
-    t.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
-  } while ((t.size() < 3 || std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() < budget_s) &&
-           t.size() < 200);
-  std::sort(t.begin(), t.end());
-  return t[t.size() / 2];
+    best = std::min(best, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+    ++runs;
+  } while ((runs < 3 || std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() < budget_s) &&
+           runs < 200);
+  return best;
+}
+
+// Two variants timed in alternation (a, b, a, b, ...), each its fastest run:
+// a burst of noise then hits both alike, which keeps their ratio honest.
+std::pair<double, double> best_seconds_paired(const std::function<void()>& a, const std::function<void()>& b,
+                                              double budget_s = 1.2) {
+  if (g_quick) budget_s /= 4;
+  double best_a = 1e300, best_b = 1e300;
+  int runs = 0;
+  const auto start = std::chrono::steady_clock::now();
+  do {
+    auto t0 = std::chrono::steady_clock::now();
+    a();
+    best_a = std::min(best_a, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+    t0 = std::chrono::steady_clock::now();
+    b();
+    best_b = std::min(best_b, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+    ++runs;
+  } while ((runs < 3 || std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() < budget_s) &&
+           runs < 200);
+  return {best_a, best_b};
 }
 
 std::string num(double v, int digits = 3) {
@@ -108,11 +133,13 @@ int main(int argc, char** argv) {
     Image img;
     double t[3] = {0, 0, 0};
     uint64_t covered = 0;
-    for (int threads : {1, 2}) {
-      Rasterizer r(s.fx, s.textures, s.width, s.height, threads);
-      r.render(s.frame, img);
-      covered = r.stats().covered_pixels;
-      t[threads] = median_seconds([&] { r.render(s.frame, img); });
+    {
+      Rasterizer r1(s.fx, s.textures, s.width, s.height, 1), r2(s.fx, s.textures, s.width, s.height, 2);
+      Image img2;
+      r1.render(s.frame, img);
+      r2.render(s.frame, img2);
+      covered = r1.stats().covered_pixels;
+      std::tie(t[1], t[2]) = best_seconds_paired([&] { r1.render(s.frame, img); }, [&] { r2.render(s.frame, img2); });
     }
     // The same scene through the portable kernel (four channels at once, no
     // AVX), for the SIMD speedup measured in this run.
@@ -121,9 +148,9 @@ int main(int argc, char** argv) {
       Rasterizer r(s.fx, s.textures, s.width, s.height, 1);
       r.set_draw_path(DrawPath::kPortable);
       r.render(s.frame, img);
-      portable = median_seconds([&] { r.render(s.frame, img); });
+      portable = best_seconds([&] { r.render(s.frame, img); });
     }
-    const double cairo = cairo_available() ? median_seconds([&] { cairo_draw(s); }) : 0;
+    const double cairo = cairo_available() ? best_seconds([&] { cairo_draw(s); }) : 0;
     const double ns1 = t[1] * 1e9 / static_cast<double>(covered), ns2 = t[2] * 1e9 / static_cast<double>(covered);
     const double sprites_per_s = d.count / t[2];
     const double ns_portable = portable * 1e9 / static_cast<double>(covered);
@@ -156,8 +183,8 @@ int main(int argc, char** argv) {
     Rasterizer r(s.fx, s.textures, s.width, s.height, 1);
     r.render(s.frame, img);
     const uint64_t covered = r.stats().covered_pixels;
-    const double t = median_seconds([&] { r.render(s.frame, img); }, 0.3);
-    const double cairo = cairo_available() ? median_seconds([&] { cairo_draw(s); }, 0.3) : 0;
+    const double t = best_seconds([&] { r.render(s.frame, img); }, 0.3);
+    const double cairo = cairo_available() ? best_seconds([&] { cairo_draw(s); }, 0.3) : 0;
     std::printf("  %6.0f px: spritz %6.2f ns/px%s\n", size, t * 1e9 / covered,
                 cairo ? ("   cairo " + num(cairo * 1e9 / covered) + " ns/px").c_str() : "");
     sweep += std::string(sweep.size() > 1 ? ", " : "") + "{\"size\": " + num(size) + ", \"spritz_ns\": " +
@@ -171,10 +198,9 @@ int main(int argc, char** argv) {
         "[[emitter]]\nrate = 2000\nmax_particles = 10000\nlifetime = [1, 2]\nspeed = [20, 80]\nspread = 180\n"
         "size = [[0, 4, 1], [1, 8]]\ntransparency = [[0, 0], [1, 1]]\ncolor = [[0, \"#ffffff\"], [1, \"#ff0000\"]]\n",
         "S4", ".");
-    Frame f;
-    const double a = median_seconds([&] { evaluate(fx, 10.0, f); }, 0.4);
+    Frame f, g;
+    const auto [a, b] = best_seconds_paired([&] { evaluate(fx, 10.0, f); }, [&] { evaluate(fx, 10000.0, g); }, 0.8);
     const uint64_t alive = f.emitters[0].particles.size();
-    const double b = median_seconds([&] { evaluate(fx, 10000.0, f); }, 0.4);
     std::printf("\nS4  steady stream (%llu alive): evaluate at clock 10 %.3f ms, at clock 10000 %.3f ms, ratio %.3f\n",
                 static_cast<unsigned long long>(alive), a * 1e3, b * 1e3, b / a);
     json.raw("S4", "{\"alive\": " + std::to_string(alive) + ", \"ms_clock_10\": " + num(a * 1e3, 4) +
@@ -225,7 +251,7 @@ int main(int argc, char** argv) {
     std::vector<std::pair<double, double>> figures;
     for (const Encoder& e : encoders) {
       size_t bytes = 0;
-      const double t = median_seconds([&] {
+      const double t = best_seconds([&] {
         bytes = 0;
         for (const auto& f : frames) bytes += e.encode(f).size();
       });
