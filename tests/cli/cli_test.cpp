@@ -500,6 +500,7 @@ TEST_CASE("a frame that cannot be written fails alone; the others are written", 
   CHECK(r.code == 2);
   CHECK_THAT(r.out, Catch::Contains("{\"type\":\"error\",\"frame\":3,"));
   CHECK_THAT(r.out, Catch::Contains("\"frames\":6,\"rendered\":5,\"skipped\":0,\"failed\":1"));
+  CHECK_THAT(r.out, Catch::Contains(",\"peak_memory_mb\":"));
   for (const char* f : {"00", "01", "02", "04", "05"}) CHECK(fs::is_regular_file(d / ("w_" + std::string(f) + ".png")));
   CHECK(fs::is_directory(d / "w_03.png"));
 }
