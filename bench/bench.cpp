@@ -56,7 +56,7 @@ double best_seconds(const std::function<void()>& f, double budget_s = 0.6) {
 // Two variants timed in alternation (a, b, a, b, ...), each its fastest run:
 // a burst of noise then hits both alike, which keeps their ratio honest.
 std::pair<double, double> best_seconds_paired(const std::function<void()>& a, const std::function<void()>& b,
-                                              double budget_s = 1.2) {
+                                              double budget_s = 3.0) {
   if (g_quick) budget_s /= 4;
   double best_a = 1e300, best_b = 1e300;
   int runs = 0;
@@ -69,7 +69,8 @@ std::pair<double, double> best_seconds_paired(const std::function<void()>& a, co
     b();
     best_b = std::min(best_b, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
     ++runs;
-  } while ((runs < 3 || std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() < budget_s) &&
+  } while ((runs < (g_quick ? 3 : 9) ||
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() < budget_s) &&
            runs < 200);
   return {best_a, best_b};
 }

@@ -27,7 +27,8 @@ rows = "\n".join(f'{s["scene"]} {s["ms_1_thread"]} {s["ms_2_threads"]} {s.get("c
 gnuplot(style + f'''set output "{out}/threads.png"
 set title "Frame time per scene (lower is better)"
 set style data histograms; set style histogram clustered gap 1; set style fill solid 0.85 border -1
-set ylabel "ms per frame"; set logscale y; set yrange [0.1:*]
+set ylabel "ms per frame"; set logscale y; set yrange [0.1:20000]
+set key top left horizontal
 plot "-" using 2:xtic(1) title "spritz, 1 thread" lc rgb "#f0a060", \\
      "-" using 3 title "spritz, 2 threads" lc rgb "#d0501a", \\
      "-" using 4 title "Cairo 1.16" lc rgb "#3060c0"''', (rows + "\ne\n") * 3)
