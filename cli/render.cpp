@@ -233,12 +233,18 @@ void render_effect(const RenderArgs& args, const Effect& fx, const std::string& 
       }
       Slot slot;
       const auto f0 = std::chrono::steady_clock::now();
-      slot.item = item_at(i);
-      slot.path = raw ? std::string() : pattern.format(slot.item.number);
-      // --skip-existing: writes are atomic, so an existing file is complete.
-      if (!raw && args.skip_existing && std::filesystem::exists(slot.path)) {
+      bool skip = false;
+      try {
+        slot.item = item_at(i);
+        slot.path = raw ? std::string() : pattern.format(slot.item.number);
+        // --skip-existing: writes are atomic, so an existing file is complete.
+        skip = !raw && args.skip_existing && std::filesystem::exists(slot.path);
+      } catch (...) {  // e.g. a directory on the path that cannot be searched
+        slot.fatal = std::current_exception();
+      }
+      if (skip) {
         slot.skipped = true;
-      } else {
+      } else if (!slot.fatal) {
         try {
           if (!renderer) {
             TextureSet shared;
