@@ -273,44 +273,54 @@ int main(int argc, char** argv) {
 
   // --- S5: 1,000 frames end to end through the CLI --------------------------
   {
+    struct Run {
+      double wall = 0, cpu = 0, peak_mb = 0;
+      uint64_t bytes = 0;
+      int rc = -1;
+    };
+    auto run_frames = [](int frames) {
+      Run r;
+      const fs::path dir = fs::temp_directory_path() / "spritz_bench_s5";
+      fs::remove_all(dir);
+      const std::string cmd = std::string("'") + SPRITZ_BINARY + "' render '" + SPRITZ_SOURCE_DIR +
+                              "/configs/campfire.toml' --size 512x512 -f 0-" + std::to_string(frames - 1) +
+                              " -o '" + dir.string() + "/f_####.png' --json --threads 2";
+      rusage before{}, after{};
+      getrusage(RUSAGE_CHILDREN, &before);
+      const auto t0 = std::chrono::steady_clock::now();
+      // spritz reports its own peak memory in the summary (VmHWM): getrusage's
+      // maxrss for a child would count this benchmark's own memory, which the
+      // child shares between fork and exec.
+      std::string events;
+      if (FILE* p = popen(cmd.c_str(), "r")) {
+        char buf[4096];
+        size_t n;
+        while ((n = std::fread(buf, 1, sizeof buf, p)) > 0) events.append(buf, n);
+        r.rc = pclose(p);
+      }
+      r.wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      getrusage(RUSAGE_CHILDREN, &after);
+      if (const size_t at = events.rfind("\"peak_memory_mb\":"); at != std::string::npos)
+        r.peak_mb = std::atof(events.c_str() + at + 17);
+      r.cpu = (after.ru_utime.tv_sec - before.ru_utime.tv_sec) + (after.ru_stime.tv_sec - before.ru_stime.tv_sec) +
+              1e-6 * ((after.ru_utime.tv_usec - before.ru_utime.tv_usec) + (after.ru_stime.tv_usec - before.ru_stime.tv_usec));
+      for (const auto& e : fs::directory_iterator(dir)) r.bytes += e.file_size();
+      fs::remove_all(dir);
+      return r;
+    };
+    // A short run first: peak memory must not grow with the frame count.
+    const Run shortrun = run_frames(100);
     const int frames = g_quick ? 200 : 1000;
-    const fs::path dir = fs::temp_directory_path() / "spritz_bench_s5";
-    fs::remove_all(dir);
-    const std::string cmd = std::string("'") + SPRITZ_BINARY + "' render '" + SPRITZ_SOURCE_DIR +
-                            "/configs/campfire.toml' --size 512x512 -f 0-" + std::to_string(frames - 1) +
-                            " -o '" + dir.string() + "/f_####.png' --json --threads 2";
-    rusage before{}, after{};
-    getrusage(RUSAGE_CHILDREN, &before);
-    const auto t0 = std::chrono::steady_clock::now();
-    // spritz reports its own peak memory in the summary (VmHWM): getrusage's
-    // maxrss for a child would count this benchmark's own memory, which the
-    // child shares between fork and exec.
-    std::string events;
-    int rc = -1;
-    if (FILE* p = popen(cmd.c_str(), "r")) {
-      char buf[4096];
-      size_t n;
-      while ((n = std::fread(buf, 1, sizeof buf, p)) > 0) events.append(buf, n);
-      rc = pclose(p);
-    }
-    const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    getrusage(RUSAGE_CHILDREN, &after);
-    double peak_mb = 0;
-    if (const size_t at = events.rfind("\"peak_memory_mb\":"); at != std::string::npos)
-      peak_mb = std::atof(events.c_str() + at + 17);
-    const double cpu = (after.ru_utime.tv_sec - before.ru_utime.tv_sec) + (after.ru_stime.tv_sec - before.ru_stime.tv_sec) +
-                       1e-6 * ((after.ru_utime.tv_usec - before.ru_utime.tv_usec) + (after.ru_stime.tv_usec - before.ru_stime.tv_usec));
-    uint64_t bytes = 0;
-    for (const auto& e : fs::directory_iterator(dir)) bytes += e.file_size();
-    fs::remove_all(dir);
+    const Run r = run_frames(frames);
     std::printf("\nS5  %d frames of campfire at 512x512 to PNG, 2 threads: %.2f s, %.1f frames/s, CPU %.2f cores busy, "
-                "peak memory %.1f MB, %.1f KB/frame%s\n",
-                frames, wall, frames / wall, cpu / wall, peak_mb, bytes / 1024.0 / frames,
-                rc ? " [spritz FAILED]" : "");
-    json.raw("S5", "{\"frames\": " + std::to_string(frames) + ", \"seconds\": " + num(wall, 4) +
-                       ", \"frames_per_second\": " + num(frames / wall, 4) + ", \"cores_busy\": " + num(cpu / wall, 3) +
-                       ", \"peak_rss_mb\": " + num(peak_mb, 4) + ", \"bytes_per_frame\": " +
-                       num(static_cast<double>(bytes) / frames, 6) + "}");
+                "peak memory %.1f MB (%.1f MB for 100 frames), %.1f KB/frame%s\n",
+                frames, r.wall, frames / r.wall, r.cpu / r.wall, r.peak_mb, shortrun.peak_mb,
+                static_cast<double>(r.bytes) / 1024.0 / frames, r.rc || shortrun.rc ? " [spritz FAILED]" : "");
+    json.raw("S5", "{\"frames\": " + std::to_string(frames) + ", \"seconds\": " + num(r.wall, 4) +
+                       ", \"frames_per_second\": " + num(frames / r.wall, 4) + ", \"cores_busy\": " + num(r.cpu / r.wall, 3) +
+                       ", \"peak_rss_mb\": " + num(r.peak_mb, 4) + ", \"peak_rss_mb_100_frames\": " +
+                       num(shortrun.peak_mb, 4) + ", \"bytes_per_frame\": " +
+                       num(static_cast<double>(r.bytes) / frames, 6) + "}");
   }
 
   json.raw("bench_peak_rss_mb", num(peak_rss_kb() / 1024.0, 4));
