@@ -215,20 +215,15 @@ int run_atlas(const AtlasArgs& args) {
   }
   for (const std::exception_ptr& e : errors)
     if (e) std::rethrow_exception(e);
-  std::vector<uint8_t> rgba;
-  std::unique_ptr<FrameRenderer> renderer;
-  auto renderer_for = [&](size_t e) -> FrameRenderer& {
-    renderer = std::make_unique<FrameRenderer>(effects[e], cell_w, cell_h, threads, view, textures_for(e));
-    return *renderer;
-  };
   // The loop seam: the largest channel difference between the frame one step
   // after the last cell and the first cell (0 for a true loop).
   // (Not defined for a sheet of seeds.)
   const bool sweep = !args.seeds.empty();
   int seam = 0;
   if (!sweep) {
-    FrameRenderer& r = renderer_for(0);
+    FrameRenderer r(effects[0], cell_w, cell_h, threads, view, textures_for(0));
     r.render(after.clock);
+    std::vector<uint8_t> rgba;
     encode_rgba8(r.image(), fx.canvas.tonemap, alpha, rgba);
     for (size_t i = 0; i < rgba.size(); ++i) seam = std::max(seam, std::abs(rgba[i] - first[i]));
   }

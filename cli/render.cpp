@@ -318,6 +318,7 @@ void render_effect(const RenderArgs& args, const Effect& fx, const std::string& 
     slot_free.notify_all();
     if (slot.fatal) std::rethrow_exception(slot.fatal);
     const Item& item = slot.item;
+    totals.particles += slot.particles;  // 0 for a skipped frame
     if (slot.skipped) {
       ++totals.skipped;
       if (args.json) {
@@ -327,11 +328,9 @@ void render_effect(const RenderArgs& args, const Effect& fx, const std::string& 
         std::fwrite(line.data(), 1, line.size(), stdout);
       }
     } else if (raw) {
-      totals.particles += slot.particles;
       if (!write_stdout(slot.rgba.data(), slot.rgba.size())) throw ReaderGone{};
       ++totals.rendered;
     } else if (slot.error.empty()) {
-      totals.particles += slot.particles;
       ++totals.rendered;
       if (args.json) {
         const std::string line = "{\"type\":\"frame\",\"frame\":" + std::to_string(item.number) +
@@ -345,7 +344,6 @@ void render_effect(const RenderArgs& args, const Effect& fx, const std::string& 
     } else {
       // A frame that cannot be written is reported and counted; the run goes
       // on (a farm wrapper reads the summary) and exits non-zero at the end.
-      totals.particles += slot.particles;
       ++totals.failed;
       if (args.json)
         std::printf("{\"type\":\"error\",\"frame\":%lld,\"message\":%s}\n",

@@ -38,10 +38,6 @@ class FrameRenderer {
   // The last image as RGBA8 with the canvas' tone map and alpha mode.
   void encode(std::vector<uint8_t>& rgba) const;
 
-  // Exchanges the image buffer with `other`, so the last frame can be
-  // encoded elsewhere while the next one renders into `other`'s storage.
-  void swap_image(Image& other) { std::swap(image_, other); }
-
  private:
   const Effect& fx_;
   int width_, height_;
