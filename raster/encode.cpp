@@ -12,9 +12,7 @@
 namespace spritz {
 namespace {
 
-// The encoder's tables, built once. Every lookup below is branch-free: the
-// pixel loop runs over every pixel of every frame, and a particle frame's
-// values are too varied for branches to predict.
+// The encoder's tables, built once.
 struct EncodeTables {
   // threshold[k] = the linear value halfway (in sRGB) between codes k and k+1:
   // the 8-bit code of x is the number of thresholds <= x. [255] = +inf.
