@@ -380,32 +380,34 @@ void Rasterizer::render(const Frame& frame, Image& out) {
     for (const Particle& p : ef.particles) particles_.push_back({ef.emitter, &p});
   const size_t n = particles_.size();
   sprites_.resize(n);
-  valid_.resize(n);
   // Chunks small enough that every thread gets several even for a thousand
   // particles (setup is a few percent of a small frame: run serially it
   // would cap the thread scaling), large enough to amortise the task.
   const size_t chunk = std::clamp<size_t>(n / (4 * static_cast<size_t>(threads_)), 64, kSpriteChunk);
-  pool_->run(static_cast<int>((n + chunk - 1) / chunk), [&](int task) {
+  const int chunks = static_cast<int>((n + chunk - 1) / chunk);
+  const int strips = (height_ + kStripRows - 1) / kStripRows;
+  if (bins_.size() < static_cast<size_t>(chunks)) bins_.resize(static_cast<size_t>(chunks));
+  std::vector<uint64_t> kept(static_cast<size_t>(chunks), 0);
+  pool_->run(chunks, [&](int task) {
     const size_t begin = static_cast<size_t>(task) * chunk, end = std::min(n, begin + chunk);
+    // Bin the chunk's sprites that reach the canvas by the strips their rows
+    // touch, keeping draw order (the bins index sprites_ directly).
+    std::vector<std::vector<uint32_t>>& bins = bins_[static_cast<size_t>(task)];
+    bins.resize(static_cast<size_t>(strips));
+    for (auto& bin : bins) bin.clear();
+    uint64_t valid = 0;
     for (size_t i = begin; i < end; ++i) {
       const Emitter& em = fx_.emitters[particles_[i].first];
-      valid_[i] = make_sprite(*particles_[i].second, em, *textures_[em.index], ambient_linear_, width_,
-                              height_, view_, sprites_[i]);
+      if (!make_sprite(*particles_[i].second, em, *textures_[em.index], ambient_linear_, width_, height_, view_,
+                       sprites_[i]))
+        continue;
+      ++valid;
+      const Sprite& s = sprites_[i];
+      for (int k = s.y0 / kStripRows; k <= (s.y1 - 1) / kStripRows; ++k)
+        bins[static_cast<size_t>(k)].push_back(static_cast<uint32_t>(i));
     }
+    kept[static_cast<size_t>(task)] = valid;
   });
-  // Bin the sprites that reach the canvas by the strips their rows touch,
-  // keeping draw order (no compaction: the bins index sprites_ directly).
-  const int strips = (height_ + kStripRows - 1) / kStripRows;
-  bins_.resize(static_cast<size_t>(strips));
-  for (auto& bin : bins_) bin.clear();
-  uint64_t kept = 0;
-  for (size_t i = 0; i < n; ++i) {
-    if (!valid_[i]) continue;
-    ++kept;
-    const Sprite& s = sprites_[i];
-    for (int k = s.y0 / kStripRows; k <= (s.y1 - 1) / kStripRows; ++k)
-      bins_[static_cast<size_t>(k)].push_back(static_cast<uint32_t>(i));
-  }
 
   blended_.assign(static_cast<size_t>(strips), 0);
   pool_->run(strips, [&](int k) {
@@ -415,10 +417,13 @@ void Rasterizer::render(const Frame& frame, Image& out) {
       for (int x = 0; x < width_; ++x) std::memcpy(row + x * 4, background_, sizeof background_);
     }
     uint64_t local = 0;
-    for (uint32_t i : bins_[static_cast<size_t>(k)]) local += draw_sprite(sprites_[i], out, row_begin, row_end, path_);
+    for (int c = 0; c < chunks; ++c)
+      for (uint32_t i : bins_[static_cast<size_t>(c)][static_cast<size_t>(k)])
+        local += draw_sprite(sprites_[i], out, row_begin, row_end, path_);
     blended_[static_cast<size_t>(k)] = local;
   });
-  stats_.sprites = kept;
+  stats_.sprites = 0;
+  for (uint64_t c : kept) stats_.sprites += c;
   stats_.covered_pixels = 0;
   for (uint64_t b : blended_) stats_.covered_pixels += b;
 }

@@ -116,9 +116,11 @@ class Rasterizer {
   float background_[4];
   Rgb ambient_linear_;
   std::vector<Sprite> sprites_;
-  std::vector<uint8_t> valid_;
   std::vector<std::pair<uint32_t, const Particle*>> particles_;  // (emitter, particle) in draw order
-  std::vector<std::vector<uint32_t>> bins_;  // sprite indices per strip, in draw order
+  // bins_[chunk][strip]: the indices of the chunk's sprites that reach the
+  // strip, in draw order. Each setup chunk bins its own sprites; a strip walks
+  // the chunks in order, so it still sees every sprite in draw order.
+  std::vector<std::vector<std::vector<uint32_t>>> bins_;
   std::vector<uint64_t> blended_;            // per strip
   RasterStats stats_;
   DrawPath path_ = default_draw_path();
