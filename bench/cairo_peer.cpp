@@ -30,25 +30,34 @@ double cairo_draw(const Scene& s) {
   const auto t0 = std::chrono::steady_clock::now();
   cairo_set_source_rgb(cr, 0.06, 0.09, 0.125);
   cairo_paint(cr);
-  const double scale = 1.0;
+  // One pattern for every sprite, bilinear, EXTEND_NONE: outside the texture
+  // the source is transparent, so Cairo bounds each paint by the sprite's
+  // transformed rectangle and needs no clip. This is Cairo's fastest way to
+  // draw these sprites that we found: a rectangle clip with
+  // paint_with_alpha (the peer's first form) gave the same image within one
+  // 8-bit step and took 1.9x as long on S2, and a fill was slower still.
+  cairo_pattern_t* pattern = cairo_pattern_create_for_surface(tex);
+  cairo_pattern_set_filter(pattern, CAIRO_FILTER_BILINEAR);
+  cairo_pattern_set_extend(pattern, CAIRO_EXTEND_NONE);
   for (int e = 0; e < 2; ++e) {
     cairo_set_operator(cr, e == 0 ? CAIRO_OPERATOR_OVER : CAIRO_OPERATOR_ADD);
     for (const Particle& p : s.frame.emitters[static_cast<size_t>(e)].particles) {
-      cairo_save(cr);
-      cairo_translate(cr, s.width * 0.5 + p.x * scale, s.height * 0.5 - p.y * scale);
-      cairo_rotate(cr, -p.rotation_deg * 3.14159265358979323846 / 180);
-      cairo_scale(cr, p.w / n, p.h / n);
-      cairo_translate(cr, -n * 0.5, -n * 0.5);
-      cairo_set_source_surface(cr, tex, 0, 0);
-      cairo_pattern_set_filter(cairo_get_source(cr), CAIRO_FILTER_BILINEAR);
-      cairo_rectangle(cr, 0, 0, n, n);
-      cairo_clip(cr);
+      // Texture space to the canvas: centre, rotation, size; the pattern
+      // takes the inverse (canvas to texture).
+      cairo_matrix_t m;
+      cairo_matrix_init_translate(&m, s.width * 0.5 + p.x, s.height * 0.5 - p.y);
+      cairo_matrix_rotate(&m, -p.rotation_deg * 3.14159265358979323846 / 180);
+      cairo_matrix_scale(&m, p.w / n, p.h / n);
+      cairo_matrix_translate(&m, -n * 0.5, -n * 0.5);
+      if (cairo_matrix_invert(&m) != CAIRO_STATUS_SUCCESS) continue;  // a degenerate sprite draws nothing
+      cairo_pattern_set_matrix(pattern, &m);
+      cairo_set_source(cr, pattern);
       cairo_paint_with_alpha(cr, p.alpha);
-      cairo_restore(cr);
     }
   }
   cairo_surface_flush(target);
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  cairo_pattern_destroy(pattern);
   cairo_destroy(cr);
   cairo_surface_destroy(target);
   cairo_surface_destroy(tex);
