@@ -1,9 +1,11 @@
 // The AVX2 sprite kernel. It computes exactly what draw_sprite_reference
 // computes, operation for operation, so its output is the same bytes:
 //   - the geometry of eight pixels of a row at a time (lanes = pixels);
-//   - the bilinear taps as two 256-bit loads per pixel and level, the top
-//     texel pair a|b and the bottom pair c|d next to each other in the
-//     padded mip storage, blended down the columns first;
+//   - the bilinear taps as two 256-bit loads per pixel and level: the top
+//     texel pair a|b from the padded mip storage and the steps down to the
+//     bottom pair, c-a|d-b, from padded_down (the same differences the
+//     reference computes, computed once per texture), blended down the
+//     columns first;
 //   - two pixels per vector for the colour and the blend (lanes = RGBA RGBA),
 //     since neighbouring pixels are neighbours in the frame buffer too.
 // Only this file's functions carry target("avx2"); the binary still runs on
@@ -37,12 +39,14 @@ namespace {
 
 struct Level {
   const float* origin;  // texel (0, 0) of the padded storage
+  const float* down;    // the same texel in padded_down
   int stride;           // floats per padded row
   float width, height;
 };
 
 Level level_of(const MipLevel& m) {
-  return {m.padded_at(0, 0), m.padded_stride, static_cast<float>(m.width), static_cast<float>(m.height)};
+  return {m.padded_at(0, 0), m.padded_down_at(0, 0), m.padded_stride, static_cast<float>(m.width),
+          static_cast<float>(m.height)};
 }
 
 // Per-pixel texel offsets and weights of one mip level for the eight pixels
@@ -63,12 +67,11 @@ SPRITZ_AVX2 void taps8(const Level& l, __m256 u, __m256 v, int* off, float* ty, 
 // The bilinear samples of pixels i and i + 1 as [rgba_i | rgba_i+1]:
 //   left = a + (c - a) ty, right = b + (d - b) ty, texel = left + (right - left) tx
 SPRITZ_AVX2 __m256 bilinear2(const Level& l, const int* off, const float* ty, int i, __m256 tx2) {
-  const float* p = l.origin + off[i];
-  const float* q = l.origin + off[i + 1];
-  const __m256 top0 = _mm256_loadu_ps(p), bottom0 = _mm256_loadu_ps(p + l.stride);  // a|b, c|d
-  const __m256 top1 = _mm256_loadu_ps(q), bottom1 = _mm256_loadu_ps(q + l.stride);
-  const __m256 v0 = _mm256_add_ps(top0, _mm256_mul_ps(_mm256_sub_ps(bottom0, top0), _mm256_broadcast_ss(ty + i)));
-  const __m256 v1 = _mm256_add_ps(top1, _mm256_mul_ps(_mm256_sub_ps(bottom1, top1), _mm256_broadcast_ss(ty + i + 1)));
+  const int o0 = off[i], o1 = off[i + 1];
+  const __m256 top0 = _mm256_loadu_ps(l.origin + o0), down0 = _mm256_loadu_ps(l.down + o0);  // a|b, c-a|d-b
+  const __m256 top1 = _mm256_loadu_ps(l.origin + o1), down1 = _mm256_loadu_ps(l.down + o1);
+  const __m256 v0 = _mm256_add_ps(top0, _mm256_mul_ps(down0, _mm256_broadcast_ss(ty + i)));
+  const __m256 v1 = _mm256_add_ps(top1, _mm256_mul_ps(down1, _mm256_broadcast_ss(ty + i + 1)));
   const __m256 left = _mm256_permute2f128_ps(v0, v1, 0x20);   // left_i | left_i+1
   const __m256 right = _mm256_permute2f128_ps(v0, v1, 0x31);  // right_i | right_i+1
   return _mm256_add_ps(left, _mm256_mul_ps(_mm256_sub_ps(right, left), tx2));
@@ -166,19 +169,22 @@ __attribute__((target("avx2"))) uint64_t draw_sprite_avx2(const Sprite& sprite, 
         }
         // src = colour texel cov; occl = min(1, src.a); k = 1 - occl:
         //   dst.rgb = src.rgb + dst.rgb k, dst.a = occl + dst.a k
+        // A pixel of the pair with no coverage (off the span, or the one
+        // just past its end) is blended too, and keeps its bytes: colours,
+        // texels and coverage are finite and >= +0, so its src is +0, k is
+        // exactly 1 and +0 + dst = dst for every buffer value, all of which
+        // are finite and >= +0 for the same reason. That saves a compare
+        // and a blend per pair.
         const __m256 src = _mm256_mul_ps(_mm256_mul_ps(colour, t), cov2);
         const __m256 occl = _mm256_min_ps(_mm256_permute_ps(src, 0xff), one);
         const __m256 keep = _mm256_sub_ps(one, occl);
         const __m256 add = _mm256_blend_ps(src, occl, 0x88);
-        const __m256 on = _mm256_cmp_ps(cov2, zero, _CMP_GT_OQ);
         float* d = row + static_cast<ptrdiff_t>(x + i) * 4;
         if (x + i + 1 < width) {  // pixel x + i + 1 is in the row (and the strip): rewriting it unchanged is safe
-          const __m256 old = _mm256_loadu_ps(d);
-          _mm256_storeu_ps(d, _mm256_blendv_ps(old, _mm256_add_ps(add, _mm256_mul_ps(old, keep)), on));
+          _mm256_storeu_ps(d, _mm256_add_ps(add, _mm256_mul_ps(_mm256_loadu_ps(d), keep)));
         } else {  // the row's last pixel: touch no memory beyond it
           const __m128 old = _mm_loadu_ps(d);
-          const __m128 mixed = _mm_add_ps(_mm256_castps256_ps128(add), _mm_mul_ps(old, _mm256_castps256_ps128(keep)));
-          _mm_storeu_ps(d, _mm_blendv_ps(old, mixed, _mm256_castps256_ps128(on)));
+          _mm_storeu_ps(d, _mm_add_ps(_mm256_castps256_ps128(add), _mm_mul_ps(old, _mm256_castps256_ps128(keep))));
         }
       }
     }

@@ -36,12 +36,14 @@ struct Bilinear {
 // pointers after every store.
 struct LevelView {
   const float* origin;  // texel (0, 0) of the padded storage
+  const float* down;    // the same texel in padded_down
   int stride;           // floats per padded row
   float width, height;
 };
 
 inline LevelView level_view(const MipLevel& m) {
-  return {m.padded_at(0, 0), m.padded_stride, static_cast<float>(m.width), static_cast<float>(m.height)};
+  return {m.padded_at(0, 0), m.padded_down_at(0, 0), m.padded_stride, static_cast<float>(m.width),
+          static_cast<float>(m.height)};
 }
 
 // u, v in [0, 1] put the taps within [-1, width] x [-1, height], which the
@@ -69,14 +71,15 @@ inline Float4 load4(const float* p) {
 }
 
 // Bilinear sample, four channels at once, columns first (a, b on the top
-// row, c, d below; the AVX2 kernel loads a|b and c|d as one vector each):
+// row, c, d below; the steps c - a and d - b come from padded_down, the same
+// floats the reference subtracts):
 //   left = a + (c - a) ty, right = b + (d - b) ty, texel = left + (right - left) tx
 inline Float4 bilinear4(const LevelView& m, float u, float v) {
   const Bilinear b = bilinear_taps(m, u, v);
+  const float* down = m.down + (b.r0 - m.origin);
   const Float4 a = load4(b.r0 + b.x0), bb = load4(b.r0 + b.x1);
-  const Float4 c = load4(b.r1 + b.x0), d = load4(b.r1 + b.x1);
-  const Float4 left = a + (c - a) * b.ty;
-  const Float4 right = bb + (d - bb) * b.ty;
+  const Float4 left = a + load4(down + b.x0) * b.ty;
+  const Float4 right = bb + load4(down + b.x1) * b.ty;
   return left + (right - left) * b.tx;
 }
 

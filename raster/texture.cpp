@@ -71,6 +71,9 @@ void MipLevel::pad() {
                   padded.begin() + (static_cast<ptrdiff_t>(y + 1) * padded_stride + (x + 1) * 4));
     }
   }
+  padded_down.assign(padded.size(), 0.0f);
+  for (size_t i = 0; i + static_cast<size_t>(padded_stride) < padded.size(); ++i)
+    padded_down[i] = padded[i + static_cast<size_t>(padded_stride)] - padded[i];
 }
 
 Texture texture_from_linear(int width, int height, const std::vector<float>& rgba, int cols,
