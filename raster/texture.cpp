@@ -116,6 +116,8 @@ Texture texture_from_linear(int width, int height, const std::vector<float>& rgb
         for (size_t c = 0; c < 4; ++c) sum[c] += top.rgba[i + c];
       const double n = static_cast<double>(top.width) * top.height;
       for (int c = 0; c < 4; ++c) cell.mean[c] = static_cast<float>(sum[c] / n);
+      // The padded copies are all that drawing reads.
+      for (MipLevel& level : cell.levels) std::vector<float>().swap(level.rgba);
     }
   }
   return tex;

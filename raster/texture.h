@@ -16,22 +16,26 @@ namespace spritz {
 
 struct MipLevel {
   int width = 0, height = 0;
-  std::vector<float> rgba;  // linear, premultiplied, width x height
+  // Linear, premultiplied, width x height: used while the mip chain is
+  // built, then released (the padded copy below holds the same texels).
+  std::vector<float> rgba;
   // The same texels with a one-texel border that repeats the edge, so a
   // bilinear tap needs no clamping: (width + 2) x (height + 2), row stride
   // padded_stride floats. Filled by pad().
   std::vector<float> padded;
   // padded_down[i] = padded[i + padded_stride] - padded[i]: the step to the
-  // texel below, computed once in float. The AVX2 kernel loads it instead of
-  // the lower row and saves a subtraction per tap pair; the difference is the
-  // same float every kernel computes, so the bytes do not change. The last
-  // padded row has no row below and holds zeros.
+  // texel below, computed once in float. The AVX2 and portable kernels load
+  // it instead of the lower row and save a subtraction per tap pair; the
+  // difference is the same float the reference computes, so the bytes do
+  // not change. The last padded row has no row below and holds zeros.
   std::vector<float> padded_down;
   int padded_stride = 0;
   // Texel (x, y) for x in [-1, width], y in [-1, height] (edge-clamped).
   const float* padded_at(int x, int y) const {
     return padded.data() + static_cast<ptrdiff_t>(y + 1) * padded_stride + (x + 1) * 4;
   }
+  // Texel (x, y), x in [0, width), y in [0, height): four floats.
+  const float* texel(int x, int y) const { return padded_at(x, y); }
   const float* padded_down_at(int x, int y) const {
     return padded_down.data() + static_cast<ptrdiff_t>(y + 1) * padded_stride + (x + 1) * 4;
   }

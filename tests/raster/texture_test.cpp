@@ -20,9 +20,9 @@ TEST_CASE("textures round-trip through sRGB and premultiplication", "[texture]")
   const Texture t = texture_from_encoded(png, "strip.png", 1, 1);
   const MipLevel& m = t.cells[0].levels[0];
   for (int i = 0; i < 16; ++i) {
-    const float a = m.rgba[static_cast<size_t>(i) * 4 + 3];
+    const float a = m.texel(i, 0)[3];
     CHECK(a == Approx(px[static_cast<size_t>(i) * 4 + 3] / 255.0));
-    const float lin = m.rgba[static_cast<size_t>(i) * 4] / a;
+    const float lin = m.texel(i, 0)[0] / a;
     CHECK(lin == Approx(srgb_to_linear(i * 17 / 255.0)).margin(1e-6));
     // Back to 8 bits: the same code.
     CHECK(linear_to_srgb8(lin) == i * 17);
@@ -51,7 +51,7 @@ TEST_CASE("every built-in generates at any resolution and fades at the border", 
       if (name == "solid" || res < 16) continue;
       const MipLevel& m = t.cells[0].levels[0];
       // The corner texel is (nearly) transparent.
-      CHECK(m.rgba[3] < 0.02f);
+      CHECK(m.texel(0, 0)[3] < 0.02f);
     }
   }
   CHECK_THROWS_WITH(builtin_texture("bogus", 16, 1, 1), Catch::Contains("unknown built-in texture 'builtin:bogus'"));
