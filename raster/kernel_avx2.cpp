@@ -77,16 +77,14 @@ SPRITZ_AVX2 __m256 bilinear2(const Level& l, const int* off, const float* ty, in
   return _mm256_add_ps(left, _mm256_mul_ps(_mm256_sub_ps(right, left), tx2));
 }
 
-}  // namespace
-
-__attribute__((target("avx2"))) uint64_t draw_sprite_avx2(const Sprite& sprite, Image& img,
-                                                          int row_begin, int row_end) {
+// The kernel, compiled once for each combination of trilinear sampling and
+// exact edge coverage: each copy has no per-pair test and fewer live values.
+template <bool trilinear, bool exact>
+__attribute__((target("avx2"))) uint64_t draw(const Sprite& sprite, Image& img, int row_begin, int row_end) {
   const Sprite s = sprite;  // a local copy: stores to the image cannot alias it
   const Level l0 = level_of(s.cell->levels[static_cast<size_t>(s.level0)]);
   const Level l1 = level_of(s.cell->levels[static_cast<size_t>(s.level1)]);
-  const bool trilinear = s.level_mix > 0;
   const RowSpans spans(s);
-  const bool exact = s.exact_edges;
   const ExactEdges edges(s);
 
   const __m256 zero = _mm256_setzero_ps(), one = _mm256_set1_ps(1.0f), half = _mm256_set1_ps(0.5f);
@@ -134,7 +132,7 @@ __attribute__((target("avx2"))) uint64_t draw_sprite_avx2(const Sprite& sprite, 
                                       _mm256_max_ps(_mm256_sub_ps(aly, foot_y), neg_half_h));
       __m256 cov = _mm256_mul_ps(_mm256_max_ps(_mm256_mul_ps(ox, inv_foot_x), zero),
                                  _mm256_max_ps(_mm256_mul_ps(oy, inv_foot_y), zero));
-      if (exact) {
+      if constexpr (exact) {
         // Sprites thinner than 3 px: the exact area on edge pixels, as the
         // reference computes it, lane by lane (exact_coverage on __m256).
         const __m256 outside =
@@ -156,14 +154,14 @@ __attribute__((target("avx2"))) uint64_t draw_sprite_avx2(const Sprite& sprite, 
       const __m256 v = _mm256_min_ps(_mm256_max_ps(_mm256_sub_ps(half, _mm256_mul_ps(ly, inv_h)), zero), one);
       __m256 tx0, tx1 = zero;
       taps8(l0, u, v, off0, ty0, &tx0);
-      if (trilinear) taps8(l1, u, v, off1, ty1, &tx1);
+      if constexpr (trilinear) taps8(l1, u, v, off1, ty1, &tx1);
 
       const int pairs = std::min(4, (xb - x + 1) >> 1);
       for (int k = 0; k < pairs; ++k) {
         const int i = 2 * k;
         const __m256 cov2 = _mm256_permutevar8x32_ps(cov, pair_index[k]);
         __m256 t = bilinear2(l0, off0, ty0, i, _mm256_permutevar8x32_ps(tx0, pair_index[k]));
-        if (trilinear) {
+        if constexpr (trilinear) {
           const __m256 hi = bilinear2(l1, off1, ty1, i, _mm256_permutevar8x32_ps(tx1, pair_index[k]));
           t = _mm256_add_ps(t, _mm256_mul_ps(_mm256_sub_ps(hi, t), mix));
         }
@@ -190,6 +188,15 @@ __attribute__((target("avx2"))) uint64_t draw_sprite_avx2(const Sprite& sprite, 
     }
   }
   return blended;
+}
+
+}  // namespace
+
+__attribute__((target("avx2"))) uint64_t draw_sprite_avx2(const Sprite& s, Image& img, int row_begin, int row_end) {
+  const bool trilinear = s.level_mix > 0;
+  if (s.exact_edges)
+    return trilinear ? draw<true, true>(s, img, row_begin, row_end) : draw<false, true>(s, img, row_begin, row_end);
+  return trilinear ? draw<true, false>(s, img, row_begin, row_end) : draw<false, false>(s, img, row_begin, row_end);
 }
 
 #else  // not x86-64 with GCC or Clang: the portable kernel is the fastest there is
