@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "cairo_peer.h"
+#include "machine.h"
 #include "encode.h"
 #include "eval.h"
 #include "frame.h"
@@ -114,6 +115,13 @@ int main(int argc, char** argv) {
   std::printf("spritz benchmark (%u hardware threads, %s sprite kernel)%s\n\n", std::thread::hardware_concurrency(),
               draw_path_name(kernel), g_quick ? " [quick]" : "");
   json.raw("draw_path", std::string("\"") + draw_path_name(kernel) + "\"");
+  {
+    const MachineRate m = measure_machine(g_quick ? 0.1 : 0.3);
+    std::printf("machine: %.2f GHz (dependent imul chain); per cycle, 256-bit adds %.2f, vperm2f128 %.2f\n\n", m.ghz,
+                m.vector_adds, m.vector_shuffles);
+    json.raw("machine", "{\"ghz\": " + num(m.ghz, 3) + ", \"vector_adds_per_cycle\": " + num(m.vector_adds, 3) +
+                            ", \"vector_shuffles_per_cycle\": " + num(m.vector_shuffles, 3) + "}");
+  }
 
   // --- Raster scenes S1..S3 -------------------------------------------------
   std::printf("%-4s %-52s %6s %9s %9s %10s %9s %9s %10s %8s %8s\n", "", "scene", "Mpx", "ns/px 1T", "ns/px 2T",

@@ -1,0 +1,15 @@
+// What this machine's core does per cycle, measured in the same run as the
+// scenes, so a reader can tell a slow host from a slow renderer.
+#pragma once
+
+namespace spritz::bench {
+
+struct MachineRate {
+  double ghz = 0;             // from a dependent imul chain (3 cycles each)
+  double vector_adds = 0;     // independent 256-bit float adds per cycle (0: no AVX2)
+  double vector_shuffles = 0; // independent vperm2f128 per cycle (0: no AVX2)
+};
+
+MachineRate measure_machine(double seconds_each);
+
+}  // namespace spritz::bench
