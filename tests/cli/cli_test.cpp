@@ -200,7 +200,10 @@ TEST_CASE("an interrupted render leaves no partial PNG and no temporary files", 
   const fs::path d = fresh_dir("interrupt");
   const std::string cmd = "cd '" + d.string() + "' && ('" SPRITZ_BINARY "' render " + kConfigs +
                           "/campfire.toml -f 0-100000 -o f_######.png --size 512x512 -q & pid=$!; "
-                          "sleep 0.6; kill -INT $pid; wait $pid; echo $?)";
+                          // Interrupt once a few frames are written (a slow sanitizer build
+                          // may take seconds to get there), mid-way through the run.
+                          "i=0; while [ $(ls | grep -c '\\.png$') -lt 3 ] && [ $i -lt 600 ]; do sleep 0.05; i=$((i+1)); done; "
+                          "kill -INT $pid; wait $pid; echo $?)";
   FILE* p = popen(cmd.c_str(), "r");
   char buf[64] = {};
   fgets(buf, sizeof buf, p);
