@@ -1,6 +1,8 @@
 // The AVX2 sprite kernel. It computes exactly what draw_sprite_reference
 // computes, operation for operation, so its output is the same bytes:
-//   - the geometry of eight pixels of a row at a time (lanes = pixels);
+//   - the geometry of eight pixels at a time (lanes = pixels): eight of a
+//     row, or, for sprites at most 16 px wide, the next eight of their
+//     rows' spans laid end to end;
 //   - the bilinear taps as two 256-bit loads per pixel and level: the top
 //     texel pair a|b from the padded mip storage and the steps down to the
 //     bottom pair, c-a|d-b, from padded_down (the same differences the
@@ -11,8 +13,9 @@
 // Only this file's functions carry target("avx2"); the binary still runs on
 // any x86-64 and picks this kernel at run time (cpu_has_avx2). No FMA is
 // used: a fused multiply-add rounds once where the reference rounds twice.
-// exact_coverage<__m256> is always inlined into the target("avx2") kernel, so
-// no __m256 is ever passed by value across a non-AVX call boundary.
+// exact_coverage<__m256> and Kernel::group are always inlined into the
+// target("avx2") walks, so no __m256 is ever passed by value across a
+// non-AVX call boundary.
 #pragma GCC diagnostic ignored "-Wpsabi"
 #include "kernel.h"
 
@@ -77,36 +80,129 @@ SPRITZ_AVX2 __m256 bilinear2(const Level& l, const int* off, const float* ty, in
   return _mm256_add_ps(left, _mm256_mul_ps(_mm256_sub_ps(right, left), tx2));
 }
 
-// The kernel, compiled once for each combination of trilinear sampling and
-// exact edge coverage: each copy has no per-pair test and fewer live values.
+// What one sprite's draw needs, as vectors, and the work on one group of
+// eight pixels, shared by the row walk and the packed walk below. Compiled
+// once for each combination of trilinear sampling and exact edge coverage:
+// each copy has no per-pair test and fewer live values.
 template <bool trilinear, bool exact>
-__attribute__((target("avx2"))) uint64_t draw(const Sprite& sprite, Image& img, int row_begin, int row_end) {
-  const Sprite s = sprite;  // a local copy: stores to the image cannot alias it
-  const Level l0 = level_of(s.cell->levels[static_cast<size_t>(s.level0)]);
-  const Level l1 = level_of(s.cell->levels[static_cast<size_t>(s.level1)]);
-  const RowSpans spans(s);
-  const ExactEdges edges(s);
-
-  const __m256 zero = _mm256_setzero_ps(), one = _mm256_set1_ps(1.0f), half = _mm256_set1_ps(0.5f);
-  const __m256 abs_mask = _mm256_castsi256_ps(_mm256_set1_epi32(0x7fffffff));
-  const __m256 cx = _mm256_set1_ps(s.cx);
-  const __m256 ax_x = _mm256_set1_ps(s.ax_x), ay_x = _mm256_set1_ps(s.ay_x);
-  const __m256 half_w = _mm256_set1_ps(s.half_w), half_h = _mm256_set1_ps(s.half_h);
-  const __m256 neg_half_w = _mm256_set1_ps(-s.half_w), neg_half_h = _mm256_set1_ps(-s.half_h);
-  const __m256 foot_x = _mm256_set1_ps(s.foot_x), foot_y = _mm256_set1_ps(s.foot_y);
-  const __m256 inv_foot_x = _mm256_set1_ps(s.inv_foot_x), inv_foot_y = _mm256_set1_ps(s.inv_foot_y);
-  const __m256 inv_w = _mm256_set1_ps(s.inv_w), inv_h = _mm256_set1_ps(s.inv_h);
-  const __m256 mix = _mm256_set1_ps(s.level_mix);
-  const __m256 colour = _mm256_setr_ps(s.colour[0], s.colour[1], s.colour[2], s.colour[3], s.colour[0],
-                                       s.colour[1], s.colour[2], s.colour[3]);
-  const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
-  // Lane pair k of a group, each broadcast over one 128-bit half.
-  const __m256i pair_index[4] = {_mm256_setr_epi32(0, 0, 0, 0, 1, 1, 1, 1), _mm256_setr_epi32(2, 2, 2, 2, 3, 3, 3, 3),
-                                 _mm256_setr_epi32(4, 4, 4, 4, 5, 5, 5, 5), _mm256_setr_epi32(6, 6, 6, 6, 7, 7, 7, 7)};
-
+struct Kernel {
+  const Sprite& s;
+  const ExactEdges& edges;
+  Level l0, l1;
+  __m256 zero, one, half, abs_mask, cx, ax_x, ay_x, half_w, half_h, neg_half_w, neg_half_h, foot_x, foot_y;
+  __m256 inv_foot_x, inv_foot_y, inv_w, inv_h, mix, colour;
+  __m256i pair_index[4];  // lane pair k of a group, each broadcast over one 128-bit half
   alignas(32) int off0[8], off1[8];
   alignas(32) float ty0[8], ty1[8];
 
+  SPRITZ_AVX2 Kernel(const Sprite& sprite, const ExactEdges& e)
+      : s(sprite),
+        edges(e),
+        l0(level_of(sprite.cell->levels[static_cast<size_t>(sprite.level0)])),
+        l1(level_of(sprite.cell->levels[static_cast<size_t>(sprite.level1)])) {
+    zero = _mm256_setzero_ps(), one = _mm256_set1_ps(1.0f), half = _mm256_set1_ps(0.5f);
+    abs_mask = _mm256_castsi256_ps(_mm256_set1_epi32(0x7fffffff));
+    cx = _mm256_set1_ps(s.cx);
+    ax_x = _mm256_set1_ps(s.ax_x), ay_x = _mm256_set1_ps(s.ay_x);
+    half_w = _mm256_set1_ps(s.half_w), half_h = _mm256_set1_ps(s.half_h);
+    neg_half_w = _mm256_set1_ps(-s.half_w), neg_half_h = _mm256_set1_ps(-s.half_h);
+    foot_x = _mm256_set1_ps(s.foot_x), foot_y = _mm256_set1_ps(s.foot_y);
+    inv_foot_x = _mm256_set1_ps(s.inv_foot_x), inv_foot_y = _mm256_set1_ps(s.inv_foot_y);
+    inv_w = _mm256_set1_ps(s.inv_w), inv_h = _mm256_set1_ps(s.inv_h);
+    mix = _mm256_set1_ps(s.level_mix);
+    colour = _mm256_setr_ps(s.colour[0], s.colour[1], s.colour[2], s.colour[3], s.colour[0], s.colour[1],
+                            s.colour[2], s.colour[3]);
+    for (int k = 0; k < 4; ++k) {
+      const int a = 2 * k, b = 2 * k + 1;
+      pair_index[k] = _mm256_setr_epi32(a, a, a, a, b, b, b, b);
+    }
+  }
+
+  // Pixels (xs, ys) of one group, lane by lane: fy_ax = fy ax_y and fy_ay =
+  // fy ay_y for each lane's row (fy = y + 0.5 - cy), py = y; lanes outside
+  // `valid` get no coverage. Blends pairs (0, 1) .. (2 pairs - 2, 2 pairs - 1)
+  // at the addresses `at(k, &full)` gives (full: the pair's second pixel is
+  // in the image; when it is not, only the first is touched). Returns the
+  // pixels blended.
+  template <typename At>
+  SPRITZ_AVX2 int group(__m256i xs, __m256 fy_ax, __m256 fy_ay, __m256 py, __m256 valid, int pairs, At at) {
+    // Geometry, as pixel_geometry computes it.
+    const __m256 fx = _mm256_sub_ps(_mm256_add_ps(_mm256_cvtepi32_ps(xs), half), cx);
+    const __m256 lx = _mm256_add_ps(_mm256_mul_ps(fx, ax_x), fy_ax);
+    const __m256 ly = _mm256_add_ps(_mm256_mul_ps(fx, ay_x), fy_ay);
+    const __m256 alx = _mm256_and_ps(lx, abs_mask), aly = _mm256_and_ps(ly, abs_mask);
+    const __m256 inside = _mm256_and_ps(_mm256_cmp_ps(_mm256_add_ps(alx, foot_x), half_w, _CMP_LE_OQ),
+                                        _mm256_cmp_ps(_mm256_add_ps(aly, foot_y), half_h, _CMP_LE_OQ));
+    const __m256 ox = _mm256_sub_ps(_mm256_min_ps(_mm256_add_ps(alx, foot_x), half_w),
+                                    _mm256_max_ps(_mm256_sub_ps(alx, foot_x), neg_half_w));
+    const __m256 oy = _mm256_sub_ps(_mm256_min_ps(_mm256_add_ps(aly, foot_y), half_h),
+                                    _mm256_max_ps(_mm256_sub_ps(aly, foot_y), neg_half_h));
+    __m256 cov = _mm256_mul_ps(_mm256_max_ps(_mm256_mul_ps(ox, inv_foot_x), zero),
+                               _mm256_max_ps(_mm256_mul_ps(oy, inv_foot_y), zero));
+    if constexpr (exact) {
+      // Sprites thinner than 3 px: the exact area on edge pixels, as the
+      // reference computes it, lane by lane (exact_coverage on __m256).
+      const __m256 outside = _mm256_or_ps(_mm256_cmp_ps(_mm256_sub_ps(alx, foot_x), half_w, _CMP_GE_OQ),
+                                          _mm256_cmp_ps(_mm256_sub_ps(aly, foot_y), half_h, _CMP_GE_OQ));
+      const __m256 area = exact_coverage<__m256>(s, edges, _mm256_cvtepi32_ps(xs), py);
+      cov = _mm256_andnot_ps(outside, _mm256_blendv_ps(area, one, inside));
+    } else {
+      (void)py;
+      cov = _mm256_blendv_ps(cov, one, inside);
+    }
+    // Outside the footprint (|l| - foot >= half) the overlap above is
+    // already <= 0, so max(.., 0) makes it exactly 0 as the reference's test does.
+    cov = _mm256_and_ps(cov, valid);
+    const int covered = _mm256_movemask_ps(_mm256_cmp_ps(cov, zero, _CMP_GT_OQ));
+    if (!covered) return 0;
+
+    const __m256 u = _mm256_min_ps(_mm256_max_ps(_mm256_add_ps(half, _mm256_mul_ps(lx, inv_w)), zero), one);
+    const __m256 v = _mm256_min_ps(_mm256_max_ps(_mm256_sub_ps(half, _mm256_mul_ps(ly, inv_h)), zero), one);
+    __m256 tx0, tx1 = zero;
+    taps8(l0, u, v, off0, ty0, &tx0);
+    if constexpr (trilinear) taps8(l1, u, v, off1, ty1, &tx1);
+
+    for (int k = 0; k < pairs; ++k) {
+      const int i = 2 * k;
+      const __m256 cov2 = _mm256_permutevar8x32_ps(cov, pair_index[k]);
+      __m256 t = bilinear2(l0, off0, ty0, i, _mm256_permutevar8x32_ps(tx0, pair_index[k]));
+      if constexpr (trilinear) {
+        const __m256 hi = bilinear2(l1, off1, ty1, i, _mm256_permutevar8x32_ps(tx1, pair_index[k]));
+        t = _mm256_add_ps(t, _mm256_mul_ps(_mm256_sub_ps(hi, t), mix));
+      }
+      // src = colour texel cov; occl = min(1, src.a); k = 1 - occl:
+      //   dst.rgb = src.rgb + dst.rgb k, dst.a = occl + dst.a k
+      // A pixel of the pair with no coverage (off the span, or the one
+      // just past its end) is blended too, and keeps its bytes: colours,
+      // texels and coverage are finite and >= +0, so its src is +0, k is
+      // exactly 1 and +0 + dst = dst for every buffer value, all of which
+      // are finite and >= +0 for the same reason. That saves a compare
+      // and a blend per pair.
+      const __m256 src = _mm256_mul_ps(_mm256_mul_ps(colour, t), cov2);
+      const __m256 occl = _mm256_min_ps(_mm256_permute_ps(src, 0xff), one);
+      const __m256 keep = _mm256_sub_ps(one, occl);
+      const __m256 add = _mm256_blend_ps(src, occl, 0x88);
+      bool full;
+      float* d = at(k, &full);
+      if (full) {  // the pair's second pixel is in the row (and the strip): rewriting it unchanged is safe
+        _mm256_storeu_ps(d, _mm256_add_ps(add, _mm256_mul_ps(_mm256_loadu_ps(d), keep)));
+      } else {  // the row's last pixel: touch no memory beyond it
+        const __m128 old = _mm_loadu_ps(d);
+        _mm_storeu_ps(d, _mm_add_ps(_mm256_castps256_ps128(add), _mm_mul_ps(old, _mm256_castps256_ps128(keep))));
+      }
+    }
+    return __builtin_popcount(static_cast<unsigned>(covered));
+  }
+};
+
+// Row by row: each row's span in groups of eight pixels.
+template <bool trilinear, bool exact>
+__attribute__((target("avx2"))) uint64_t draw_rows(const Sprite& sprite, Image& img, int row_begin, int row_end) {
+  const Sprite s = sprite;  // a local copy: stores to the image cannot alias it
+  const RowSpans spans(s);
+  const ExactEdges edges(s);
+  Kernel<trilinear, exact> kernel(s, edges);
+  const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
   const int width = img.width;
   const int ylo = std::max(s.y0, row_begin), yhi = std::min(s.y1, row_end);
   uint64_t blended = 0;
@@ -117,77 +213,91 @@ __attribute__((target("avx2"))) uint64_t draw(const Sprite& sprite, Image& img, 
     const __m256 py = _mm256_set1_ps(static_cast<float>(y));
     int xa, xb;
     spans.at(fy, &xa, &xb);
+    const __m256i xb_v = _mm256_set1_epi32(xb);
     for (int x = xa; x < xb; x += 8) {
-      // Geometry of pixels x .. x + 7, as pixel_geometry computes it.
       const __m256i xs = _mm256_add_epi32(_mm256_set1_epi32(x), lane);
-      const __m256 fx = _mm256_sub_ps(_mm256_add_ps(_mm256_cvtepi32_ps(xs), half), cx);
-      const __m256 lx = _mm256_add_ps(_mm256_mul_ps(fx, ax_x), fy_ax);
-      const __m256 ly = _mm256_add_ps(_mm256_mul_ps(fx, ay_x), fy_ay);
-      const __m256 alx = _mm256_and_ps(lx, abs_mask), aly = _mm256_and_ps(ly, abs_mask);
-      const __m256 inside = _mm256_and_ps(_mm256_cmp_ps(_mm256_add_ps(alx, foot_x), half_w, _CMP_LE_OQ),
-                                          _mm256_cmp_ps(_mm256_add_ps(aly, foot_y), half_h, _CMP_LE_OQ));
-      const __m256 ox = _mm256_sub_ps(_mm256_min_ps(_mm256_add_ps(alx, foot_x), half_w),
-                                      _mm256_max_ps(_mm256_sub_ps(alx, foot_x), neg_half_w));
-      const __m256 oy = _mm256_sub_ps(_mm256_min_ps(_mm256_add_ps(aly, foot_y), half_h),
-                                      _mm256_max_ps(_mm256_sub_ps(aly, foot_y), neg_half_h));
-      __m256 cov = _mm256_mul_ps(_mm256_max_ps(_mm256_mul_ps(ox, inv_foot_x), zero),
-                                 _mm256_max_ps(_mm256_mul_ps(oy, inv_foot_y), zero));
-      if constexpr (exact) {
-        // Sprites thinner than 3 px: the exact area on edge pixels, as the
-        // reference computes it, lane by lane (exact_coverage on __m256).
-        const __m256 outside =
-            _mm256_or_ps(_mm256_cmp_ps(_mm256_sub_ps(alx, foot_x), half_w, _CMP_GE_OQ),
-                         _mm256_cmp_ps(_mm256_sub_ps(aly, foot_y), half_h, _CMP_GE_OQ));
-        const __m256 area = exact_coverage<__m256>(s, edges, _mm256_cvtepi32_ps(xs), py);
-        cov = _mm256_andnot_ps(outside, _mm256_blendv_ps(area, one, inside));
-      } else {
-        cov = _mm256_blendv_ps(cov, one, inside);
-      }
-      // Outside the footprint (|l| - foot >= half) the overlap above is
-      // already <= 0, so max(.., 0) makes it exactly 0 as the reference's test does.
-      cov = _mm256_and_ps(cov, _mm256_castsi256_ps(_mm256_cmpgt_epi32(_mm256_set1_epi32(xb), xs)));
-      const int covered = _mm256_movemask_ps(_mm256_cmp_ps(cov, zero, _CMP_GT_OQ));
-      if (!covered) continue;
-      blended += static_cast<uint64_t>(__builtin_popcount(static_cast<unsigned>(covered)));
-
-      const __m256 u = _mm256_min_ps(_mm256_max_ps(_mm256_add_ps(half, _mm256_mul_ps(lx, inv_w)), zero), one);
-      const __m256 v = _mm256_min_ps(_mm256_max_ps(_mm256_sub_ps(half, _mm256_mul_ps(ly, inv_h)), zero), one);
-      __m256 tx0, tx1 = zero;
-      taps8(l0, u, v, off0, ty0, &tx0);
-      if constexpr (trilinear) taps8(l1, u, v, off1, ty1, &tx1);
-
-      const int pairs = std::min(4, (xb - x + 1) >> 1);
-      for (int k = 0; k < pairs; ++k) {
-        const int i = 2 * k;
-        const __m256 cov2 = _mm256_permutevar8x32_ps(cov, pair_index[k]);
-        __m256 t = bilinear2(l0, off0, ty0, i, _mm256_permutevar8x32_ps(tx0, pair_index[k]));
-        if constexpr (trilinear) {
-          const __m256 hi = bilinear2(l1, off1, ty1, i, _mm256_permutevar8x32_ps(tx1, pair_index[k]));
-          t = _mm256_add_ps(t, _mm256_mul_ps(_mm256_sub_ps(hi, t), mix));
-        }
-        // src = colour texel cov; occl = min(1, src.a); k = 1 - occl:
-        //   dst.rgb = src.rgb + dst.rgb k, dst.a = occl + dst.a k
-        // A pixel of the pair with no coverage (off the span, or the one
-        // just past its end) is blended too, and keeps its bytes: colours,
-        // texels and coverage are finite and >= +0, so its src is +0, k is
-        // exactly 1 and +0 + dst = dst for every buffer value, all of which
-        // are finite and >= +0 for the same reason. That saves a compare
-        // and a blend per pair.
-        const __m256 src = _mm256_mul_ps(_mm256_mul_ps(colour, t), cov2);
-        const __m256 occl = _mm256_min_ps(_mm256_permute_ps(src, 0xff), one);
-        const __m256 keep = _mm256_sub_ps(one, occl);
-        const __m256 add = _mm256_blend_ps(src, occl, 0x88);
-        float* d = row + static_cast<ptrdiff_t>(x + i) * 4;
-        if (x + i + 1 < width) {  // pixel x + i + 1 is in the row (and the strip): rewriting it unchanged is safe
-          _mm256_storeu_ps(d, _mm256_add_ps(add, _mm256_mul_ps(_mm256_loadu_ps(d), keep)));
-        } else {  // the row's last pixel: touch no memory beyond it
-          const __m128 old = _mm_loadu_ps(d);
-          _mm_storeu_ps(d, _mm_add_ps(_mm256_castps256_ps128(add), _mm_mul_ps(old, _mm256_castps256_ps128(keep))));
-        }
-      }
+      const __m256 valid = _mm256_castsi256_ps(_mm256_cmpgt_epi32(xb_v, xs));
+      blended += static_cast<uint64_t>(
+          kernel.group(xs, fy_ax, fy_ay, py, valid, std::min(4, (xb - x + 1) >> 1), [&](int k, bool* full) {
+            *full = x + 2 * k + 1 < width;
+            return row + static_cast<ptrdiff_t>(x + 2 * k) * 4;
+          }));
     }
   }
   return blended;
+}
+
+// Sprites at most kPackedWidth pixels wide: the spans of all their rows in
+// the strip, each padded to an even length, laid end to end, so a group of
+// eight lanes holds pixels of several rows. An 8 px sprite fills 61% of the
+// lanes row by row; packed, close to 90%, with one loop exit per sprite
+// instead of one or two per row (S3's sprites: 12-16% less time, measured
+// alternating with the row walk). Every pixel gets the same operations as
+// row by row, so the bytes do not change.
+constexpr int kPackedWidth = 16;
+constexpr int kPackedLanes = 16 * (kPackedWidth + 2) + 16;  // rows of a strip, each span padded by one, and slack
+
+template <bool trilinear, bool exact>
+__attribute__((target("avx2"))) uint64_t draw_packed(const Sprite& sprite, Image& img, int row_begin, int row_end) {
+  const Sprite s = sprite;  // a local copy: stores to the image cannot alias it
+  const RowSpans spans(s);
+  const ExactEdges edges(s);
+  Kernel<trilinear, exact> kernel(s, edges);
+  const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+  alignas(32) int px[kPackedLanes], py[kPackedLanes], ok[kPackedLanes];
+  alignas(32) float fy_ax[kPackedLanes], fy_ay[kPackedLanes];
+  const int width = img.width;
+  const int ylo = std::max(s.y0, row_begin), yhi = std::min(s.y1, row_end);
+  uint64_t blended = 0;
+  int y = ylo;
+  while (y < yhi) {
+    // Lay out rows until the next one might not fit.
+    int n = 0;
+    for (; y < yhi && n + 16 <= kPackedLanes - 16; ++y) {
+      const float fy = static_cast<float>(y) + 0.5f - s.cy;
+      int xa, xb;
+      spans.at(fy, &xa, &xb);
+      // Sixteen lanes from n on, whatever the span's length: the next row
+      // overwrites what lies past this one's (even) end.
+      const __m256 a = _mm256_set1_ps(fy * s.ax_y), b = _mm256_set1_ps(fy * s.ay_y);
+      const __m256i yv = _mm256_set1_epi32(y), xb_v = _mm256_set1_epi32(xb);
+      for (int h = 0; h < 16; h += 8) {
+        const __m256i xs = _mm256_add_epi32(_mm256_set1_epi32(xa + h), lane);
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(px + n + h), xs);
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(py + n + h), yv);
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(ok + n + h), _mm256_cmpgt_epi32(xb_v, xs));
+        _mm256_storeu_ps(fy_ax + n + h, a);
+        _mm256_storeu_ps(fy_ay + n + h, b);
+      }
+      n += (xb - xa + 1) & ~1;  // even length; the extra pixel is not valid
+    }
+    // The last group's lanes past the end: no coverage, and finite inputs.
+    const __m256i none = _mm256_setzero_si256();
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(px + n), none);
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(py + n), none);
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(ok + n), none);
+    _mm256_storeu_ps(fy_ax + n, _mm256_setzero_ps());
+    _mm256_storeu_ps(fy_ay + n, _mm256_setzero_ps());
+    for (int g = 0; g < n; g += 8) {
+      const __m256i ys = _mm256_load_si256(reinterpret_cast<const __m256i*>(py + g));
+      blended += static_cast<uint64_t>(kernel.group(
+          _mm256_load_si256(reinterpret_cast<const __m256i*>(px + g)), _mm256_load_ps(fy_ax + g),
+          _mm256_load_ps(fy_ay + g), _mm256_cvtepi32_ps(ys),
+          _mm256_castsi256_ps(_mm256_load_si256(reinterpret_cast<const __m256i*>(ok + g))), std::min(4, (n - g) >> 1),
+          [&](int k, bool* full) {
+            const int i = g + 2 * k;
+            *full = px[i] + 1 < width;
+            return img.row(py[i]) + static_cast<ptrdiff_t>(px[i]) * 4;
+          }));
+    }
+  }
+  return blended;
+}
+
+template <bool trilinear, bool exact>
+__attribute__((target("avx2"))) uint64_t draw(const Sprite& s, Image& img, int row_begin, int row_end) {
+  return s.x1 - s.x0 <= kPackedWidth ? draw_packed<trilinear, exact>(s, img, row_begin, row_end)
+                                     : draw_rows<trilinear, exact>(s, img, row_begin, row_end);
 }
 
 }  // namespace
