@@ -86,8 +86,9 @@ SPRITZ_AVX2 __m256 bilinear2(const Level& l, const int* off, const float* ty, in
 // each copy has no per-pair test and fewer live values.
 template <bool trilinear, bool exact>
 struct Kernel {
-  const Sprite& s;
-  const ExactEdges& edges;
+  const Sprite s;  // a copy: stores to the image cannot alias it
+  const RowSpans spans;
+  const ExactEdges edges;
   Level l0, l1;
   __m256 zero, one, half, abs_mask, cx, ax_x, ay_x, half_w, half_h, neg_half_w, neg_half_h, foot_x, foot_y;
   __m256 inv_foot_x, inv_foot_y, inv_w, inv_h, mix, colour;
@@ -95,9 +96,10 @@ struct Kernel {
   alignas(32) int off0[8], off1[8];
   alignas(32) float ty0[8], ty1[8];
 
-  SPRITZ_AVX2 Kernel(const Sprite& sprite, const ExactEdges& e)
+  SPRITZ_AVX2 explicit Kernel(const Sprite& sprite)
       : s(sprite),
-        edges(e),
+        spans(sprite),
+        edges(sprite),
         l0(level_of(sprite.cell->levels[static_cast<size_t>(sprite.level0)])),
         l1(level_of(sprite.cell->levels[static_cast<size_t>(sprite.level1)])) {
     zero = _mm256_setzero_ps(), one = _mm256_set1_ps(1.0f), half = _mm256_set1_ps(0.5f);
@@ -195,16 +197,14 @@ struct Kernel {
   }
 };
 
+// Lane numbers 0..7.
+SPRITZ_AVX2 __m256i lanes() { return _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7); }
+
 // Row by row: each row's span in groups of eight pixels.
-template <bool trilinear, bool exact>
-__attribute__((target("avx2"))) uint64_t draw_rows(const Sprite& sprite, Image& img, int row_begin, int row_end) {
-  const Sprite s = sprite;  // a local copy: stores to the image cannot alias it
-  const RowSpans spans(s);
-  const ExactEdges edges(s);
-  Kernel<trilinear, exact> kernel(s, edges);
-  const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+template <typename K>
+SPRITZ_AVX2 uint64_t draw_rows(K& kernel, Image& img, int ylo, int yhi) {
+  const Sprite& s = kernel.s;
   const int width = img.width;
-  const int ylo = std::max(s.y0, row_begin), yhi = std::min(s.y1, row_end);
   uint64_t blended = 0;
   for (int y = ylo; y < yhi; ++y) {
     float* __restrict row = img.row(y);
@@ -212,10 +212,10 @@ __attribute__((target("avx2"))) uint64_t draw_rows(const Sprite& sprite, Image& 
     const __m256 fy_ax = _mm256_set1_ps(fy * s.ax_y), fy_ay = _mm256_set1_ps(fy * s.ay_y);
     const __m256 py = _mm256_set1_ps(static_cast<float>(y));
     int xa, xb;
-    spans.at(fy, &xa, &xb);
+    kernel.spans.at(fy, &xa, &xb);
     const __m256i xb_v = _mm256_set1_epi32(xb);
     for (int x = xa; x < xb; x += 8) {
-      const __m256i xs = _mm256_add_epi32(_mm256_set1_epi32(x), lane);
+      const __m256i xs = _mm256_add_epi32(_mm256_set1_epi32(x), lanes());
       const __m256 valid = _mm256_castsi256_ps(_mm256_cmpgt_epi32(xb_v, xs));
       blended += static_cast<uint64_t>(
           kernel.group(xs, fy_ax, fy_ay, py, valid, std::min(4, (xb - x + 1) >> 1), [&](int k, bool* full) {
@@ -235,19 +235,16 @@ __attribute__((target("avx2"))) uint64_t draw_rows(const Sprite& sprite, Image& 
 // alternating with the row walk). Every pixel gets the same operations as
 // row by row, so the bytes do not change.
 constexpr int kPackedWidth = 16;
-constexpr int kPackedLanes = 16 * (kPackedWidth + 2) + 16;  // rows of a strip, each span padded by one, and slack
+// The list's length: each row writes sixteen lanes, and a group reads up to
+// eight past the end. Rows that do not fit go in the next round.
+constexpr int kPackedLanes = 16 * 18 + 16;
 
-template <bool trilinear, bool exact>
-__attribute__((target("avx2"))) uint64_t draw_packed(const Sprite& sprite, Image& img, int row_begin, int row_end) {
-  const Sprite s = sprite;  // a local copy: stores to the image cannot alias it
-  const RowSpans spans(s);
-  const ExactEdges edges(s);
-  Kernel<trilinear, exact> kernel(s, edges);
-  const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+template <typename K>
+SPRITZ_AVX2 uint64_t draw_packed(K& kernel, Image& img, int ylo, int yhi) {
+  const Sprite& s = kernel.s;
   alignas(32) int px[kPackedLanes], py[kPackedLanes], ok[kPackedLanes];
   alignas(32) float fy_ax[kPackedLanes], fy_ay[kPackedLanes];
   const int width = img.width;
-  const int ylo = std::max(s.y0, row_begin), yhi = std::min(s.y1, row_end);
   uint64_t blended = 0;
   int y = ylo;
   while (y < yhi) {
@@ -256,13 +253,13 @@ __attribute__((target("avx2"))) uint64_t draw_packed(const Sprite& sprite, Image
     for (; y < yhi && n + 16 <= kPackedLanes - 16; ++y) {
       const float fy = static_cast<float>(y) + 0.5f - s.cy;
       int xa, xb;
-      spans.at(fy, &xa, &xb);
+      kernel.spans.at(fy, &xa, &xb);
       // Sixteen lanes from n on, whatever the span's length: the next row
       // overwrites what lies past this one's (even) end.
       const __m256 a = _mm256_set1_ps(fy * s.ax_y), b = _mm256_set1_ps(fy * s.ay_y);
       const __m256i yv = _mm256_set1_epi32(y), xb_v = _mm256_set1_epi32(xb);
       for (int h = 0; h < 16; h += 8) {
-        const __m256i xs = _mm256_add_epi32(_mm256_set1_epi32(xa + h), lane);
+        const __m256i xs = _mm256_add_epi32(_mm256_set1_epi32(xa + h), lanes());
         _mm256_storeu_si256(reinterpret_cast<__m256i*>(px + n + h), xs);
         _mm256_storeu_si256(reinterpret_cast<__m256i*>(py + n + h), yv);
         _mm256_storeu_si256(reinterpret_cast<__m256i*>(ok + n + h), _mm256_cmpgt_epi32(xb_v, xs));
@@ -295,9 +292,10 @@ __attribute__((target("avx2"))) uint64_t draw_packed(const Sprite& sprite, Image
 }
 
 template <bool trilinear, bool exact>
-__attribute__((target("avx2"))) uint64_t draw(const Sprite& s, Image& img, int row_begin, int row_end) {
-  return s.x1 - s.x0 <= kPackedWidth ? draw_packed<trilinear, exact>(s, img, row_begin, row_end)
-                                     : draw_rows<trilinear, exact>(s, img, row_begin, row_end);
+__attribute__((target("avx2"))) uint64_t draw(const Sprite& sprite, Image& img, int row_begin, int row_end) {
+  Kernel<trilinear, exact> kernel(sprite);
+  const int ylo = std::max(sprite.y0, row_begin), yhi = std::min(sprite.y1, row_end);
+  return sprite.x1 - sprite.x0 <= kPackedWidth ? draw_packed(kernel, img, ylo, yhi) : draw_rows(kernel, img, ylo, yhi);
 }
 
 }  // namespace
