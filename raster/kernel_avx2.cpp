@@ -234,10 +234,12 @@ SPRITZ_AVX2 uint64_t draw_rows(K& kernel, Image& img, int ylo, int yhi) {
 // instead of one or two per row (S3's sprites: 12-16% less time, measured
 // alternating with the row walk). Every pixel gets the same operations as
 // row by row, so the bytes do not change.
-constexpr int kPackedWidth = 16;
-// The list's length: each row writes sixteen lanes, and a group reads up to
-// eight past the end. Rows that do not fit go in the next round.
-constexpr int kPackedLanes = 16 * 18 + 16;
+constexpr int kPackedWidth = 16;  // also the lanes each row writes: whole groups of eight
+static_assert(kPackedWidth % 8 == 0);
+// The list's length: a strip's rows and more, each row writing kPackedWidth
+// lanes, and a group reading up to eight past the end. Rows that do not fit
+// go in the next round.
+constexpr int kPackedLanes = 18 * kPackedWidth + 16;
 
 template <typename K>
 SPRITZ_AVX2 uint64_t draw_packed(K& kernel, Image& img, int ylo, int yhi) {
@@ -250,15 +252,15 @@ SPRITZ_AVX2 uint64_t draw_packed(K& kernel, Image& img, int ylo, int yhi) {
   while (y < yhi) {
     // Lay out rows until the next one might not fit.
     int n = 0;
-    for (; y < yhi && n + 16 <= kPackedLanes - 16; ++y) {
+    for (; y < yhi && n + kPackedWidth <= kPackedLanes - 16; ++y) {
       const float fy = static_cast<float>(y) + 0.5f - s.cy;
       int xa, xb;
       kernel.spans.at(fy, &xa, &xb);
-      // Sixteen lanes from n on, whatever the span's length: the next row
-      // overwrites what lies past this one's (even) end.
+      // kPackedWidth lanes from n on, whatever the span's length (it is at
+      // most that): the next row overwrites what lies past this one's (even) end.
       const __m256 a = _mm256_set1_ps(fy * s.ax_y), b = _mm256_set1_ps(fy * s.ay_y);
       const __m256i yv = _mm256_set1_epi32(y), xb_v = _mm256_set1_epi32(xb);
-      for (int h = 0; h < 16; h += 8) {
+      for (int h = 0; h < kPackedWidth; h += 8) {
         const __m256i xs = _mm256_add_epi32(_mm256_set1_epi32(xa + h), lanes());
         _mm256_storeu_si256(reinterpret_cast<__m256i*>(px + n + h), xs);
         _mm256_storeu_si256(reinterpret_cast<__m256i*>(py + n + h), yv);
