@@ -54,30 +54,9 @@ double best_seconds(const std::function<void()>& f, double budget_s = 0.6) {
   return best;
 }
 
-// Two variants timed in alternation (a, b, a, b, ...), each its fastest run:
-// a burst of noise then hits both alike, which keeps their ratio honest.
-std::pair<double, double> best_seconds_paired(const std::function<void()>& a, const std::function<void()>& b,
-                                              double budget_s = 3.0) {
-  if (g_quick) budget_s /= 4;
-  double best_a = 1e300, best_b = 1e300;
-  int runs = 0;
-  const auto start = std::chrono::steady_clock::now();
-  do {
-    auto t0 = std::chrono::steady_clock::now();
-    a();
-    best_a = std::min(best_a, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
-    t0 = std::chrono::steady_clock::now();
-    b();
-    best_b = std::min(best_b, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
-    ++runs;
-  } while ((runs < (g_quick ? 3 : 9) ||
-            std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() < budget_s) &&
-           runs < 200);
-  return {best_a, best_b};
-}
-
 // Several variants timed in turn (a, b, c, a, b, c, ...), each its fastest
-// run, at least nine runs each (three with --quick). Each variant returns the
+// run, at least nine runs each (three with --quick): a burst of noise then
+// hits all alike, which keeps their ratios honest. Each variant returns the
 // seconds it took, so a peer can leave its own set-up out.
 std::vector<double> best_seconds_alternating(const std::vector<std::function<double()>>& fs, double budget_s = 3.0) {
   if (g_quick) budget_s /= 4;
@@ -240,7 +219,11 @@ int main(int argc, char** argv) {
         "size = [[0, 4, 1], [1, 8]]\ntransparency = [[0, 0], [1, 1]]\ncolor = [[0, \"#ffffff\"], [1, \"#ff0000\"]]\n",
         "S4", ".");
     Frame f, g;
-    const auto [a, b] = best_seconds_paired([&] { evaluate(fx, 10.0, f); }, [&] { evaluate(fx, 10000.0, g); }, 0.8);
+    const std::vector<double> best = best_seconds_alternating(
+        {[&] { return seconds_of([&] { evaluate(fx, 10.0, f); }); },
+         [&] { return seconds_of([&] { evaluate(fx, 10000.0, g); }); }},
+        0.8);
+    const double a = best[0], b = best[1];
     const uint64_t alive = f.emitters[0].particles.size();
     std::printf("\nS4  steady stream (%llu alive): evaluate at clock 10 %.3f ms, at clock 10000 %.3f ms, ratio %.3f\n",
                 static_cast<unsigned long long>(alive), a * 1e3, b * 1e3, b / a);
