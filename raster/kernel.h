@@ -1,8 +1,11 @@
 // Internal to the rasterizer: the per-sprite draw kernels and what they
 // share. Every kernel computes the same IEEE single-precision operations in
-// the same order (no FMA: -ffp-contract=off), so all of them give the same
-// bytes as draw_sprite_reference (tested), and a render farm of mixed CPUs
-// produces identical frames.
+// the same order, so all of them give the same bytes as
+// draw_sprite_reference (tested), and a render farm of mixed CPUs produces
+// identical frames. The multiply-adds of the per-pixel formulas are fused
+// (fused() below: one rounding, as IEEE 754 fusedMultiplyAdd defines it),
+// written out where they are meant; the compiler fuses nothing on its own
+// (-ffp-contract=off), so every kernel rounds at the same places.
 #pragma once
 
 #include <algorithm>
@@ -70,6 +73,47 @@ class RowSpans {
   double lo_[2], hi_[2], slope_[2];
   double fixed_b_[2], fixed_e_[2];
 };
+
+// a * b + c rounded once, as IEEE 754 fusedMultiplyAdd defines it: one FMA
+// instruction in the AVX2 kernel (x86-64 FMA3) and on ARMv8 (FMLA), and
+// exactly the same value from soft_fma below in a plain x86-64 build, so
+// every kernel agrees bit for bit whichever CPU runs it. (glibc's fmaf
+// would do too, but without FMA hardware it takes about 170 ns a call.)
+//
+// soft_fma: the product of two floats is exact in double (24 + 24 bits <=
+// 53), and TwoSum gives the sum's rounding error e exactly. Rounding that
+// sum to odd (keep it if exact or if its last bit is 1; else step one ulp
+// toward e) and then to float is correct rounding: a double has at least
+// two bits more than a float (Boldo and Melquiond, "When double
+// rounding is odd", 2005). Finite inputs cannot overflow in double; an
+// infinite or NaN sum is already the right answer.
+inline float soft_fma(float a, float b, float c) {
+  const double x = static_cast<double>(a) * static_cast<double>(b), y = c;
+  double s = x + y;
+  if (!(s - s == 0)) return static_cast<float>(s);  // infinite or NaN
+  const double xs = s - y, ys = s - xs;
+  const double e = (x - xs) + (y - ys);  // x + y = s + e exactly
+  uint64_t bits;
+  __builtin_memcpy(&bits, &s, sizeof s);
+  if (e != 0 && (bits & 1) == 0) {
+    bits += (e > 0) == (s > 0) ? 1 : ~uint64_t{0};  // away from or toward zero
+    __builtin_memcpy(&s, &bits, sizeof s);
+  }
+  return static_cast<float>(s);
+}
+
+__attribute__((always_inline)) inline float fused(float a, float b, float c) {
+#if defined(__FMA__) || defined(__aarch64__)
+  return __builtin_fmaf(a, b, c);
+#else
+  return soft_fma(a, b, c);
+#endif
+}
+__attribute__((always_inline)) inline Float4 fused(Float4 a, Float4 b, Float4 c) {
+  Float4 r;
+  for (int i = 0; i < 4; ++i) r[i] = fused(a[i], b[i], c[i]);
+  return r;
+}
 
 // Branch-free helpers that work the same on a float and on a GCC vector of
 // floats (T = __m256 in the AVX2 kernel): each lane computes exactly what the
@@ -147,7 +191,8 @@ __attribute__((always_inline)) inline T exact_coverage(const Sprite& s, const Ex
 uint64_t draw_sprite_portable(const Sprite& s, Image& img, int row_begin, int row_end);
 
 // The AVX2 kernel: eight pixels' geometry at a time, two pixels' texels per
-// 256-bit vector. Only call it when cpu_has_avx2().
+// 256-bit vector, FMA3 for the fused multiply-adds. Only call it when
+// cpu_has_avx2() (which checks FMA3 too).
 uint64_t draw_sprite_avx2(const Sprite& s, Image& img, int row_begin, int row_end);
 bool cpu_has_avx2();
 

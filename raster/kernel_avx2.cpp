@@ -10,11 +10,12 @@
 //     columns first;
 //   - two pixels per vector for the colour and the blend (lanes = RGBA RGBA),
 //     since neighbouring pixels are neighbours in the frame buffer too.
-// Only this file's functions carry target("avx2"); the binary still runs on
-// any x86-64 and picks this kernel at run time (cpu_has_avx2). No FMA is
-// used: a fused multiply-add rounds once where the reference rounds twice.
+//   - every fused() of the reference as one FMA3 instruction, which rounds
+//     exactly as it does.
+// Only this file's functions carry target("avx2,fma"); the binary still
+// runs on any x86-64 and picks this kernel at run time (cpu_has_avx2).
 // exact_coverage<__m256> and Kernel::group are always inlined into the
-// target("avx2") walks, so no __m256 is ever passed by value across a
+// target("avx2,fma") walks, so no __m256 is ever passed by value across a
 // non-AVX call boundary.
 #pragma GCC diagnostic ignored "-Wpsabi"
 #include "kernel.h"
@@ -32,13 +33,13 @@ namespace spritz::detail {
 #if SPRITZ_AVX2_KERNEL
 
 bool cpu_has_avx2() {
-  static const bool yes = __builtin_cpu_supports("avx2");
+  static const bool yes = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
   return yes;
 }
 
 namespace {
 
-#define SPRITZ_AVX2 __attribute__((target("avx2"), always_inline)) inline
+#define SPRITZ_AVX2 __attribute__((target("avx2,fma"), always_inline)) inline
 
 struct Level {
   const float* origin;  // texel (0, 0) of the padded storage
@@ -53,12 +54,13 @@ Level level_of(const MipLevel& m) {
 }
 
 // Per-pixel texel offsets and weights of one mip level for the eight pixels
-// of a group: x = u w - 0.5, ix = int(x + 1) - 1 (floor for x >= -1), tx = x - ix.
+// of a group: x = u w - 0.5 (fused), ix = int(x + 1) - 1 (floor for x >= -1),
+// tx = x - ix.
 SPRITZ_AVX2 void taps8(const Level& l, __m256 u, __m256 v, int* off, float* ty, __m256* tx) {
   const __m256 half = _mm256_set1_ps(0.5f), one = _mm256_set1_ps(1.0f);
   const __m256i one_i = _mm256_set1_epi32(1);
-  const __m256 x = _mm256_sub_ps(_mm256_mul_ps(u, _mm256_set1_ps(l.width)), half);
-  const __m256 y = _mm256_sub_ps(_mm256_mul_ps(v, _mm256_set1_ps(l.height)), half);
+  const __m256 x = _mm256_fmsub_ps(u, _mm256_set1_ps(l.width), half);
+  const __m256 y = _mm256_fmsub_ps(v, _mm256_set1_ps(l.height), half);
   const __m256i ix = _mm256_sub_epi32(_mm256_cvttps_epi32(_mm256_add_ps(x, one)), one_i);
   const __m256i iy = _mm256_sub_epi32(_mm256_cvttps_epi32(_mm256_add_ps(y, one)), one_i);
   *tx = _mm256_sub_ps(x, _mm256_cvtepi32_ps(ix));
@@ -67,17 +69,18 @@ SPRITZ_AVX2 void taps8(const Level& l, __m256 u, __m256 v, int* off, float* ty, 
   _mm256_store_si256(reinterpret_cast<__m256i*>(off), o);
 }
 
-// The bilinear samples of pixels i and i + 1 as [rgba_i | rgba_i+1]:
+// The bilinear samples of pixels i and i + 1 as [rgba_i | rgba_i+1], each
+// lerp fused:
 //   left = a + (c - a) ty, right = b + (d - b) ty, texel = left + (right - left) tx
 SPRITZ_AVX2 __m256 bilinear2(const Level& l, const int* off, const float* ty, int i, __m256 tx2) {
   const int o0 = off[i], o1 = off[i + 1];
   const __m256 top0 = _mm256_loadu_ps(l.origin + o0), down0 = _mm256_loadu_ps(l.down + o0);  // a|b, c-a|d-b
   const __m256 top1 = _mm256_loadu_ps(l.origin + o1), down1 = _mm256_loadu_ps(l.down + o1);
-  const __m256 v0 = _mm256_add_ps(top0, _mm256_mul_ps(down0, _mm256_broadcast_ss(ty + i)));
-  const __m256 v1 = _mm256_add_ps(top1, _mm256_mul_ps(down1, _mm256_broadcast_ss(ty + i + 1)));
+  const __m256 v0 = _mm256_fmadd_ps(down0, _mm256_broadcast_ss(ty + i), top0);
+  const __m256 v1 = _mm256_fmadd_ps(down1, _mm256_broadcast_ss(ty + i + 1), top1);
   const __m256 left = _mm256_permute2f128_ps(v0, v1, 0x20);   // left_i | left_i+1
   const __m256 right = _mm256_permute2f128_ps(v0, v1, 0x31);  // right_i | right_i+1
-  return _mm256_add_ps(left, _mm256_mul_ps(_mm256_sub_ps(right, left), tx2));
+  return _mm256_fmadd_ps(_mm256_sub_ps(right, left), tx2, left);
 }
 
 // What one sprite's draw needs, as vectors, and the work on one group of
@@ -130,8 +133,8 @@ struct Kernel {
   SPRITZ_AVX2 int group(__m256i xs, __m256 fy_ax, __m256 fy_ay, __m256 py, __m256 valid, int pairs, At at) {
     // Geometry, as pixel_geometry computes it.
     const __m256 fx = _mm256_sub_ps(_mm256_add_ps(_mm256_cvtepi32_ps(xs), half), cx);
-    const __m256 lx = _mm256_add_ps(_mm256_mul_ps(fx, ax_x), fy_ax);
-    const __m256 ly = _mm256_add_ps(_mm256_mul_ps(fx, ay_x), fy_ay);
+    const __m256 lx = _mm256_fmadd_ps(fx, ax_x, fy_ax);
+    const __m256 ly = _mm256_fmadd_ps(fx, ay_x, fy_ay);
     const __m256 alx = _mm256_and_ps(lx, abs_mask), aly = _mm256_and_ps(ly, abs_mask);
     const __m256 inside = _mm256_and_ps(_mm256_cmp_ps(_mm256_add_ps(alx, foot_x), half_w, _CMP_LE_OQ),
                                         _mm256_cmp_ps(_mm256_add_ps(aly, foot_y), half_h, _CMP_LE_OQ));
@@ -158,8 +161,8 @@ struct Kernel {
     const int covered = _mm256_movemask_ps(_mm256_cmp_ps(cov, zero, _CMP_GT_OQ));
     if (!covered) return 0;
 
-    const __m256 u = _mm256_min_ps(_mm256_max_ps(_mm256_add_ps(half, _mm256_mul_ps(lx, inv_w)), zero), one);
-    const __m256 v = _mm256_min_ps(_mm256_max_ps(_mm256_sub_ps(half, _mm256_mul_ps(ly, inv_h)), zero), one);
+    const __m256 u = _mm256_min_ps(_mm256_max_ps(_mm256_fmadd_ps(lx, inv_w, half), zero), one);
+    const __m256 v = _mm256_min_ps(_mm256_max_ps(_mm256_fnmadd_ps(ly, inv_h, half), zero), one);
     __m256 tx0, tx1 = zero;
     taps8(l0, u, v, off0, ty0, &tx0);
     if constexpr (trilinear) taps8(l1, u, v, off1, ty1, &tx1);
@@ -170,10 +173,10 @@ struct Kernel {
       __m256 t = bilinear2(l0, off0, ty0, i, _mm256_permutevar8x32_ps(tx0, pair_index[k]));
       if constexpr (trilinear) {
         const __m256 hi = bilinear2(l1, off1, ty1, i, _mm256_permutevar8x32_ps(tx1, pair_index[k]));
-        t = _mm256_add_ps(t, _mm256_mul_ps(_mm256_sub_ps(hi, t), mix));
+        t = _mm256_fmadd_ps(_mm256_sub_ps(hi, t), mix, t);
       }
       // src = colour texel cov; occl = min(1, src.a); k = 1 - occl:
-      //   dst.rgb = src.rgb + dst.rgb k, dst.a = occl + dst.a k
+      //   dst.rgb = src.rgb + dst.rgb k, dst.a = occl + dst.a k (fused)
       // A pixel of the pair with no coverage (off the span, or the one
       // just past its end) is blended too, and keeps its bytes: colours,
       // texels and coverage are finite and >= +0, so its src is +0, k is
@@ -187,10 +190,10 @@ struct Kernel {
       bool full;
       float* d = at(k, &full);
       if (full) {  // the pair's second pixel is in the row (and the strip): rewriting it unchanged is safe
-        _mm256_storeu_ps(d, _mm256_add_ps(add, _mm256_mul_ps(_mm256_loadu_ps(d), keep)));
+        _mm256_storeu_ps(d, _mm256_fmadd_ps(_mm256_loadu_ps(d), keep, add));
       } else {  // the row's last pixel: touch no memory beyond it
         const __m128 old = _mm_loadu_ps(d);
-        _mm_storeu_ps(d, _mm_add_ps(_mm256_castps256_ps128(add), _mm_mul_ps(old, _mm256_castps256_ps128(keep))));
+        _mm_storeu_ps(d, _mm_fmadd_ps(old, _mm256_castps256_ps128(keep), _mm256_castps256_ps128(add)));
       }
     }
     return __builtin_popcount(static_cast<unsigned>(covered));
@@ -294,7 +297,7 @@ SPRITZ_AVX2 uint64_t draw_packed(K& kernel, Image& img, int ylo, int yhi) {
 }
 
 template <bool trilinear, bool exact>
-__attribute__((target("avx2"))) uint64_t draw(const Sprite& sprite, Image& img, int row_begin, int row_end) {
+__attribute__((target("avx2,fma"))) uint64_t draw(const Sprite& sprite, Image& img, int row_begin, int row_end) {
   Kernel<trilinear, exact> kernel(sprite);
   const int ylo = std::max(sprite.y0, row_begin), yhi = std::min(sprite.y1, row_end);
   return sprite.x1 - sprite.x0 <= kPackedWidth ? draw_packed(kernel, img, ylo, yhi) : draw_rows(kernel, img, ylo, yhi);
@@ -302,7 +305,7 @@ __attribute__((target("avx2"))) uint64_t draw(const Sprite& sprite, Image& img, 
 
 }  // namespace
 
-__attribute__((target("avx2"))) uint64_t draw_sprite_avx2(const Sprite& s, Image& img, int row_begin, int row_end) {
+__attribute__((target("avx2,fma"))) uint64_t draw_sprite_avx2(const Sprite& s, Image& img, int row_begin, int row_end) {
   const bool trilinear = s.level_mix > 0;
   if (s.exact_edges)
     return trilinear ? draw<true, true>(s, img, row_begin, row_end) : draw<false, true>(s, img, row_begin, row_end);

@@ -50,8 +50,9 @@ inline LevelView level_view(const MipLevel& m) {
 // padded border (a copy of the edge) covers: the same values as clamping each
 // tap to the texture, without the clamps.
 inline Bilinear bilinear_taps(const LevelView& m, float u, float v) {
-  const float x = u * m.width - 0.5f;
-  const float y = v * m.height - 0.5f;
+  using detail::fused;
+  const float x = fused(u, m.width, -0.5f);
+  const float y = fused(v, m.height, -0.5f);
   const int ix = static_cast<int>(x + 1.0f) - 1, iy = static_cast<int>(y + 1.0f) - 1;
   const float fx0 = static_cast<float>(ix), fy0 = static_cast<float>(iy);
   Bilinear b;
@@ -70,24 +71,26 @@ inline Float4 load4(const float* p) {
   return v;
 }
 
+inline Float4 splat(float v) { return Float4{v, v, v, v}; }
+
 // Bilinear sample, four channels at once, columns first (a, b on the top
 // row, c, d below; the steps c - a and d - b come from padded_down, the same
-// floats the reference subtracts):
+// floats the reference subtracts), each lerp one fused multiply-add:
 //   left = a + (c - a) ty, right = b + (d - b) ty, texel = left + (right - left) tx
 inline Float4 bilinear4(const LevelView& m, float u, float v) {
+  using detail::fused;
   const Bilinear b = bilinear_taps(m, u, v);
   const float* down = m.down + (b.r0 - m.origin);
-  const Float4 a = load4(b.r0 + b.x0), bb = load4(b.r0 + b.x1);
-  const Float4 left = a + load4(down + b.x0) * b.ty;
-  const Float4 right = bb + load4(down + b.x1) * b.ty;
-  return left + (right - left) * b.tx;
+  const Float4 left = fused(load4(down + b.x0), splat(b.ty), load4(b.r0 + b.x0));
+  const Float4 right = fused(load4(down + b.x1), splat(b.ty), load4(b.r0 + b.x1));
+  return fused(right - left, splat(b.tx), left);
 }
 
 inline Float4 sample4(const LevelView& l0, const LevelView& l1, float mix, float u, float v) {
   const Float4 lo = bilinear4(l0, u, v);
   if (mix <= 0) return lo;
   const Float4 hi = bilinear4(l1, u, v);
-  return lo + (hi - lo) * mix;
+  return detail::fused(hi - lo, splat(mix), lo);
 }
 
 // The same sample one channel at a time (the reference).
@@ -95,10 +98,11 @@ inline void sample_scalar(const Sprite& s, float u, float v, float out[4]) {
   for (int level = 0; level < (s.level_mix > 0 ? 2 : 1); ++level) {
     const Bilinear b = bilinear_taps(level_view(s.cell->levels[static_cast<size_t>(level ? s.level1 : s.level0)]), u, v);
     for (int c = 0; c < 4; ++c) {
-      const float left = b.r0[b.x0 + c] + (b.r1[b.x0 + c] - b.r0[b.x0 + c]) * b.ty;
-      const float right = b.r0[b.x1 + c] + (b.r1[b.x1 + c] - b.r0[b.x1 + c]) * b.ty;
-      const float t = left + (right - left) * b.tx;
-      out[c] = level ? out[c] + (t - out[c]) * s.level_mix : t;
+      using detail::fused;
+      const float left = fused(b.r1[b.x0 + c] - b.r0[b.x0 + c], b.ty, b.r0[b.x0 + c]);
+      const float right = fused(b.r1[b.x1 + c] - b.r0[b.x1 + c], b.ty, b.r0[b.x1 + c]);
+      const float t = fused(right - left, b.tx, left);
+      out[c] = level ? fused(t - out[c], s.level_mix, out[c]) : t;
     }
   }
 }
@@ -111,8 +115,8 @@ struct PixelGeometry {
 inline PixelGeometry pixel_geometry(const Sprite& s, const detail::ExactEdges& edges, int x, int y, float fy) {
   const float fx = static_cast<float>(x) + 0.5f - s.cx;
   PixelGeometry g;
-  g.lx = fx * s.ax_x + fy * s.ax_y;
-  g.ly = fx * s.ay_x + fy * s.ay_y;
+  g.lx = detail::fused(fx, s.ax_x, fy * s.ax_y);
+  g.ly = detail::fused(fx, s.ay_x, fy * s.ay_y);
   const float alx = std::abs(g.lx), aly = std::abs(g.ly);
   if (alx - s.foot_x >= s.half_w || aly - s.foot_y >= s.half_h) {
     g.cov = 0;
@@ -262,15 +266,15 @@ uint64_t draw_sprite_portable(const Sprite& sprite, Image& img, int row_begin, i
     for (int x = xa; x < xb; ++x) {
       const PixelGeometry g = pixel_geometry(s, edges, x, y, fy);
       if (g.cov <= 0) continue;
-      const float u = std::clamp(0.5f + g.lx * s.inv_w, 0.0f, 1.0f);
-      const float v = std::clamp(0.5f - g.ly * s.inv_h, 0.0f, 1.0f);
+      const float u = std::clamp(detail::fused(g.lx, s.inv_w, 0.5f), 0.0f, 1.0f);
+      const float v = std::clamp(detail::fused(-g.ly, s.inv_h, 0.5f), 0.0f, 1.0f);
       // src = colour texel cov: (C, A (1 - E)); k = 1 - A (1 - E):
-      //   dst = src + dst k
+      //   dst = src + dst k, fused
       const Float4 src = s.colour * sample4(l0, l1, mix, u, v) * g.cov;
       const float occl = std::min(1.0f, src[3]);
-      const Float4 old = load4(row + x * 4);
-      Float4 d = src + old * (1 - occl);
-      d[3] = occl + old[3] * (1 - occl);
+      Float4 add = src;
+      add[3] = occl;
+      const Float4 d = detail::fused(load4(row + x * 4), splat(1 - occl), add);
       std::memcpy(row + x * 4, &d, sizeof d);
       ++blended;
     }
@@ -333,19 +337,20 @@ uint64_t draw_sprite_reference(const Sprite& s, Image& img, int row_begin, int r
     for (int x = s.x0; x < s.x1; ++x) {
       const PixelGeometry g = pixel_geometry(s, edges, x, y, fy);
       if (g.cov <= 0) continue;
-      const float u = std::clamp(0.5f + g.lx * s.inv_w, 0.0f, 1.0f);
-      const float v = std::clamp(0.5f - g.ly * s.inv_h, 0.0f, 1.0f);
+      const float u = std::clamp(detail::fused(g.lx, s.inv_w, 0.5f), 0.0f, 1.0f);
+      const float v = std::clamp(detail::fused(-g.ly, s.inv_h, 0.5f), 0.0f, 1.0f);
       float t[4];
       sample_scalar(s, u, v, t);
-      // C = colour texel cov, A(1 - E) = alpha (1 - E) texel_alpha cov:
+      // C = colour texel cov, A(1 - E) = alpha (1 - E) texel_alpha cov,
+      // each blend one fused multiply-add:
       //   dst.rgb = C + dst.rgb (1 - A (1 - E))
       //   dst.a   = A (1 - E) + dst.a (1 - A (1 - E))
       float src[4];
       for (int c = 0; c < 4; ++c) src[c] = s.colour[c] * t[c] * g.cov;
       const float occl = std::min(1.0f, src[3]);
       float* d = row + x * 4;
-      for (int c = 0; c < 3; ++c) d[c] = src[c] + d[c] * (1 - occl);
-      d[3] = occl + d[3] * (1 - occl);
+      for (int c = 0; c < 3; ++c) d[c] = detail::fused(d[c], 1 - occl, src[c]);
+      d[3] = detail::fused(d[3], 1 - occl, occl);
       ++blended;
     }
   }

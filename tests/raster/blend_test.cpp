@@ -2,6 +2,7 @@
 #include <cmath>
 #include <array>
 #include <cstring>
+#include <limits>
 #include <random>
 #include <filesystem>
 #include <fstream>
@@ -213,6 +214,70 @@ TEST_CASE("no NaN reaches a pixel from extreme particles", "[blend]") {
   const Scene s = scene("texture = \"builtin:soft\"\nlight_emission = 0.5\nbrightness = 1e6");
   const Image img = render(s, {particle(1e30, 0, 1e30), particle(0, 0, 1e-30), particle(3, 3, 5e8, {1, 1, 1}, 1, 1e20)});
   for (float v : img.rgba) REQUIRE(std::isfinite(v));
+}
+
+// The plain x86-64 build's fused multiply-add against the C library's fmaf
+// (correctly rounded by definition): random operands whose product and
+// addend overlap, cancellations, products that sit exactly on a midpoint
+// between two floats with a tiny addend deciding the rounding (where
+// rounding the double sum to nearest instead of to odd goes wrong half the
+// time), subnormal results, zeros and non-finite values.
+TEST_CASE("soft_fma rounds exactly like a fused multiply-add", "[blend]") {
+  std::mt19937 rng(20261130);
+  auto same = [](float got, float want) {
+    if (std::isnan(want)) return std::isnan(got);
+    uint32_t g, w;
+    std::memcpy(&g, &got, 4);
+    std::memcpy(&w, &want, 4);
+    return g == w;
+  };
+  auto scaled = [&](int lo, int hi) {  // a random float with a random 24-bit mantissa and sign
+    const float m = 1.0f + static_cast<float>(rng() & 0x7fffff) / 8388608.0f;
+    const int e = lo + static_cast<int>(rng() % static_cast<uint32_t>(hi - lo + 1));
+    return std::ldexp(rng() & 1 ? -m : m, e);
+  };
+  int checked = 0, mismatches = 0;
+  auto check = [&](float a, float b, float c) {
+    ++checked;
+    if (!same(detail::soft_fma(a, b, c), std::fma(a, b, c))) {
+      if (++mismatches <= 5) FAIL_CHECK("soft_fma(" << a << ", " << b << ", " << c << ") = " << detail::soft_fma(a, b, c)
+                                                    << ", fmaf gives " << std::fma(a, b, c));
+    }
+  };
+  for (int i = 0; i < 300000; ++i) {  // overlapping magnitudes
+    const float a = scaled(-20, 20), b = scaled(-20, 20);
+    const int e = std::ilogb(a * b);
+    check(a, b, scaled(e - 30, e + 5));
+  }
+  for (int i = 0; i < 100000; ++i) {  // cancellation: c close to -a b
+    const float a = scaled(-10, 10), b = scaled(-10, 10);
+    const float c = -(a * b);
+    check(a, b, c);
+    check(a, b, std::nextafter(c, 0.0f));
+    check(a, b, std::nextafter(c, c * 2));
+  }
+  int midpoints = 0;
+  for (int i = 0; i < 100000; ++i) {  // a 1.5 exactly halfway between two floats, decided by a tiny c
+    const uint32_t m = (rng() % (11184810u - 8388608u)) | 1u | 8388608u;  // odd, 3 m < 2^25
+    const float a = std::ldexp(static_cast<float>(m), -23 + static_cast<int>(rng() % 21) - 10);
+    const double p = static_cast<double>(a) * 1.5;
+    if (static_cast<double>(static_cast<float>(p)) == p) continue;  // not a midpoint
+    ++midpoints;
+    const float tiny = std::ldexp(1.0f, std::ilogb(a) - 40 - static_cast<int>(rng() % 60));
+    check(a, 1.5f, tiny);
+    check(a, 1.5f, -tiny);
+    check(-a, 1.5f, tiny);
+  }
+  CHECK(midpoints > 50000);
+  for (int i = 0; i < 100000; ++i)  // subnormal and underflowing results
+    check(scaled(-80, -60), scaled(-80, -60), scaled(-150, -126));
+  const float inf = std::numeric_limits<float>::infinity(), nan = std::numeric_limits<float>::quiet_NaN();
+  const float specials[] = {0.0f, -0.0f, 1.0f, -1.0f, 1e-45f, -1e-45f, 3.4e38f, -3.4e38f, inf, -inf, nan};
+  for (float a : specials)
+    for (float b : specials)
+      for (float c : specials) check(a, b, c);
+  CHECK(mismatches == 0);
+  CHECK(checked > 1000000);
 }
 
 // Every draw path against the scalar reference, on sprites of every size
