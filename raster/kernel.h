@@ -15,6 +15,10 @@
 #include "image.h"
 #include "raster.h"
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 namespace spritz::detail {
 
 // The pixels of each row that can touch a sprite: where |lx| < half_w +
@@ -81,25 +85,33 @@ class RowSpans {
 // would do too, but without FMA hardware it takes about 170 ns a call.)
 //
 // soft_fma: the product of two floats is exact in double (24 + 24 bits <=
-// 53), and TwoSum gives the sum's rounding error e exactly. Rounding that
-// sum to odd (keep it if exact or if its last bit is 1; else step one ulp
-// toward e) and then to float is correct rounding: a double has at least
-// two bits more than a float (Boldo and Melquiond, "When double
-// rounding is odd", 2005). Finite inputs cannot overflow in double; an
-// infinite or NaN sum is already the right answer.
-inline float soft_fma(float a, float b, float c) {
-  const double x = static_cast<double>(a) * static_cast<double>(b), y = c;
-  double s = x + y;
-  if (!(s - s == 0)) return static_cast<float>(s);  // infinite or NaN
+// 53), and TwoSum gives the double sum's rounding error e exactly. Rounding
+// the sum to odd (keep it if exact or if its last bit is 1; else step one
+// ulp toward e) and then to float is correct rounding, since a double has
+// at least two bits more than a float (Boldo and Melquiond, "When double
+// rounding is odd", 2005). Rounding the double sum straight to float is not:
+// a sum of two floats lands exactly halfway between two floats often, and
+// the dropped error then decides. Finite inputs cannot overflow in double;
+// an infinite or NaN sum is already the answer and is never stepped. No
+// branches: whether to step is a coin toss.
+inline double round_to_odd_sum(double x, double y) {
+  const double s = x + y;
   const double xs = s - y, ys = s - xs;
   const double e = (x - xs) + (y - ys);  // x + y = s + e exactly
   uint64_t bits;
   __builtin_memcpy(&bits, &s, sizeof s);
-  if (e != 0 && (bits & 1) == 0) {
-    bits += (e > 0) == (s > 0) ? 1 : ~uint64_t{0};  // away from or toward zero
-    __builtin_memcpy(&s, &bits, sizeof s);
-  }
-  return static_cast<float>(s);
+  // 1 where the sum is finite, inexact and even, else 0.
+  const uint64_t step = (~bits & 1) & static_cast<uint64_t>(e != 0) & static_cast<uint64_t>(s - s == 0);
+  const uint64_t toward_zero = static_cast<uint64_t>((e > 0) != (s > 0));
+  bits += step - ((2 * step) & (0 - toward_zero));  // +1 away from zero, -1 toward it
+  double r;
+  __builtin_memcpy(&r, &bits, sizeof r);
+  return r;
+}
+
+inline float soft_fma(float a, float b, float c) {
+  const double x = static_cast<double>(a) * static_cast<double>(b);
+  return static_cast<float>(round_to_odd_sum(x, static_cast<double>(c)));
 }
 
 __attribute__((always_inline)) inline float fused(float a, float b, float c) {
@@ -109,10 +121,38 @@ __attribute__((always_inline)) inline float fused(float a, float b, float c) {
   return soft_fma(a, b, c);
 #endif
 }
+#if !defined(__FMA__) && !defined(__aarch64__) && defined(__SSE2__)
+// round_to_odd_sum on two lanes of doubles (x = a b exact, y = c), then to
+// float (the two floats in the low half).
+__attribute__((always_inline)) inline __m128 round_to_odd_sum2(__m128d x, __m128d y) {
+  const __m128d zero = _mm_setzero_pd();
+  const __m128d s = _mm_add_pd(x, y);
+  const __m128d xs = _mm_sub_pd(s, y), ys = _mm_sub_pd(s, xs);
+  const __m128d e = _mm_add_pd(_mm_sub_pd(x, xs), _mm_sub_pd(y, ys));
+  const __m128i bits = _mm_castpd_si128(s);
+  const __m128i inexact = _mm_castpd_si128(_mm_cmpneq_pd(e, zero));
+  const __m128i finite = _mm_castpd_si128(_mm_cmpeq_pd(_mm_sub_pd(s, s), zero));
+  const __m128i step = _mm_and_si128(_mm_andnot_si128(bits, _mm_set1_epi64x(1)), _mm_and_si128(inexact, finite));
+  const __m128i toward_zero =
+      _mm_castpd_si128(_mm_xor_pd(_mm_cmpgt_pd(e, zero), _mm_cmpgt_pd(s, zero)));
+  const __m128i delta = _mm_sub_epi64(step, _mm_and_si128(_mm_add_epi64(step, step), toward_zero));
+  return _mm_cvtpd_ps(_mm_castsi128_pd(_mm_add_epi64(bits, delta)));
+}
+#endif
+
 __attribute__((always_inline)) inline Float4 fused(Float4 a, Float4 b, Float4 c) {
+#if defined(__FMA__) || defined(__aarch64__) || !defined(__SSE2__)
   Float4 r;
   for (int i = 0; i < 4; ++i) r[i] = fused(a[i], b[i], c[i]);
   return r;
+#else
+  // soft_fma on four lanes as two pairs of doubles.
+  const __m128 va = reinterpret_cast<__m128>(a), vb = reinterpret_cast<__m128>(b), vc = reinterpret_cast<__m128>(c);
+  const __m128 lo = round_to_odd_sum2(_mm_mul_pd(_mm_cvtps_pd(va), _mm_cvtps_pd(vb)), _mm_cvtps_pd(vc));
+  const __m128 hi = round_to_odd_sum2(_mm_mul_pd(_mm_cvtps_pd(_mm_movehl_ps(va, va)), _mm_cvtps_pd(_mm_movehl_ps(vb, vb))),
+                                      _mm_cvtps_pd(_mm_movehl_ps(vc, vc)));
+  return reinterpret_cast<Float4>(_mm_movelh_ps(lo, hi));
+#endif
 }
 
 // Branch-free helpers that work the same on a float and on a GCC vector of

@@ -216,8 +216,9 @@ TEST_CASE("no NaN reaches a pixel from extreme particles", "[blend]") {
   for (float v : img.rgba) REQUIRE(std::isfinite(v));
 }
 
-// The plain x86-64 build's fused multiply-add against the C library's fmaf
-// (correctly rounded by definition): random operands whose product and
+// The plain x86-64 build's fused multiply-add (soft_fma, and fused() on
+// four lanes, which runs two lanes per SSE2 vector there) against the C
+// library's fmaf (correctly rounded by definition): random operands whose product and
 // addend overlap, cancellations, products that sit exactly on a midpoint
 // between two floats with a tiny addend deciding the rounding (where
 // rounding the double sum to nearest instead of to odd goes wrong half the
@@ -239,7 +240,12 @@ TEST_CASE("soft_fma rounds exactly like a fused multiply-add", "[blend]") {
   int checked = 0, mismatches = 0;
   auto check = [&](float a, float b, float c) {
     ++checked;
-    if (!same(detail::soft_fma(a, b, c), std::fma(a, b, c))) {
+    const float want = std::fma(a, b, c);
+    const Float4 four = detail::fused(Float4{a, -a, a, -a}, Float4{b, b, b, b}, Float4{c, -c, c, -c});
+    const float mirrored = std::fma(-a, b, -c);
+    if (!same(four[0], want) || !same(four[2], want) || !same(four[1], mirrored) || !same(four[3], mirrored))
+      if (++mismatches <= 5) FAIL_CHECK("fused(Float4) on " << a << ", " << b << ", " << c << " differs from fmaf");
+    if (!same(detail::soft_fma(a, b, c), want)) {
       if (++mismatches <= 5) FAIL_CHECK("soft_fma(" << a << ", " << b << ", " << c << ") = " << detail::soft_fma(a, b, c)
                                                     << ", fmaf gives " << std::fma(a, b, c));
     }
