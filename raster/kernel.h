@@ -97,9 +97,9 @@ class RowSpans {
 // two floats (every such point is a double, so none can lie strictly
 // between the exact sum and its nearest double), or among float subnormals
 // (whose halfway points are spaced differently). soft_fma_hard tells; on
-// the image data here that is about one call in 200, so the branch is
-// well predicted, while the round-to-odd step itself is branch-free (a
-// coin toss there).
+// the image data here that is under 1% of calls, so the branch is well
+// predicted, while the round-to-odd step itself is branch-free (a coin
+// toss there).
 inline double round_to_odd_sum(double x, double y) {
   const double s = x + y;
   const double xs = s - y, ys = s - xs;
@@ -136,9 +136,9 @@ __attribute__((always_inline)) inline float fused(float a, float b, float c) {
 #endif
 }
 #if !defined(__FMA__) && !defined(__aarch64__) && defined(__SSE2__)
-// round_to_odd_sum on two lanes of doubles (x = a b exact, y = c), then to
-// float (the two floats in the low half).
-__attribute__((always_inline)) inline __m128 round_to_odd_sum2(__m128d x, __m128d y) {
+// soft_fma on two lanes, from x = a b (exact) and y = c in doubles: the two
+// floats in the low half.
+__attribute__((always_inline)) inline __m128 soft_fma2(__m128d x, __m128d y) {
   const __m128d zero = _mm_setzero_pd();
   const __m128d s = _mm_add_pd(x, y);
   // soft_fma_hard on both lanes: the low 29 bits read "one half" (in each
@@ -171,8 +171,8 @@ __attribute__((always_inline)) inline Float4 fused(Float4 a, Float4 b, Float4 c)
 #else
   // soft_fma on four lanes as two pairs of doubles.
   const __m128 va = reinterpret_cast<__m128>(a), vb = reinterpret_cast<__m128>(b), vc = reinterpret_cast<__m128>(c);
-  const __m128 lo = round_to_odd_sum2(_mm_mul_pd(_mm_cvtps_pd(va), _mm_cvtps_pd(vb)), _mm_cvtps_pd(vc));
-  const __m128 hi = round_to_odd_sum2(_mm_mul_pd(_mm_cvtps_pd(_mm_movehl_ps(va, va)), _mm_cvtps_pd(_mm_movehl_ps(vb, vb))),
+  const __m128 lo = soft_fma2(_mm_mul_pd(_mm_cvtps_pd(va), _mm_cvtps_pd(vb)), _mm_cvtps_pd(vc));
+  const __m128 hi = soft_fma2(_mm_mul_pd(_mm_cvtps_pd(_mm_movehl_ps(va, va)), _mm_cvtps_pd(_mm_movehl_ps(vb, vb))),
                                       _mm_cvtps_pd(_mm_movehl_ps(vc, vc)));
   return reinterpret_cast<Float4>(_mm_movelh_ps(lo, hi));
 #endif
