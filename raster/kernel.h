@@ -255,8 +255,8 @@ uint64_t draw_sprite_portable(const Sprite& s, Image& img, int row_begin, int ro
 
 // The AVX2 kernel: eight pixels' geometry at a time, two pixels' texels per
 // 256-bit vector, FMA3 for the fused multiply-adds. Only call it when
-// cpu_has_avx2() (which checks FMA3 too).
+// cpu_has_avx2_fma().
 uint64_t draw_sprite_avx2(const Sprite& s, Image& img, int row_begin, int row_end);
-bool cpu_has_avx2();
+bool cpu_has_avx2_fma();
 
 }  // namespace spritz::detail

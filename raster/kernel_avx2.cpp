@@ -13,7 +13,7 @@
 //   - every fused() of the reference as one FMA3 instruction, which rounds
 //     exactly as it does.
 // Only this file's functions carry target("avx2,fma"); the binary still
-// runs on any x86-64 and picks this kernel at run time (cpu_has_avx2).
+// runs on any x86-64 and picks this kernel at run time (cpu_has_avx2_fma).
 // exact_coverage<__m256> and Kernel::group are always inlined into the
 // target("avx2,fma") walks, so no __m256 is ever passed by value across a
 // non-AVX call boundary.
@@ -32,7 +32,7 @@ namespace spritz::detail {
 
 #if SPRITZ_AVX2_KERNEL
 
-bool cpu_has_avx2() {
+bool cpu_has_avx2_fma() {
   static const bool yes = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
   return yes;
 }
@@ -314,7 +314,7 @@ __attribute__((target("avx2,fma"))) uint64_t draw_sprite_avx2(const Sprite& s, I
 
 #else  // not x86-64 with GCC or Clang: the portable kernel is the fastest there is
 
-bool cpu_has_avx2() { return false; }
+bool cpu_has_avx2_fma() { return false; }
 
 uint64_t draw_sprite_avx2(const Sprite& s, Image& img, int row_begin, int row_end) {
   return draw_sprite_portable(s, img, row_begin, row_end);

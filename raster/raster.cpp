@@ -293,7 +293,7 @@ DrawPath choose_draw_path() {
     if (v == "portable") return DrawPath::kPortable;
     if (v == "reference") return DrawPath::kReference;
   }
-  return detail::cpu_has_avx2() ? DrawPath::kAvx2 : DrawPath::kPortable;
+  return detail::cpu_has_avx2_fma() ? DrawPath::kAvx2 : DrawPath::kPortable;
 }
 
 }  // namespace
@@ -303,7 +303,7 @@ DrawPath default_draw_path() {
   return path;
 }
 
-bool draw_path_available(DrawPath path) { return path != DrawPath::kAvx2 || detail::cpu_has_avx2(); }
+bool draw_path_available(DrawPath path) { return path != DrawPath::kAvx2 || detail::cpu_has_avx2_fma(); }
 
 const char* draw_path_name(DrawPath path) {
   switch (path) {
