@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Builds spritz for 64-bit ARM (aarch64) with Debian 12's cross compiler and
+# runs the whole test suite under qemu-user, golden images included: ARM
+# builds (NEON kernel, FMLA for the fused multiply-adds, aarch64 libm) must
+# write the same bytes as x86-64 ones. Installs what is missing (the cross
+# compiler, qemu-user-static, and the arm64 -dev packages through dpkg's
+# multiarch), then builds into ./build-arm64. Safe to re-run. About 3 minutes
+# on 2 cores once installed: the cross build, then the tests under emulation.
+#   scripts/test-arm64.sh [ctest arguments, e.g. -R golden]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+sudo=""
+[ "$(id -u)" -eq 0 ] || sudo="sudo"
+if ! dpkg --print-foreign-architectures | grep -qx arm64; then
+  echo "spritz: adding the arm64 architecture to dpkg" >&2
+  $sudo dpkg --add-architecture arm64
+fi
+packages=(g++-aarch64-linux-gnu qemu-user-static cmake make pkg-config libcli11-dev libstb-dev catch2
+          libdeflate-dev:arm64 libtomlplusplus-dev:arm64
+          ffmpeg parallel slurm-wlm munge python3-yaml)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "spritz: installing ${missing[*]}" >&2
+  $sudo apt-get update -qq
+  # --no-remove: never trade an installed amd64 package for an arm64 one.
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends --no-remove "${missing[@]}" >&2
+fi
+
+cmake -S . -B build-arm64 -DCMAKE_BUILD_TYPE=Release -DCMAKE_TOOLCHAIN_FILE="$PWD/scripts/aarch64-linux-gnu.cmake" >/dev/null
+cmake --build build-arm64 -j"$(nproc)" --target spritz spritz_tests
+readelf -h build-arm64/spritz | grep -q AArch64  # a cross build, not a native one
+ctest --test-dir build-arm64 --output-on-failure -j"$(nproc)" "$@"
