@@ -19,16 +19,7 @@ fi
 packages=(g++-aarch64-linux-gnu qemu-user-static cmake make pkg-config libcli11-dev libstb-dev catch2
           libdeflate-dev:arm64 libtomlplusplus-dev:arm64
           ffmpeg parallel slurm-wlm munge python3-yaml)
-missing=()
-for p in "${packages[@]}"; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
-done
-if [ ${#missing[@]} -gt 0 ]; then
-  echo "spritz: installing ${missing[*]}" >&2
-  $sudo apt-get update -qq
-  # --no-remove: never trade an installed amd64 package for an arm64 one.
-  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends --no-remove "${missing[@]}" >&2
-fi
+scripts/install-missing.sh "${packages[@]}"
 
 cmake -S . -B build-arm64 -DCMAKE_BUILD_TYPE=Release -DCMAKE_TOOLCHAIN_FILE="$PWD/scripts/aarch64-linux-gnu.cmake" >/dev/null
 cmake --build build-arm64 -j"$(nproc)" --target spritz spritz_tests
