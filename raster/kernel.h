@@ -21,6 +21,8 @@
 
 namespace spritz::detail {
 
+struct RowSpansAvx2;
+
 // The pixels of each row that can touch a sprite: where |lx| < half_w +
 // foot_x and |ly| < half_h + foot_y. Each constraint |a fx + b fy| < e gives
 // fx in (-|e / a| - (b / a) fy, |e / a| - (b / a) fy), so a row's span costs a
@@ -60,6 +62,8 @@ class RowSpans {
   }
 
  private:
+  friend struct RowSpansAvx2;  // the same arithmetic on four rows at once
+
   void add(int i, double a, double b, double e, double fx_max, double fy_max) {
     if (std::abs(a) < 1e-12) {  // the constraint does not depend on x
       lo_[i] = -1e300, hi_[i] = 1e300, slope_[i] = 0;

@@ -37,9 +37,57 @@ bool cpu_has_avx2_fma() {
   return yes;
 }
 
+#define SPRITZ_AVX2 __attribute__((target("avx2,fma"), always_inline)) inline
+
+// RowSpans::at for four rows at once: the same double-precision operations
+// lane by lane, so the same spans. A row costs a few cycles instead of a
+// scalar chain through floor, ceil and clamps (S3's 8 px sprites: 6-7% less
+// time, alternating with the one-row version in one process).
+struct RowSpansAvx2 {
+  // Rows whose centres are fy below the sprite's centre.
+  SPRITZ_AVX2 static void at4(const RowSpans& r, __m128 fy, int* xa, int* xb) {
+    const __m256d f = _mm256_cvtps_pd(fy);
+    const __m256d abs_mask = _mm256_castsi256_pd(_mm256_set1_epi64x(0x7fffffffffffffff));
+    __m256d empty = _mm256_setzero_pd();  // a degenerate axis rules the row out
+    for (int i = 0; i < 2; ++i) {
+      const __m256d bf = _mm256_and_pd(_mm256_mul_pd(_mm256_set1_pd(r.fixed_b_[i]), f), abs_mask);
+      empty = _mm256_or_pd(empty, _mm256_cmp_pd(bf, _mm256_set1_pd(r.fixed_e_[i]), _CMP_GE_OQ));
+    }
+    const __m256d s0 = _mm256_mul_pd(_mm256_set1_pd(r.slope_[0]), f);
+    const __m256d s1 = _mm256_mul_pd(_mm256_set1_pd(r.slope_[1]), f);
+    // std::max(p, q) is p < q ? q : p, which max_pd(q, p) computes; min alike.
+    const __m256d lo =
+        _mm256_max_pd(_mm256_add_pd(_mm256_set1_pd(r.lo_[1]), s1), _mm256_add_pd(_mm256_set1_pd(r.lo_[0]), s0));
+    const __m256d hi =
+        _mm256_min_pd(_mm256_add_pd(_mm256_set1_pd(r.hi_[1]), s1), _mm256_add_pd(_mm256_set1_pd(r.hi_[0]), s0));
+    const __m256d cx = _mm256_set1_pd(r.cx_);
+    const __m256d a = _mm256_add_pd(_mm256_floor_pd(_mm256_add_pd(lo, cx)), _mm256_set1_pd(1.0));
+    const __m256d b = _mm256_ceil_pd(_mm256_add_pd(hi, cx));
+    // std::clamp(v, l, h) is v < l ? l : (h < v ? h : v).
+    const __m256d x0 = _mm256_set1_pd(r.x0_), x1 = _mm256_set1_pd(r.x1_);
+    const __m256d ca = _mm256_min_pd(x1, _mm256_max_pd(x0, a));
+    const __m256d cb = _mm256_min_pd(x1, _mm256_max_pd(ca, b));
+    _mm_store_si128(reinterpret_cast<__m128i*>(xa), _mm256_cvttpd_epi32(_mm256_blendv_pd(ca, x0, empty)));
+    _mm_store_si128(reinterpret_cast<__m128i*>(xb), _mm256_cvttpd_epi32(_mm256_blendv_pd(cb, x0, empty)));
+  }
+};
+
 namespace {
 
-#define SPRITZ_AVX2 __attribute__((target("avx2,fma"), always_inline)) inline
+// Four rows' spans and the terms fy ax_y and fy ay_y (fy = y + 0.5 - cy) of
+// each row, as the one-row formulas compute them.
+struct Rows4 {
+  alignas(16) int xa[4], xb[4];
+  alignas(16) float fy_ax[4], fy_ay[4];
+
+  SPRITZ_AVX2 void at(const Sprite& s, const RowSpans& spans, int y) {
+    const __m128i ys = _mm_add_epi32(_mm_set1_epi32(y), _mm_setr_epi32(0, 1, 2, 3));
+    const __m128 fy = _mm_sub_ps(_mm_add_ps(_mm_cvtepi32_ps(ys), _mm_set1_ps(0.5f)), _mm_set1_ps(s.cy));
+    RowSpansAvx2::at4(spans, fy, xa, xb);
+    _mm_store_ps(fy_ax, _mm_mul_ps(fy, _mm_set1_ps(s.ax_y)));
+    _mm_store_ps(fy_ay, _mm_mul_ps(fy, _mm_set1_ps(s.ay_y)));
+  }
+};
 
 struct Level {
   const float* origin;  // texel (0, 0) of the padded storage
@@ -209,13 +257,14 @@ SPRITZ_AVX2 uint64_t draw_rows(K& kernel, Image& img, int ylo, int yhi) {
   const Sprite& s = kernel.s;
   const int width = img.width;
   uint64_t blended = 0;
+  Rows4 rows;
   for (int y = ylo; y < yhi; ++y) {
+    const int j = (y - ylo) & 3;
+    if (j == 0) rows.at(s, kernel.spans, y);
     float* __restrict row = img.row(y);
-    const float fy = static_cast<float>(y) + 0.5f - s.cy;
-    const __m256 fy_ax = _mm256_set1_ps(fy * s.ax_y), fy_ay = _mm256_set1_ps(fy * s.ay_y);
+    const __m256 fy_ax = _mm256_broadcast_ss(rows.fy_ax + j), fy_ay = _mm256_broadcast_ss(rows.fy_ay + j);
     const __m256 py = _mm256_set1_ps(static_cast<float>(y));
-    int xa, xb;
-    kernel.spans.at(fy, &xa, &xb);
+    const int xa = rows.xa[j], xb = rows.xb[j];
     const __m256i xb_v = _mm256_set1_epi32(xb);
     for (int x = xa; x < xb; x += 8) {
       const __m256i xs = _mm256_add_epi32(_mm256_set1_epi32(x), lanes());
@@ -255,13 +304,13 @@ SPRITZ_AVX2 uint64_t draw_packed(K& kernel, Image& img, int ylo, int yhi) {
   while (y < yhi) {
     // Lay out rows until the next one might not fit.
     int n = 0;
-    for (; y < yhi && n + kPackedWidth <= kPackedLanes - 16; ++y) {
-      const float fy = static_cast<float>(y) + 0.5f - s.cy;
-      int xa, xb;
-      kernel.spans.at(fy, &xa, &xb);
+    Rows4 rows;
+    for (int j = 0; y < yhi && n + kPackedWidth <= kPackedLanes - 16; ++y, j = (j + 1) & 3) {
+      if (j == 0) rows.at(s, kernel.spans, y);
+      const int xa = rows.xa[j], xb = rows.xb[j];
       // kPackedWidth lanes from n on, whatever the span's length (it is at
       // most that): the next row overwrites what lies past this one's (even) end.
-      const __m256 a = _mm256_set1_ps(fy * s.ax_y), b = _mm256_set1_ps(fy * s.ay_y);
+      const __m256 a = _mm256_broadcast_ss(rows.fy_ax + j), b = _mm256_broadcast_ss(rows.fy_ay + j);
       const __m256i yv = _mm256_set1_epi32(y), xb_v = _mm256_set1_epi32(xb);
       for (int h = 0; h < kPackedWidth; h += 8) {
         const __m256i xs = _mm256_add_epi32(_mm256_set1_epi32(xa + h), lanes());
