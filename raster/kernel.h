@@ -263,4 +263,8 @@ uint64_t draw_sprite_portable(const Sprite& s, Image& img, int row_begin, int ro
 uint64_t draw_sprite_avx2(const Sprite& s, Image& img, int row_begin, int row_end);
 bool cpu_has_avx2_fma();
 
+// RowSpans::at on the four rows fy[0..3] at once, as the AVX2 kernel computes
+// it (exposed for tests). Only call it when cpu_has_avx2_fma().
+void row_spans4_avx2(const RowSpans& spans, const float* fy, int* xa, int* xb);
+
 }  // namespace spritz::detail

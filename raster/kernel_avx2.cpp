@@ -361,12 +361,23 @@ __attribute__((target("avx2,fma"))) uint64_t draw_sprite_avx2(const Sprite& s, I
   return trilinear ? draw<true, false>(s, img, row_begin, row_end) : draw<false, false>(s, img, row_begin, row_end);
 }
 
+__attribute__((target("avx2,fma"))) void row_spans4_avx2(const RowSpans& spans, const float* fy, int* xa, int* xb) {
+  alignas(16) int a[4], b[4];
+  RowSpansAvx2::at4(spans, _mm_loadu_ps(fy), a, b);
+  std::copy(a, a + 4, xa);
+  std::copy(b, b + 4, xb);
+}
+
 #else  // not x86-64 with GCC or Clang: the portable kernel is the fastest there is
 
 bool cpu_has_avx2_fma() { return false; }
 
 uint64_t draw_sprite_avx2(const Sprite& s, Image& img, int row_begin, int row_end) {
   return draw_sprite_portable(s, img, row_begin, row_end);
+}
+
+void row_spans4_avx2(const RowSpans& spans, const float* fy, int* xa, int* xb) {
+  for (int i = 0; i < 4; ++i) spans.at(fy[i], xa + i, xb + i);
 }
 
 #endif

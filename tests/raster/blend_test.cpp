@@ -329,6 +329,46 @@ TEST_CASE("every sprite draw path matches the scalar reference bit for bit", "[b
   }
 }
 
+// The AVX2 kernel computes four rows' spans at once. Spans decide which
+// pixels are visited, not their bytes, so the bit-exact tests above would
+// miss a span that grew; compare with RowSpans::at directly, on every row
+// of sprites of every size and angle (axis-aligned ones take the
+// degenerate-axis path) and on rows beyond their ends.
+TEST_CASE("the AVX2 kernel's four-row spans equal RowSpans::at", "[blend]") {
+  if (!detail::cpu_has_avx2_fma()) {
+    WARN("no AVX2 and FMA on this CPU");
+    return;
+  }
+  const Scene s = scene("texture = \"builtin:soft\"");
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<double> pos(-70, 70), size(0.05, 90), unit(0, 1);
+  int rows = 0, empty = 0;
+  for (int i = 0; i < 3000; ++i) {
+    const double rot = i % 4 == 0 ? 90.0 * (i / 4 % 4) : unit(rng) * 360;
+    const Particle p = particle(pos(rng), pos(rng), size(rng), {1, 1, 1}, 1, rot);
+    Sprite sp;
+    if (!make_sprite(p, s.fx.emitters[0], *s.textures[0], {1, 1, 1}, 64, 64, View{1, 0, 0}, sp)) continue;
+    const detail::RowSpans spans(sp);
+    for (int y = sp.y0 - 5; y < sp.y1 + 5; y += 4) {
+      float fy[4];
+      for (int k = 0; k < 4; ++k) fy[k] = static_cast<float>(y + k) + 0.5f - sp.cy;
+      int xa[4], xb[4];
+      detail::row_spans4_avx2(spans, fy, xa, xb);
+      for (int k = 0; k < 4; ++k) {
+        int a, b;
+        spans.at(fy[k], &a, &b);
+        INFO("sprite " << i << " row " << y + k);
+        REQUIRE(xa[k] == a);
+        REQUIRE(xb[k] == b);
+        ++rows;
+        empty += a == b;
+      }
+    }
+  }
+  CHECK(rows > 20000);
+  CHECK(empty > 1000);
+}
+
 // Sprites up to 16 px wide are drawn with the spans of all their rows in a
 // strip laid end to end (the AVX2 kernel's packed walk). Walk small sprites
 // across every edge of the image and every strip boundary, at odd and even
