@@ -67,8 +67,8 @@ struct RowSpansAvx2 {
     const __m256d x0 = _mm256_set1_pd(r.x0_), x1 = _mm256_set1_pd(r.x1_);
     const __m256d ca = _mm256_min_pd(x1, _mm256_max_pd(x0, a));
     const __m256d cb = _mm256_min_pd(x1, _mm256_max_pd(ca, b));
-    _mm_store_si128(reinterpret_cast<__m128i*>(xa), _mm256_cvttpd_epi32(_mm256_blendv_pd(ca, x0, empty)));
-    _mm_store_si128(reinterpret_cast<__m128i*>(xb), _mm256_cvttpd_epi32(_mm256_blendv_pd(cb, x0, empty)));
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(xa), _mm256_cvttpd_epi32(_mm256_blendv_pd(ca, x0, empty)));
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(xb), _mm256_cvttpd_epi32(_mm256_blendv_pd(cb, x0, empty)));
   }
 };
 
@@ -362,10 +362,7 @@ __attribute__((target("avx2,fma"))) uint64_t draw_sprite_avx2(const Sprite& s, I
 }
 
 __attribute__((target("avx2,fma"))) void row_spans4_avx2(const RowSpans& spans, const float* fy, int* xa, int* xb) {
-  alignas(16) int a[4], b[4];
-  RowSpansAvx2::at4(spans, _mm_loadu_ps(fy), a, b);
-  std::copy(a, a + 4, xa);
-  std::copy(b, b + 4, xb);
+  RowSpansAvx2::at4(spans, _mm_loadu_ps(fy), xa, xb);
 }
 
 #else  // not x86-64 with GCC or Clang: the portable kernel is the fastest there is
