@@ -1,6 +1,7 @@
 // spritz's benchmark suite: fixed scenes, figures as ratios measured in one
 // run on this machine (never a timed test). Prints a table and writes JSON.
 //   build/spritz_bench [--quick] [--out bench/results.json]
+//   build/spritz_bench --once S1|S2|S3   (one frame, one thread: for valgrind)
 #include <sys/resource.h>
 #include <sys/wait.h>
 
@@ -104,13 +105,42 @@ long peak_rss_kb() {
 
 int main(int argc, char** argv) {
   std::string out = std::string(SPRITZ_SOURCE_DIR) + "/bench/results.json";
+  const char* once = nullptr;
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--quick")) g_quick = true;
     else if (!std::strcmp(argv[i], "--out") && i + 1 < argc) out = argv[++i];
+    else if (!std::strcmp(argv[i], "--once") && i + 1 < argc) once = argv[++i];
     else {
-      std::fprintf(stderr, "usage: spritz_bench [--quick] [--out results.json]\n");
+      std::fprintf(stderr, "usage: spritz_bench [--quick] [--out results.json] [--once S1|S2|S3]\n");
       return 2;
     }
+  }
+  struct Def {
+    const char* name;
+    const char* what;
+    int w, h, count;
+    double smin, smax;
+  };
+  const Def defs[] = {
+      {"S1", "1,000 sprites of ~20 px at 512x512, half additive", 512, 512, 1000, 16, 24},
+      {"S2", "20,000 rotated sprites of 8-64 px at 1920x1080", 1920, 1080, 20000, 8, 64},
+      {"S3", "100,000 sprites of 8 px at 1920x1080", 1920, 1080, 100000, 8, 8},
+  };
+  if (once) {
+    // One frame of one scene on one thread and nothing else, for counting
+    // instructions: valgrind --tool=callgrind build/spritz_bench --once S2
+    for (const Def& d : defs)
+      if (!std::strcmp(once, d.name)) {
+        const Scene s = make_scene(d.name, d.what, d.w, d.h, d.count, d.smin, d.smax, 0.5, 7);
+        Rasterizer r(s.fx, s.textures, s.width, s.height, 1);
+        Image img;
+        r.render(s.frame, img);
+        std::printf("%s: %d sprites, %llu covered pixels, %s sprite kernel\n", d.name, d.count,
+                    static_cast<unsigned long long>(r.stats().covered_pixels), draw_path_name(r.draw_path()));
+        return 0;
+      }
+    std::fprintf(stderr, "spritz_bench: --once takes S1, S2 or S3, not %s\n", once);
+    return 2;
   }
   Json json;
   const DrawPath kernel = default_draw_path();
@@ -129,17 +159,6 @@ int main(int argc, char** argv) {
   std::printf("%-4s %-52s %6s %9s %9s %10s %9s %9s %10s %8s %8s\n", "", "scene", "Mpx", "ns/px 1T", "ns/px 2T",
               "2T speedup", "Msprite/s", "portable", "x portable", "cairo", "x cairo");
   std::string scenes_json = "[";
-  struct Def {
-    const char* name;
-    const char* what;
-    int w, h, count;
-    double smin, smax;
-  };
-  const Def defs[] = {
-      {"S1", "1,000 sprites of ~20 px at 512x512, half additive", 512, 512, 1000, 16, 24},
-      {"S2", "20,000 rotated sprites of 8-64 px at 1920x1080", 1920, 1080, 20000, 8, 64},
-      {"S3", "100,000 sprites of 8 px at 1920x1080", 1920, 1080, 100000, 8, 8},
-  };
   for (const Def& d : defs) {
     const Scene s = make_scene(d.name, d.what, d.w, d.h, d.count, d.smin, d.smax, 0.5, 7);
     Image img;
