@@ -829,7 +829,7 @@ void apply_override(toml::table& root, const std::string& text) {
   const std::string value = text.substr(eq + 1);
   std::vector<std::string> parts = split_path(path);
   for (const std::string& p : parts)
-    if (p.empty()) throw Error("--set " + text + ": the key path has an empty part");
+    if (p.empty()) throw Error(SourceLoc{origin}, "the key path has an empty part");
 
   // The value is TOML (numbers, arrays, inline tables, quoted strings); a bare
   // word that is not valid TOML is taken as a string (tonemap=clamp).
@@ -845,10 +845,10 @@ void apply_override(toml::table& root, const std::string& text) {
   size_t i = 0;
   if (parts[0] == "emitter") {
     if (parts.size() < 3)
-      throw Error("--set " + text + ": address an emitter key as emitter.<index or name>.<key>");
+      throw Error(SourceLoc{origin}, "address an emitter key as emitter.<index or name>.<key>");
     toml::array* emitters = root.get_as<toml::array>("emitter");
     if (!emitters || !emitters->is_array_of_tables())
-      throw Error("--set " + text + ": the effect has no [[emitter]] tables");
+      throw Error(SourceLoc{origin}, "the effect has no [[emitter]] tables");
     toml::table* found = nullptr;
     const std::string& which = parts[1];
     const bool numeric = std::all_of(which.begin(), which.end(),
@@ -861,7 +861,7 @@ void apply_override(toml::table& root, const std::string& text) {
       if ((numeric && std::to_string(e) == which) || name == which) found = t;
     }
     if (!found)
-      throw Error("--set " + text + ": no emitter has index or name '" + which + "'");
+      throw Error(SourceLoc{origin}, "no emitter has index or name '" + which + "'");
     table = found;
     i = 2;
   }
@@ -872,7 +872,7 @@ void apply_override(toml::table& root, const std::string& text) {
       next = table->get(parts[i]);
     }
     if (!next->is_table())
-      throw Error("--set " + text + ": '" + parts[i] + "' is not a table");
+      throw Error(SourceLoc{origin}, "'" + parts[i] + "' is not a table");
     table = next->as_table();
   }
   table->insert_or_assign(parts.back(), std::move(new_value));
