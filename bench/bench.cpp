@@ -97,7 +97,9 @@ struct Json {
 
 // Out of line, so that valgrind can count the instructions of this one call
 // (--toggle-collect).
-__attribute__((noinline)) void counted_frame(Rasterizer& r, const Frame& frame, Image& img) { r.render(frame, img); }
+__attribute__((noinline)) void counted_frame(Rasterizer& r, const Frame& frame, Image& img) {
+  r.render(frame, img);
+}
 
 long peak_rss_kb() {
   rusage u{};

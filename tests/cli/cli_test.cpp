@@ -168,7 +168,8 @@ TEST_CASE("bad input gives a clear message and exit 2 and writes nothing", "[cli
   // A --set error of any kind is placed like a file's: the override first.
   for (const char* set : {"emitter.9.rate=5", "emitter.0.rate=abc", "emitter..rate=1"}) {
     INFO(set);
-    CHECK_THAT(run_spritz(std::string("render --set ") + set, d).err, Catch::StartsWith(std::string("--set ") + set + ": "));
+    const Run r = run_spritz(std::string("render --set ") + set, d);
+    CHECK_THAT(r.err, Catch::StartsWith(std::string("--set ") + set + ": "));
   }
   CHECK_FALSE(fs::exists(d / "out"));
   CHECK(no_temp_files(d));
