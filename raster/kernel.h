@@ -254,6 +254,21 @@ __attribute__((always_inline)) inline T exact_coverage(const Sprite& s, const Ex
   return lane_clamp01(zero - sum, zero, one);
 }
 
+// A mip level's storage, hoisted out of the pixel loop: the image rows are
+// floats too, so without local copies the compiler must reload the texture's
+// pointers after every store.
+struct LevelView {
+  const float* origin;  // texel (0, 0) of the padded storage
+  const float* down;    // the same texel in padded_down
+  int stride;           // floats per padded row
+  float width, height;
+};
+
+inline LevelView level_view(const MipLevel& m) {
+  return {m.padded_at(0, 0), m.padded_down_at(0, 0), m.padded_stride, static_cast<float>(m.width),
+          static_cast<float>(m.height)};
+}
+
 // The portable kernel (GCC vector extensions: SSE2 on x86-64, NEON on ARM).
 uint64_t draw_sprite_portable(const Sprite& s, Image& img, int row_begin, int row_end);
 

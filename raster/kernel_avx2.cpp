@@ -89,22 +89,10 @@ struct Rows4 {
   }
 };
 
-struct Level {
-  const float* origin;  // texel (0, 0) of the padded storage
-  const float* down;    // the same texel in padded_down
-  int stride;           // floats per padded row
-  float width, height;
-};
-
-Level level_of(const MipLevel& m) {
-  return {m.padded_at(0, 0), m.padded_down_at(0, 0), m.padded_stride, static_cast<float>(m.width),
-          static_cast<float>(m.height)};
-}
-
 // Per-pixel texel offsets and weights of one mip level for the eight pixels
 // of a group: x = u w - 0.5 (fused), ix = int(x + 1) - 1 (floor for x >= -1),
 // tx = x - ix.
-SPRITZ_AVX2 void taps8(const Level& l, __m256 u, __m256 v, int* off, float* ty, __m256* tx) {
+SPRITZ_AVX2 void taps8(const LevelView& l, __m256 u, __m256 v, int* off, float* ty, __m256* tx) {
   const __m256 half = _mm256_set1_ps(0.5f), one = _mm256_set1_ps(1.0f);
   const __m256i one_i = _mm256_set1_epi32(1);
   const __m256 x = _mm256_fmsub_ps(u, _mm256_set1_ps(l.width), half);
@@ -120,7 +108,7 @@ SPRITZ_AVX2 void taps8(const Level& l, __m256 u, __m256 v, int* off, float* ty, 
 // The bilinear samples of pixels i and i + 1 as [rgba_i | rgba_i+1], each
 // lerp fused:
 //   left = a + (c - a) ty, right = b + (d - b) ty, texel = left + (right - left) tx
-SPRITZ_AVX2 __m256 bilinear2(const Level& l, const int* off, const float* ty, int i, __m256 tx2) {
+SPRITZ_AVX2 __m256 bilinear2(const LevelView& l, const int* off, const float* ty, int i, __m256 tx2) {
   const int o0 = off[i], o1 = off[i + 1];
   const __m256 top0 = _mm256_loadu_ps(l.origin + o0), down0 = _mm256_loadu_ps(l.down + o0);  // a|b, c-a|d-b
   const __m256 top1 = _mm256_loadu_ps(l.origin + o1), down1 = _mm256_loadu_ps(l.down + o1);
@@ -140,7 +128,7 @@ struct Kernel {
   const Sprite s;  // a copy: stores to the image cannot alias it
   const RowSpans spans;
   const ExactEdges edges;
-  Level l0, l1;
+  LevelView l0, l1;
   __m256 zero, one, half, abs_mask, cx, ax_x, ay_x, half_w, half_h, neg_half_w, neg_half_h, foot_x, foot_y;
   __m256 inv_foot_x, inv_foot_y, inv_w, inv_h, mix, colour;
   __m256i pair_index[4];  // lane pair k of a group, each broadcast over one 128-bit half
@@ -151,8 +139,8 @@ struct Kernel {
       : s(sprite),
         spans(sprite),
         edges(sprite),
-        l0(level_of(sprite.cell->levels[static_cast<size_t>(sprite.level0)])),
-        l1(level_of(sprite.cell->levels[static_cast<size_t>(sprite.level1)])) {
+        l0(level_view(sprite.cell->levels[static_cast<size_t>(sprite.level0)])),
+        l1(level_view(sprite.cell->levels[static_cast<size_t>(sprite.level1)])) {
     zero = _mm256_setzero_ps(), one = _mm256_set1_ps(1.0f), half = _mm256_set1_ps(0.5f);
     abs_mask = _mm256_castsi256_ps(_mm256_set1_epi32(0x7fffffff));
     cx = _mm256_set1_ps(s.cx);

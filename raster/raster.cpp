@@ -32,20 +32,8 @@ struct Bilinear {
   float tx, ty;
 };
 
-// A mip level's storage, hoisted out of the pixel loop: the image rows are
-// floats too, so without local copies the compiler must reload the texture's
-// pointers after every store.
-struct LevelView {
-  const float* origin;  // texel (0, 0) of the padded storage
-  const float* down;    // the same texel in padded_down
-  int stride;           // floats per padded row
-  float width, height;
-};
-
-inline LevelView level_view(const MipLevel& m) {
-  return {m.padded_at(0, 0), m.padded_down_at(0, 0), m.padded_stride, static_cast<float>(m.width),
-          static_cast<float>(m.height)};
-}
+using detail::LevelView;
+using detail::level_view;
 
 // u, v in [0, 1] put the taps within [-1, width] x [-1, height], which the
 // padded border (a copy of the edge) covers: the same values as clamping each
