@@ -114,7 +114,7 @@ int run_atlas(const AtlasArgs& args) {
       throw Error(std::to_string(effects.size()) + " seeds do not fit a " + std::to_string(cols) + "x" +
                   std::to_string(rows) + " grid of " + std::to_string(capacity) + " cells");
     const double t = args.time ? *args.time : fx.duration_s / 2;
-    if (!std::isfinite(t) || std::abs(t) > 1e9) throw Error("--time must be finite, within ±1e9");
+    if (!std::isfinite(t) || std::abs(t) > kMaxTimeS) throw Error("--time must be finite, within ±1e9 s");
     for (size_t e = 0; e < effects.size(); ++e)
       cells.push_back({effects[e].seed, t, clock_at_time(effects[e], t), e});
     after = cells.front();
@@ -124,6 +124,7 @@ int run_atlas(const AtlasArgs& args) {
     if (list.size() > capacity)
       throw Error(std::to_string(list.size()) + " frames do not fit a " + std::to_string(cols) + "x" +
                   std::to_string(rows) + " grid of " + std::to_string(capacity) + " cells");
+    check_frame_times(list, fps);
     for (uint64_t i = 0; i < list.size(); ++i) {
       const int64_t f = list.at(i);
       cells.push_back({f, f / fps, clock_at_frame(fx, f, fps)});

@@ -1,6 +1,7 @@
 #include "frames.h"
 
 #include <cctype>
+#include <cmath>
 #include <string>
 #include <cstdio>
 #include <limits>
@@ -62,6 +63,19 @@ int64_t FrameList::at(uint64_t i) const {
     i -= n;
   }
   return 0;
+}
+
+void check_frame_times(const FrameList& list, double fps) {
+  for (const FrameRange& r : list.ranges()) {
+    for (const int64_t f : {r.first, r.at(r.count() - 1)}) {
+      const double t = static_cast<double>(f) / fps;
+      if (std::abs(t) <= kMaxTimeS) continue;
+      char buf[160];
+      std::snprintf(buf, sizeof buf, "frame %lld at %.9g fps is at %.3g s; frame times (frame / fps) "
+                    "must be within ±1e9 s, like --time", static_cast<long long>(f), fps, t);
+      throw Error(buf);
+    }
+  }
 }
 
 FrameList parse_frames(std::string_view spec) {

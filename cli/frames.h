@@ -35,6 +35,14 @@ class FrameList {
 // spritz::Error with a message that shows the grammar.
 FrameList parse_frames(std::string_view spec);
 
+// The clock limit of every requested time, in seconds: `--time` values and
+// frame times (frame / fps) alike.
+inline constexpr double kMaxTimeS = 1e9;
+
+// Throws spritz::Error naming the first frame of `list` whose time frame / fps
+// lies outside ±kMaxTimeS (a list's extremes are its ranges' ends).
+void check_frame_times(const FrameList& list, double fps);
+
 // Seeds for --seeds: the frame grammar, each within [0, 2^32 - 1], at most
 // `max_count` of them. Throws spritz::Error.
 std::vector<uint32_t> parse_seeds(const std::string& spec, uint64_t max_count);

@@ -2,6 +2,7 @@
 #include <cstdio>
 
 #include "commands.h"
+#include "frames.h"
 #include "eval.h"
 #include "json.h"
 
@@ -9,8 +10,8 @@ namespace spritz {
 
 int run_inspect(const InspectArgs& args) {
   const Effect fx = load_effect_arg(args.effect);
-  if (!std::isfinite(args.time) || std::abs(args.time) > 1e9)
-    throw Error("--time must be finite, within ±1e9");
+  if (!std::isfinite(args.time) || std::abs(args.time) > kMaxTimeS)
+    throw Error("--time must be finite, within ±1e9 s");
   const double clock = clock_at_time(fx, args.time);
   const Frame frame = evaluate(fx, clock);
 

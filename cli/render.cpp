@@ -143,13 +143,15 @@ void render_effect(const RenderArgs& args, const Effect& fx, const std::string& 
   if (!by_time) {
     if (!args.frames.empty()) {
       frames = parse_frames(args.frames);
+      check_frame_times(frames, fps);
     } else {
       const double n = std::max(1.0, std::ceil(fx.duration_s * fps - 1e-9));
       frames.add({0, static_cast<int64_t>(n) - 1, 1});
     }
   }
   for (double t : args.times)
-    if (!std::isfinite(t) || std::abs(t) > 1e9) throw Error("--time values must be finite, within ±1e9");
+    if (!std::isfinite(t) || std::abs(t) > kMaxTimeS)
+      throw Error("--time values must be finite, within ±1e9 s");
   const uint64_t total = by_time ? args.times.size() : frames.size();
 
   uint64_t begin = 0, end = total;

@@ -39,6 +39,21 @@ TEST_CASE("a billion frames are not expanded", "[frames]") {
   CHECK(l.at(1000000000) == 5);
 }
 
+TEST_CASE("frame times are held to --time's ±1e9 s", "[frames]") {
+  CHECK_NOTHROW(check_frame_times(parse_frames("0-30000000000"), 30));  // 1e9 s exactly
+  CHECK_NOTHROW(check_frame_times(parse_frames("-30000000000-5"), 30));
+  // A stepped range ends at its last element, not at the bound it names.
+  CHECK_NOTHROW(check_frame_times(parse_frames("0-30000000029x30"), 30));
+  CHECK_THROWS_WITH(check_frame_times(parse_frames("0-59,30000000001"), 30),
+                    Catch::StartsWith("frame 30000000001 at 30 fps") && Catch::Contains("±1e9 s"));
+  CHECK_THROWS_WITH(check_frame_times(parse_frames("30000000030-0"), 30),
+                    Catch::StartsWith("frame 30000000030 at 30 fps"));
+  CHECK_THROWS_WITH(check_frame_times(parse_frames("-30000000001"), 30),
+                    Catch::StartsWith("frame -30000000001 at 30 fps"));
+  // A tiny fps makes a small frame number far in time.
+  CHECK_THROWS_WITH(check_frame_times(parse_frames("1"), 1e-300), Catch::Contains("1e+300 s"));
+}
+
 TEST_CASE("chunks are contiguous and near-equal and cover the list", "[frames]") {
   for (uint64_t total : {0ull, 1ull, 7ull, 60ull, 1000000007ull}) {
     for (uint64_t n : {1ull, 2ull, 3ull, 7ull, 64ull}) {
