@@ -3,14 +3,17 @@
 #include <atomic>
 #include <cerrno>
 #include <csignal>
+#include <cstdio>
 #include <cstring>
 #include <fcntl.h>
 #include <filesystem>
 #include <iostream>
 #include <iterator>
+#include <poll.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "commands.h"
 #include "error.h"
 
 namespace spritz {
@@ -49,9 +52,9 @@ extern "C" void on_signal(int sig) {
   std::raise(sig);
 }
 
-std::string describe_errno(int err) { return std::strerror(err); }
-
 }  // namespace
+
+std::string describe_errno(int err) { return std::strerror(err); }
 
 namespace {
 template <typename Buffer>
@@ -148,18 +151,34 @@ void install_signal_handlers() {
   std::signal(SIGPIPE, SIG_IGN);
 }
 
-bool write_stdout(const void* data, size_t size) {
+int write_stdout(const void* data, size_t size) {
   const char* p = static_cast<const char*>(data);
   while (size > 0) {
     const ssize_t n = write(STDOUT_FILENO, p, size);
     if (n < 0) {
       if (errno == EINTR) continue;
-      return false;
+      return errno;
     }
     p += n;
     size -= static_cast<size_t>(n);
   }
-  return true;
+  return 0;
+}
+
+int finish_stdout(int code) {
+  errno = 0;
+  const bool flushed = std::fflush(stdout) == 0;
+  const int err = errno;
+  if (flushed && !std::ferror(stdout)) return code;
+  // A pipe whose reader has gone reports POLLERR on its write end; that is
+  // how an earlier failed write (whose errno stdio does not keep) is told
+  // apart from a full disk or an I/O error.
+  pollfd p{STDOUT_FILENO, 0, 0};
+  const bool reader_gone = err == EPIPE || (poll(&p, 1, 0) == 1 && (p.revents & POLLERR));
+  if (!reader_gone)
+    std::fprintf(stderr, "spritz: cannot write to stdout: %s\n",
+                 !flushed && err != 0 ? describe_errno(err).c_str() : "write error");
+  return code == 0 ? kExitError : code;
 }
 
 }  // namespace spritz

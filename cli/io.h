@@ -29,7 +29,18 @@ void ensure_output_dir(const std::string& path);
 // the same signal. SIGPIPE is ignored so a closed stdout is an error, not a crash.
 void install_signal_handlers();
 
-// Writes everything to stdout; returns false when the reader has gone away.
-bool write_stdout(const void* data, size_t size);
+// Writes everything to stdout with write(2), bypassing stdio. Returns 0, or
+// the errno of the failure: EPIPE when the reader has gone away.
+int write_stdout(const void* data, size_t size);
+
+// Flushes stdio's stdout and returns the exit code to use: `code`, or
+// kExitError (2) when anything written to stdout was lost, with a message
+// unless the reader simply went away (a pipe closed early, `| head`), which
+// stays quiet. Without this, `spritz inspect --json > full-disk/x.json`
+// would exit 0 with a truncated file. Call once, at exit.
+int finish_stdout(int code);
+
+// The message for an errno value ("No space left on device").
+std::string describe_errno(int err);
 
 }  // namespace spritz

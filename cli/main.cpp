@@ -185,56 +185,59 @@ int main(int argc, char** argv) {
   }
 
   if (png_mode == "small") set_png_mode(PngMode::kSmall);
-  try {
-    if (r->parsed()) {
-      if (render_seed_opt->count()) render.effect.seed = render_seed;
-      if (fps_opt->count()) render.fps = render_fps;
-      if (scale_opt->count()) render.scale = render_scale;
-      if (ci_opt->count()) render.chunk_index = chunk_index;
-      if (cc_opt->count()) render.chunk_count = chunk_count;
-      return run_render(render);
-    }
-    if (at->parsed()) {
-      if (atlas_seed_opt->count()) atlas.effect.seed = atlas_seed;
-      if (atlas_fps_opt->count()) atlas.fps = atlas_fps;
-      if (atlas_seam_opt->count()) atlas.max_seam = atlas_seam;
-      if (atlas_time_opt->count()) atlas.time = atlas_time;
-      return run_atlas(atlas);
-    }
-    if (in->parsed()) {
-      if (inspect_seed_opt->count()) inspect.effect.seed = inspect_seed;
-      return run_inspect(inspect);
-    }
-    if (v->parsed()) return run_validate(validate);
-    if (d->parsed()) return run_diff(diff);
-    if (c->parsed()) {
-      if (ct_opt->count()) check.threshold = check_threshold;
-      if (cp_opt->count()) check.max_diff_pixels = check_pixels;
-      if (cr_opt->count()) check.max_diff_ratio = check_ratio;
-      return run_check(check);
-    }
-  } catch (const Error& e) {
-    // Bold locations on a terminal, unless NO_COLOR is set (no-color.org).
-    const bool colour = isatty(STDERR_FILENO) && !std::getenv("NO_COLOR");
-    for (const Diagnostic& diag : e.diagnostics()) {
-      if (diag.loc.file.empty()) {
-        std::fprintf(stderr, "%sspritz:%s %s\n", colour ? "\033[1;31m" : "", colour ? "\033[0m" : "",
-                     diag.message.c_str());
-      } else {
-        Diagnostic where = diag;
-        where.message.clear();
-        std::string loc = where.to_string();  // "file:line:col: "
-        std::fprintf(stderr, "%s%s%s%s\n", colour ? "\033[1m" : "", loc.c_str(), colour ? "\033[0m" : "",
-                     diag.message.c_str());
+  const int code = [&]() -> int {
+    try {
+      if (r->parsed()) {
+        if (render_seed_opt->count()) render.effect.seed = render_seed;
+        if (fps_opt->count()) render.fps = render_fps;
+        if (scale_opt->count()) render.scale = render_scale;
+        if (ci_opt->count()) render.chunk_index = chunk_index;
+        if (cc_opt->count()) render.chunk_count = chunk_count;
+        return run_render(render);
       }
+      if (at->parsed()) {
+        if (atlas_seed_opt->count()) atlas.effect.seed = atlas_seed;
+        if (atlas_fps_opt->count()) atlas.fps = atlas_fps;
+        if (atlas_seam_opt->count()) atlas.max_seam = atlas_seam;
+        if (atlas_time_opt->count()) atlas.time = atlas_time;
+        return run_atlas(atlas);
+      }
+      if (in->parsed()) {
+        if (inspect_seed_opt->count()) inspect.effect.seed = inspect_seed;
+        return run_inspect(inspect);
+      }
+      if (v->parsed()) return run_validate(validate);
+      if (d->parsed()) return run_diff(diff);
+      if (c->parsed()) {
+        if (ct_opt->count()) check.threshold = check_threshold;
+        if (cp_opt->count()) check.max_diff_pixels = check_pixels;
+        if (cr_opt->count()) check.max_diff_ratio = check_ratio;
+        return run_check(check);
+      }
+    } catch (const Error& e) {
+      // Bold locations on a terminal, unless NO_COLOR is set (no-color.org).
+      const bool colour = isatty(STDERR_FILENO) && !std::getenv("NO_COLOR");
+      for (const Diagnostic& diag : e.diagnostics()) {
+        if (diag.loc.file.empty()) {
+          std::fprintf(stderr, "%sspritz:%s %s\n", colour ? "\033[1;31m" : "", colour ? "\033[0m" : "",
+                       diag.message.c_str());
+        } else {
+          Diagnostic where = diag;
+          where.message.clear();
+          std::string loc = where.to_string();  // "file:line:col: "
+          std::fprintf(stderr, "%s%s%s%s\n", colour ? "\033[1m" : "", loc.c_str(), colour ? "\033[0m" : "",
+                       diag.message.c_str());
+        }
+      }
+      return kExitError;
+    } catch (const std::bad_alloc&) {
+      std::fprintf(stderr, "spritz: out of memory\n");
+      return kExitError;
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "spritz: %s\n", e.what());
+      return kExitError;
     }
     return kExitError;
-  } catch (const std::bad_alloc&) {
-    std::fprintf(stderr, "spritz: out of memory\n");
-    return kExitError;
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "spritz: %s\n", e.what());
-    return kExitError;
-  }
-  return kExitError;
+  }();
+  return finish_stdout(code);
 }

@@ -1,4 +1,5 @@
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <condition_variable>
 #include <exception>
@@ -330,7 +331,10 @@ void render_effect(const RenderArgs& args, const Effect& fx, const std::string& 
         std::fwrite(line.data(), 1, line.size(), stdout);
       }
     } else if (raw) {
-      if (!write_stdout(slot.rgba.data(), slot.rgba.size())) throw ReaderGone{};
+      if (const int err = write_stdout(slot.rgba.data(), slot.rgba.size())) {
+        if (err == EPIPE) throw ReaderGone{};
+        throw Error("cannot write frames to stdout: " + describe_errno(err));
+      }
       ++totals.rendered;
     } else if (slot.error.empty()) {
       ++totals.rendered;

@@ -38,6 +38,24 @@ Run run_spritz(const std::string& args, const fs::path& dir = fs::temp_directory
   return r;
 }
 
+// spritz ARGS with its stdout piped into the shell command `reader`; out is
+// the reader's output, code and err are spritz's own (a plain pipeline would
+// give the reader's exit code, and `2>` would apply to the reader).
+Run run_spritz_into(const std::string& args, const std::string& reader, const fs::path& dir) {
+  const std::string cmd = "cd '" + dir.string() + "' && { '" SPRITZ_BINARY "' " + args +
+                          " 2>spritz.err; echo $? >spritz.code; } | " + reader;
+  Run r;
+  FILE* p = popen(cmd.c_str(), "r");
+  char buf[65536];
+  size_t n;
+  while ((n = fread(buf, 1, sizeof buf, p)) > 0) r.out.append(buf, n);
+  pclose(p);
+  std::ifstream c(dir / "spritz.code"), e(dir / "spritz.err");
+  c >> r.code;
+  r.err.assign(std::istreambuf_iterator<char>(e), {});
+  return r;
+}
+
 fs::path fresh_dir(const std::string& name) {
   const fs::path d = fs::temp_directory_path() / ("spritz_cli_" + name);
   fs::remove_all(d);
@@ -197,9 +215,33 @@ TEST_CASE("a corrupt texture is named with its file:line:col", "[cli]") {
 
 TEST_CASE("a billion-frame list streams instead of being held in memory", "[cli]") {
   // The reader closes after the first frame: spritz stops quietly, non-zero.
-  const Run b = run_spritz("render " + kConfigs + "/campfire.toml -f 0-999999999 -o - --size 16x16 | head -c 100 | wc -c");
+  const Run b = run_spritz_into("render " + kConfigs + "/campfire.toml -f 0-999999999 -o - --size 16x16",
+                                "head -c 100 | wc -c", fresh_dir("billion"));
   CHECK(b.out.find("100") != std::string::npos);
+  CHECK(b.code == 2);
   CHECK(b.err.empty());
+}
+
+TEST_CASE("output lost on stdout is an error, a reader that leaves is not", "[cli]") {
+  const fs::path d = fresh_dir("stdout");
+  // A full disk: stdio's buffered output and render's raw frames alike.
+  for (const char* args : {"inspect CFG --time 1 --json", "inspect CFG --time 1", "validate CFG",
+                           "render CFG -f 0 -o x.png --json -q", "render CFG -f 0-2 -o -"}) {
+    std::string a = args;
+    a.replace(a.find("CFG"), 3, kConfigs + "/campfire.toml");
+    INFO(a);
+    const Run r = run_spritz(a + " >/dev/full", d);
+    CHECK(r.code == 2);
+    CHECK_THAT(r.err, Catch::StartsWith("spritz: cannot write ") && Catch::Contains("to stdout"));
+  }
+  CHECK_THAT(run_spritz("render " + kConfigs + "/campfire.toml -f 0-2 -o - >/dev/full", d).err,
+             Catch::Contains("No space left on device"));
+  // A reader that stops early (more than a pipe's 64 KB of JSON): quiet, 2.
+  const Run r = run_spritz_into("inspect " + kConfigs + "/campfire.toml --time 3 --json --set emitter.0.rate=3000",
+                                "head -c 10", d);
+  CHECK(r.out.size() == 10);
+  CHECK(r.code == 2);
+  CHECK(r.err.empty());
 }
 
 TEST_CASE("an interrupted render leaves no partial PNG and no temporary files", "[cli]") {
