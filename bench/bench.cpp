@@ -1,6 +1,6 @@
 // spritz's benchmark suite: fixed scenes, figures as ratios measured in one
 // run on this machine (never a timed test). Prints a table and writes JSON.
-//   build/spritz_bench [--quick] [--out bench/results.json]
+//   build/spritz_bench [--quick] [--out bench/results.json] [--texture N]
 //   build/spritz_bench --once S1|S2|S3   (one frame, one thread: for valgrind)
 #include <sys/resource.h>
 #include <sys/wait.h>
@@ -36,6 +36,7 @@ namespace fs = std::filesystem;
 namespace {
 
 bool g_quick = false;
+int g_texture = 32;  // the sprite scenes' texture side (--texture)
 
 // Median seconds of f() over enough repetitions to fill `budget_s`.
 // The fastest of repeated runs: noise on a shared machine only ever adds
@@ -116,10 +117,15 @@ int main(int argc, char** argv) {
     if (!std::strcmp(argv[i], "--quick")) g_quick = true;
     else if (!std::strcmp(argv[i], "--out") && i + 1 < argc) out = argv[++i];
     else if (!std::strcmp(argv[i], "--once") && i + 1 < argc) once = argv[++i];
+    else if (!std::strcmp(argv[i], "--texture") && i + 1 < argc) g_texture = std::atoi(argv[++i]);
     else {
-      std::fprintf(stderr, "usage: spritz_bench [--quick] [--out results.json] [--once S1|S2|S3]\n");
+      std::fprintf(stderr, "usage: spritz_bench [--quick] [--out results.json] [--once S1|S2|S3] [--texture N]\n");
       return 2;
     }
+  }
+  if (g_texture < 1 || g_texture > 1024) {
+    std::fprintf(stderr, "spritz_bench: --texture takes a side of 1 to 1024 texels\n");
+    return 2;
   }
   struct Def {
     const char* name;
@@ -139,7 +145,7 @@ int main(int argc, char** argv) {
     // the second frame only, as a benchmark run repeats it.
     for (const Def& d : defs)
       if (!std::strcmp(once, d.name)) {
-        const Scene s = make_scene(d.name, d.what, d.w, d.h, d.count, d.smin, d.smax, 0.5, 7);
+        const Scene s = make_scene(d.name, d.what, d.w, d.h, d.count, d.smin, d.smax, 0.5, 7, g_texture);
         Rasterizer r(s.fx, s.textures, s.width, s.height, 1);
         Image img;
         r.render(s.frame, img);  // the first frame also allocates the image and the bins
@@ -153,9 +159,11 @@ int main(int argc, char** argv) {
   }
   Json json;
   const DrawPath kernel = default_draw_path();
-  std::printf("spritz benchmark (%u hardware threads, %s sprite kernel)%s\n\n", std::thread::hardware_concurrency(),
-              draw_path_name(kernel), g_quick ? " [quick]" : "");
+  std::printf("spritz benchmark (%u hardware threads, %s sprite kernel, %dx%d sprite texture)%s\n\n",
+              std::thread::hardware_concurrency(), draw_path_name(kernel), g_texture, g_texture,
+              g_quick ? " [quick]" : "");
   json.raw("draw_path", std::string("\"") + draw_path_name(kernel) + "\"");
+  json.raw("texture_side", std::to_string(g_texture));
   {
     const MachineRate m = measure_machine(g_quick ? 0.1 : 0.3);
     std::printf("machine: %.2f GHz (dependent imul chain); per cycle, 256-bit adds %.2f, vperm2f128 %.2f\n\n", m.ghz,
@@ -169,7 +177,7 @@ int main(int argc, char** argv) {
               "2T speedup", "Msprite/s", "portable", "x portable", "cairo", "x cairo");
   std::string scenes_json = "[";
   for (const Def& d : defs) {
-    const Scene s = make_scene(d.name, d.what, d.w, d.h, d.count, d.smin, d.smax, 0.5, 7);
+    const Scene s = make_scene(d.name, d.what, d.w, d.h, d.count, d.smin, d.smax, 0.5, 7, g_texture);
     Image img;
     double t[3] = {0, 0, 0};
     double cairo = 0;
@@ -226,7 +234,7 @@ int main(int argc, char** argv) {
   std::printf("\nns per covered pixel by sprite size (1 thread, 1920x1080, rotated, half additive)\n");
   for (double size : {2.0, 4.0, 8.0, 16.0, 32.0, 64.0, 128.0}) {
     const int count = static_cast<int>(std::min(200000.0, 4e6 / (size * size)));
-    const Scene s = make_scene("sweep", "", 1920, 1080, count, size, size, 0.5, 11);
+    const Scene s = make_scene("sweep", "", 1920, 1080, count, size, size, 0.5, 11, g_texture);
     Image img;
     Rasterizer r(s.fx, s.textures, s.width, s.height, 1);
     r.render(s.frame, img);

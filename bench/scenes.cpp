@@ -9,13 +9,15 @@
 namespace spritz::bench {
 
 Scene make_scene(const std::string& name, const std::string& description, int width, int height,
-                 int count, double size_min, double size_max, double additive_share, uint32_t seed) {
+                 int count, double size_min, double size_max, double additive_share, uint32_t seed,
+                 int texture_size) {
   Scene s;
   s.name = name;
   s.description = description;
   s.width = width;
   s.height = height;
-  // A 32x32 soft disc texture, as a PNG would give it.
+  // A soft disc texture, as a PNG would give it.
+  s.texture_size = texture_size;
   const int n = s.texture_size;
   s.texture_rgba.resize(static_cast<size_t>(n * n) * 4);
   for (int y = 0; y < n; ++y)

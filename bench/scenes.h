@@ -18,13 +18,14 @@ struct Scene {
   Effect fx;       // emitter 0: alpha-over (E = 0), emitter 1: additive (E = 1)
   Frame frame;     // the sprites, split between the two emitters
   TextureSet textures;
-  std::vector<uint8_t> texture_rgba;  // the 32x32 sprite texture as straight sRGB RGBA8
-  int texture_size = 32;
+  std::vector<uint8_t> texture_rgba;  // the sprite texture as straight sRGB RGBA8
+  int texture_size = 32;              // its side: 32, as the S2 asks
 };
 
 // count sprites of size_min..size_max px, rotated at random, on width x height;
-// `additive_share` of them additive.
+// `additive_share` of them additive; a soft disc texture of texture_size^2.
 Scene make_scene(const std::string& name, const std::string& description, int width, int height,
-                 int count, double size_min, double size_max, double additive_share, uint32_t seed);
+                 int count, double size_min, double size_max, double additive_share, uint32_t seed,
+                 int texture_size = 32);
 
 }  // namespace spritz::bench
