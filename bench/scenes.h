@@ -19,13 +19,13 @@ struct Scene {
   Frame frame;     // the sprites, split between the two emitters
   TextureSet textures;
   std::vector<uint8_t> texture_rgba;  // the sprite texture as straight sRGB RGBA8
-  int texture_size = 32;              // its side: 32, as the S2 asks
+  int texture_size = 0;               // its side (32 unless spritz_bench --texture)
 };
 
 // count sprites of size_min..size_max px, rotated at random, on width x height;
 // `additive_share` of them additive; a soft disc texture of texture_size^2.
 Scene make_scene(const std::string& name, const std::string& description, int width, int height,
                  int count, double size_min, double size_max, double additive_share, uint32_t seed,
-                 int texture_size = 32);
+                 int texture_size);
 
 }  // namespace spritz::bench

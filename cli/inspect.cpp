@@ -2,8 +2,8 @@
 #include <cstdio>
 
 #include "commands.h"
-#include "frames.h"
 #include "eval.h"
+#include "frames.h"
 #include "json.h"
 
 namespace spritz {
