@@ -1,6 +1,7 @@
 // spritz: the command line. Arguments in, exit codes out (cli.md); the work
 // is in commands (render.cpp, inspect.cpp, validate.cpp).
 #include <CLI/CLI.hpp>
+#include <cctype>
 #include <cstdio>
 #include <cstdlib>
 #include <unistd.h>
@@ -182,6 +183,23 @@ int main(int argc, char** argv) {
     if (e.get_exit_code() == 0) return app.exit(e);
     app.exit(e);
     return kExitError;
+  }
+  // No option or argument means anything when empty, and an empty one is
+  // most often a script's unset variable: `spritz render "$FX"` would
+  // otherwise render the bundled campfire, and `-o "$OUT"` the default path.
+  for (const CLI::App* sub : app.get_subcommands()) {
+    for (const CLI::Option* opt : sub->get_options()) {
+      if (opt->get_type_size() == 0) continue;  // a flag
+      for (const std::string& value : opt->results()) {
+        if (!value.empty()) continue;
+        std::string name = opt->get_name(false, true);
+        if (!opt->nonpositional())
+          for (char& ch : name) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
+        std::fprintf(stderr, "spritz %s: %s %s is empty\n", sub->get_name().c_str(),
+                     opt->nonpositional() ? "option" : "argument", name.c_str());
+        return kExitError;
+      }
+    }
   }
 
   if (png_mode == "small") set_png_mode(PngMode::kSmall);

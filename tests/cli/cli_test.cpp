@@ -222,6 +222,29 @@ TEST_CASE("a billion-frame list streams instead of being held in memory", "[cli]
   CHECK(b.err.empty());
 }
 
+TEST_CASE("an empty argument or option value is an error, not a default", "[cli]") {
+  // `spritz render "$FX"` with FX unset must not render the bundled campfire.
+  const fs::path d = fresh_dir("empty");
+  const std::string fx = kConfigs + "/sparks.toml";
+  const std::pair<std::string, std::string> cases[] = {
+      {"render '' -f 0 -o x.png", "spritz render: argument EFFECT is empty"},
+      {"render " + fx + " -f 0 -o ''", "spritz render: option -o,--output is empty"},
+      {"render " + fx + " -f 0 -o x.png --set ''", "spritz render: option --set is empty"},
+      {"atlas " + fx + " -o ''", "spritz atlas: option -o,--output is empty"},
+      {"inspect '' --time 1", "spritz inspect: argument EFFECT is empty"},
+      {"validate " + fx + " ''", "spritz validate: argument EFFECTS is empty"},
+      {"diff x.png ''", "spritz diff: argument B is empty"},
+      {"check " + fx + " --golden ''", "spritz check: option --golden is empty"},
+  };
+  for (const auto& [args, message] : cases) {
+    INFO(args);
+    const Run r = run_spritz(args, d);
+    CHECK(r.code == 2);
+    CHECK(r.err == message + "\n");
+  }
+  CHECK(fs::is_empty(d));
+}
+
 TEST_CASE("output lost on stdout is an error, a reader that leaves is not", "[cli]") {
   const fs::path d = fresh_dir("stdout");
   // A full disk: stdio's buffered output and render's raw frames alike.
