@@ -18,6 +18,17 @@ struct Run {
   std::string out, err;
 };
 
+// Runs a shell command line; its stdout goes to *out. Returns its exit code
+// (128 + the signal when a signal ended it).
+int shell(const std::string& cmd, std::string* out) {
+  FILE* p = popen(cmd.c_str(), "r");
+  char buf[65536];
+  size_t n;
+  while ((n = fread(buf, 1, sizeof buf, p)) > 0) out->append(buf, n);
+  const int status = pclose(p);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
 // Runs `spritz ARGS` in `dir` (a shell command line), capturing both streams.
 Run run_spritz(const std::string& args, const fs::path& dir = fs::temp_directory_path()) {
   static int counter = 0;
@@ -26,12 +37,7 @@ Run run_spritz(const std::string& args, const fs::path& dir = fs::temp_directory
   const std::string cmd = "cd '" + dir.string() + "' && '" SPRITZ_BINARY "' " + args + " 2>'" +
                           err_file.string() + "'";
   Run r;
-  FILE* p = popen(cmd.c_str(), "r");
-  char buf[65536];
-  size_t n;
-  while ((n = fread(buf, 1, sizeof buf, p)) > 0) r.out.append(buf, n);
-  const int status = pclose(p);
-  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  r.code = shell(cmd, &r.out);
   std::ifstream e(err_file);
   r.err.assign(std::istreambuf_iterator<char>(e), {});
   fs::remove(err_file);
@@ -45,11 +51,7 @@ Run run_spritz_into(const std::string& args, const std::string& reader, const fs
   const std::string cmd = "cd '" + dir.string() + "' && { '" SPRITZ_BINARY "' " + args +
                           " 2>spritz.err; echo $? >spritz.code; } | " + reader;
   Run r;
-  FILE* p = popen(cmd.c_str(), "r");
-  char buf[65536];
-  size_t n;
-  while ((n = fread(buf, 1, sizeof buf, p)) > 0) r.out.append(buf, n);
-  pclose(p);
+  shell(cmd, &r.out);
   std::ifstream c(dir / "spritz.code"), e(dir / "spritz.err");
   c >> r.code;
   r.err.assign(std::istreambuf_iterator<char>(e), {});
