@@ -13,7 +13,7 @@ Effect load_effect_path(const std::string& path, const std::vector<std::string>&
   if (path == "-") {
     // Read once: --seeds loads the effect again for every seed.
     static const std::string text = read_stdin();
-    return load_effect(text, "<stdin>", ".", options);
+    return load_effect(text, std::string(kStdinSourceName), ".", options);
   }
   const std::string text = read_text_file(path);
   std::string base = std::filesystem::path(path).parent_path().string();
@@ -29,9 +29,7 @@ Effect load_effect_arg(const EffectArgs& args) {
     overrides.push_back("effect.seed=" + std::to_string(*args.seed));
   }
   overrides.insert(overrides.end(), args.sets.begin(), args.sets.end());
-  Effect fx = load_effect_path(args.effect, overrides);
-  if (args.effect == "-") fx.name = fx.name == "effect" ? "stdin" : fx.name;
-  return fx;
+  return load_effect_path(args.effect, overrides);
 }
 
 }  // namespace spritz

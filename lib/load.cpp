@@ -77,6 +77,61 @@ std::string quoted_list(const Keys& words) {
   return out;
 }
 
+// `s` as a TOML basic string: in double quotes, with quotes, backslashes
+// and control characters escaped (also so a message shows what a file holds).
+std::string toml_quote(std::string_view s) {
+  std::string out = "\"";
+  for (char c : s) {
+    const auto u = static_cast<unsigned char>(c);
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += c;
+    } else if (u < 0x20 || u == 0x7f) {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\u%04x", u);
+      out += buf;
+    } else {
+      out += c;
+    }
+  }
+  return out + "\"";
+}
+
+bool has_control(std::string_view s) {
+  return std::any_of(s.begin(), s.end(), [](char c) {
+    const auto u = static_cast<unsigned char>(c);
+    return u < 0x20 || u == 0x7f;
+  });
+}
+
+// Characters an effect name may not hold: it becomes a path component
+// (out/<name>_####.png, golden/<name>/) and part of an output pattern, whose
+// tokens are # and %.
+constexpr std::string_view kNameForbidden = "/\\#%";
+
+// Why `s` cannot name an effect, or nullptr when it can.
+const char* effect_name_problem(std::string_view s) {
+  if (s.empty()) return "is empty; leave the key out to use the file's name";
+  if (s == "." || s == "..")
+    return "is a directory name; the name is part of file names (out/<name>_####.png, golden/<name>/)";
+  if (has_control(s)) return "holds a control character";
+  if (s.find_first_of(kNameForbidden) != std::string_view::npos)
+    return "may not hold '/', '\\', '#' or '%': the name is part of file names "
+           "(out/<name>_####.png, golden/<name>/)";
+  return nullptr;
+}
+
+// Why `s` cannot name an emitter, or nullptr when it can.
+const char* emitter_name_problem(std::string_view s) {
+  if (s.empty()) return "is empty; leave the key out for emitter<index>";
+  if (has_control(s)) return "holds a control character";
+  if (s.find('.') != std::string_view::npos)
+    return "may not hold '.': --set addresses an emitter as emitter.<name>.<key>";
+  if (std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; }))
+    return "is a number, which --set would read as an emitter's index (emitter.<index>.<key>)";
+  return nullptr;
+}
+
 // Walks the parsed TOML tree and builds the model, collecting every problem.
 class Translator {
  public:
@@ -454,7 +509,12 @@ class Translator {
 void Translator::read_effect(const toml::table& t, Effect& fx) {
   check_keys(t, kEffectKeys, "[effect]");
   if (auto n = t.get("name"))
-    if (auto s = string(*n, "effect.name")) fx.name = *s;
+    if (auto s = string(*n, "effect.name")) {
+      if (const char* why = effect_name_problem(*s))
+        error(*n, "effect.name " + toml_quote(*s) + " " + why);
+      else
+        fx.name = *s;
+    }
   if (auto n = t.get("seed"))
     if (auto v = integer(*n, "effect.seed", 0, 0xffffffffll, "within [0, 4294967295]"))
       fx.seed = static_cast<uint32_t>(*v);
@@ -648,7 +708,12 @@ void Translator::read_bursts(const toml::node& n, Emitter& em, uint64_t max_coun
 void Translator::read_emitter(const toml::table& t, Emitter& em) {
   check_keys(t, kEmitterKeys, "[[emitter]]");
   if (auto n = t.get("name"))
-    if (auto s = string(*n, "emitter name")) em.name = *s;
+    if (auto s = string(*n, "emitter name")) {
+      if (const char* why = emitter_name_problem(*s))
+        error(*n, "emitter name " + toml_quote(*s) + " " + why);
+      else
+        em.name = *s;
+    }
   if (auto n = t.get("enabled"))
     if (auto v = boolean(*n, "enabled")) em.enabled = *v;
   if (auto n = t.get("position"))
@@ -792,21 +857,6 @@ Effect Translator::translate(const toml::table& root) {
 
 // --- overrides ----------------------------------------------------------------
 
-std::string toml_quote(std::string_view s) {
-  std::string out = "\"";
-  for (char c : s) {
-    if (c == '"' || c == '\\') out += '\\';
-    if (static_cast<unsigned char>(c) < 0x20) {
-      char buf[8];
-      std::snprintf(buf, sizeof buf, "\\u%04x", c);
-      out += buf;
-      continue;
-    }
-    out += c;
-  }
-  return out + "\"";
-}
-
 std::vector<std::string> split_path(std::string_view path) {
   std::vector<std::string> parts;
   size_t start = 0;
@@ -906,10 +956,17 @@ void derive(Effect& fx) {
   });
 }
 
+// The file's stem, made a valid effect name: "fire" for fx/fire.toml,
+// "stdin" for an effect read from stdin, and '_' for each character an
+// effect name may not hold ("fire#2.toml" is "fire_2").
 std::string default_name(const std::string& source_name) {
-  if (source_name == "-" || source_name.empty()) return "effect";
+  if (source_name == "-" || source_name == kStdinSourceName) return "stdin";
   std::string stem = fs::path(source_name).stem().string();
-  return stem.empty() ? "effect" : stem;
+  for (char& c : stem) {
+    const auto u = static_cast<unsigned char>(c);
+    if (u < 0x20 || u == 0x7f || kNameForbidden.find(c) != std::string_view::npos) c = '_';
+  }
+  return effect_name_problem(stem) ? "effect" : stem;
 }
 
 }  // namespace

@@ -19,6 +19,10 @@ struct LoadOptions {
   std::vector<std::string> overrides;
 };
 
+// The source name of an effect read from stdin. Its default effect name is
+// "stdin"; a file's is its stem ("fire" for fx/fire.toml).
+inline constexpr std::string_view kStdinSourceName = "<stdin>";
+
 // `text` is the file's content; `source_name` names it in messages; texture
 // paths resolve relative to `base_dir`.
 Effect load_effect(std::string_view text, const std::string& source_name,

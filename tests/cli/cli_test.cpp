@@ -528,6 +528,11 @@ TEST_CASE("an effect can come from stdin", "[cli]") {
   const Run r = run_spritz("render - -f 0 -o s.png -q < " + kConfigs + "/snow.toml", d);
   CHECK(r.code == 0);
   CHECK(fs::exists(d / "s.png"));
+  // Unnamed, it is "stdin" (not "<stdin>", a name a shell cannot type).
+  write(d / "unnamed.toml", "[[emitter]]\nrate = 10\n");
+  const Run unnamed = run_spritz("render - -f 0 -q < unnamed.toml", d);
+  CHECK(unnamed.code == 0);
+  CHECK(fs::exists(d / "out" / "stdin_0000.png"));
 }
 
 TEST_CASE("a seed sweep can read its effect from stdin", "[cli]") {

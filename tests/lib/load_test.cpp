@@ -151,6 +151,41 @@ TEST_CASE("bad input gives file:line:col messages", "[load]") {
   }
 }
 
+TEST_CASE("names that would break file names or --set are refused", "[load]") {
+  struct Case {
+    std::string text, expect;
+  };
+  const std::vector<Case> cases = {
+      {"[effect]\nname = \"../escape\"\n[[emitter]]\n",
+       "fx.toml:2:8: effect.name \"../escape\" may not hold '/', '\\', '#' or '%'"},
+      {"[effect]\nname = \"a\\\\b\"\n[[emitter]]\n", "effect.name \"a\\\\b\" may not hold"},
+      {"[effect]\nname = \"fire_###\"\n[[emitter]]\n", "may not hold"},
+      {"[effect]\nname = \"100%\"\n[[emitter]]\n", "may not hold"},
+      {"[effect]\nname = \"..\"\n[[emitter]]\n", "effect.name \"..\" is a directory name"},
+      {"[effect]\nname = \"\"\n[[emitter]]\n", "effect.name \"\" is empty; leave the key out"},
+      {"[effect]\nname = \"x\\ny\"\n[[emitter]]\n", "effect.name \"x\\u000ay\" holds a control character"},
+      {"[[emitter]]\nname = \"a.b\"\n", "fx.toml:2:8: emitter name \"a.b\" may not hold '.'"},
+      {"[[emitter]]\nname = \"1\"\n[[emitter]]\n", "emitter name \"1\" is a number"},
+      {"[[emitter]]\nname = \"\"\n", "emitter name \"\" is empty"},
+      {"[[emitter]]\nname = \"\\t\"\n", "emitter name \"\\u0009\" holds a control character"},
+  };
+  for (const Case& c : cases) {
+    INFO(c.text);
+    CHECK_THAT(problems(c.text), Catch::Contains(c.expect));
+  }
+  // Names that are fine: spaces, dashes, dots (effects), letters beyond ASCII.
+  CHECK(problems("[effect]\nname = \"fire v1.2 \u00f1\"\n[[emitter]]\nname = \"big-sparks 2\"\n") == "");
+  CHECK(problems("[[emitter]]\nname = \"x\"\n", {"emitter.0.name=\"a.b\""}) != "");
+}
+
+TEST_CASE("the default effect name is the file's stem, made a valid name", "[load]") {
+  CHECK(load_effect("[[emitter]]\n", "fx/fire.toml", ".").name == "fire");
+  CHECK(load_effect("[[emitter]]\n", "fx/fire#2 100%.toml", ".").name == "fire_2 100_");
+  CHECK(load_effect("[[emitter]]\n", std::string(kStdinSourceName), ".").name == "stdin");
+  CHECK(load_effect("[effect]\nname = \"effect\"\n[[emitter]]\n", std::string(kStdinSourceName), ".").name ==
+        "effect");
+}
+
 TEST_CASE("21 keypoints are refused", "[load]") {
   std::string curve = "[";
   for (int k = 0; k < 21; ++k) curve += "[" + std::to_string(k / 20.0) + ", 1],";
