@@ -106,10 +106,55 @@ void ensure_output_dir(const std::string& path) {
     throw Error("output directory " + dir.string() + " is not writable: " + describe_errno(errno));
 }
 
+namespace {
+
+// Writes everything to `fd`; returns 0 or the errno of the failure.
+int write_all(int fd, const void* data, size_t size) {
+  const char* p = static_cast<const char*>(data);
+  while (size > 0) {
+    const ssize_t n = write(fd, p, size);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return errno;
+    }
+    p += n;
+    size -= static_cast<size_t>(n);
+  }
+  return 0;
+}
+
+}  // namespace
+
 void write_file_atomic(const std::string& path, const void* data, size_t size) {
-  ensure_output_dir(path);
+  fs::path target(path);
+  if (!target.has_filename())
+    throw Error("cannot write " + path + ": the name ends in '/', and a file name is needed");
+  struct stat st;
+  if (stat(path.c_str(), &st) == 0) {  // follows symbolic links
+    if (S_ISDIR(st.st_mode)) throw Error("cannot write " + path + ": it is a directory");
+    if (!S_ISREG(st.st_mode)) {
+      // A device, pipe or socket (-o /dev/null, a FIFO, /dev/stdout): a rename
+      // would replace it with a plain file, so write into it. Nothing to make
+      // atomic here: such a target never holds a file to leave half written.
+      const int fd = open(path.c_str(), O_WRONLY | O_CLOEXEC | O_NOCTTY);
+      int err = fd < 0 ? errno : write_all(fd, data, size);
+      if (fd >= 0 && close(fd) != 0 && err == 0) err = errno;
+      if (err != 0) throw Error("cannot write " + path + ": " + describe_errno(err));
+      return;
+    }
+  }
+  // A symbolic link: replace (or create) the file it points to and keep the
+  // link, as an editor would; a rename onto the link would replace the link.
+  for (int hops = 0;; ++hops) {
+    std::error_code ec;
+    if (!fs::is_symlink(target, ec)) break;
+    if (hops == 40) throw Error("cannot write " + path + ": " + describe_errno(ELOOP));
+    const fs::path next = fs::read_symlink(target, ec);
+    if (ec) throw Error("cannot write " + path + ": " + ec.message());
+    target = next.is_absolute() ? next : target.parent_path() / next;
+  }
+  ensure_output_dir(target.string());
   static std::atomic<uint64_t> counter{0};
-  const fs::path target(path);
   const std::string tmp = (target.parent_path() / ("." + target.filename().string() + ".tmp." +
                                                    std::to_string(getpid()) + "." +
                                                    std::to_string(counter++)))
@@ -121,21 +166,9 @@ void write_file_atomic(const std::string& path, const void* data, size_t size) {
     release_slot(slot);
     throw Error("cannot write " + path + ": " + describe_errno(err));
   }
-  const char* p = static_cast<const char*>(data);
-  size_t left = size;
-  int err = 0;
-  while (left > 0) {
-    const ssize_t n = write(fd, p, left);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      err = errno;
-      break;
-    }
-    p += n;
-    left -= static_cast<size_t>(n);
-  }
+  int err = write_all(fd, data, size);
   if (close(fd) != 0 && err == 0) err = errno;
-  if (err == 0 && std::rename(tmp.c_str(), path.c_str()) != 0) err = errno;
+  if (err == 0 && std::rename(tmp.c_str(), target.c_str()) != 0) err = errno;
   if (err != 0) {
     unlink(tmp.c_str());
     release_slot(slot);
@@ -151,19 +184,7 @@ void install_signal_handlers() {
   std::signal(SIGPIPE, SIG_IGN);
 }
 
-int write_stdout(const void* data, size_t size) {
-  const char* p = static_cast<const char*>(data);
-  while (size > 0) {
-    const ssize_t n = write(STDOUT_FILENO, p, size);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      return errno;
-    }
-    p += n;
-    size -= static_cast<size_t>(n);
-  }
-  return 0;
-}
+int write_stdout(const void* data, size_t size) { return write_all(STDOUT_FILENO, data, size); }
 
 int finish_stdout(int code) {
   errno = 0;

@@ -18,7 +18,9 @@ std::vector<uint8_t> read_binary_file(const std::string& path);
 
 // Writes `data` to `path` atomically: a temporary file beside it, then
 // rename. Creates missing parent directories. Throws spritz::Error on failure
-// and leaves nothing behind.
+// and leaves nothing behind. A symbolic link is kept: the file it points to
+// is replaced. A device, FIFO or socket (/dev/null, /dev/stdout) is written
+// into, never replaced; a directory is an error.
 void write_file_atomic(const std::string& path, const void* data, size_t size);
 
 // Checks that the directory that will hold `path` exists or can be created

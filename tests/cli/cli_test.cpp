@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -541,6 +542,35 @@ TEST_CASE("a seed sweep can read its effect from stdin", "[cli]") {
   CHECK(r.code == 0);
   CHECK(fs::exists(d / "s1.png"));
   CHECK(fs::exists(d / "s3.png"));
+}
+
+TEST_CASE("an output that is a FIFO, a symbolic link or a directory is never replaced", "[cli]") {
+  const fs::path d = fresh_dir("special_out");
+  // A FIFO (as /dev/null or /dev/stdout would be): written into, still a FIFO.
+  REQUIRE(run_spritz("render " + kConfigs + "/sparks.toml -f 5 -o ref.png -q", d).code == 0);
+  REQUIRE(mkfifo((d / "p").c_str(), 0644) == 0);
+  std::string out;
+  CHECK(shell("cd '" + d.string() + "' && { timeout 20 cat p > got.png & '" SPRITZ_BINARY "' render " + kConfigs +
+                  "/sparks.toml -f 5 -o p -q; s=$?; wait; exit $s; }",
+              &out) == 0);
+  CHECK(fs::is_fifo(d / "p"));
+  CHECK(read_bytes(d / "got.png") == read_bytes(d / "ref.png"));
+  // A symbolic link: the link stays, the file it points to (missing folders
+  // and all) is written.
+  fs::create_symlink("sub/real.png", d / "link.png");
+  CHECK(run_spritz("render " + kConfigs + "/sparks.toml -f 5 -o link.png -q", d).code == 0);
+  CHECK(fs::is_symlink(d / "link.png"));
+  CHECK(read_bytes(d / "sub/real.png") == read_bytes(d / "ref.png"));
+  // A directory, or a name ending in '/': an error, nothing written.
+  fs::create_directories(d / "dir");
+  const Run dir = run_spritz("render " + kConfigs + "/sparks.toml -f 5 -o dir -q", d);
+  CHECK(dir.code == 2);
+  CHECK_THAT(dir.err, Catch::Contains("cannot write dir: it is a directory"));
+  const Run slash = run_spritz("render " + kConfigs + "/sparks.toml -f 5 -o new/ -q", d);
+  CHECK(slash.code == 2);
+  CHECK_THAT(slash.err, Catch::Contains("the name ends in '/'"));
+  CHECK(fs::is_empty(d / "dir"));
+  CHECK(no_temp_files(d));
 }
 
 TEST_CASE("render writes Radiance HDR when the pattern ends in .hdr", "[cli]") {
