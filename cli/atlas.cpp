@@ -42,6 +42,23 @@ std::string pad_index(size_t i, size_t count) {
 }  // namespace
 
 int run_atlas(const AtlasArgs& args) {
+  // The options that need no effect, checked before anything is drawn.
+  if (args.meta_format != "hash" && args.meta_format != "array")
+    throw Error("--meta-format must be hash or array, got '" + args.meta_format + "'");
+  if (args.direction != "forward" && args.direction != "pingpong")
+    throw Error("--direction must be forward or pingpong, got '" + args.direction + "'");
+  if (args.max_seam && !(*args.max_seam >= 0))
+    throw Error("--max-seam must be 0 or more (a channel difference, 0..255)");
+  const std::string meta_path = !args.meta.empty() ? args.meta
+                                                   : (fs::path(args.output).replace_extension(".json")).string();
+  {
+    std::error_code ec;
+    if (fs::path(meta_path).lexically_normal() == fs::path(args.output).lexically_normal() ||
+        fs::equivalent(meta_path, args.output, ec))
+      throw Error("the sheet (-o) and its metadata (--meta) would both be " + meta_path +
+                  "; give the metadata another name");
+  }
+
   // One effect, or with --seeds one per seed (a contact sheet of variants).
   std::vector<Effect> effects;
   if (!args.seeds.empty()) {
@@ -236,12 +253,6 @@ int run_atlas(const AtlasArgs& args) {
 
   // Metadata: TexturePacker's JSON (hash or array), which Phaser and PixiJS
   // load directly, plus a grid block for engines that only know grids.
-  const std::string meta_path = !args.meta.empty() ? args.meta
-                                                   : (fs::path(args.output).replace_extension(".json")).string();
-  if (args.meta_format != "hash" && args.meta_format != "array")
-    throw Error("--meta-format must be hash or array, got '" + args.meta_format + "'");
-  if (args.direction != "forward" && args.direction != "pingpong")
-    throw Error("--direction must be forward or pingpong, got '" + args.direction + "'");
   const bool hash = args.meta_format == "hash";
   const double duration_ms = std::round(frame_s * 1000 * 1000) / 1000;
   std::string j = "{\n  \"frames\": ";

@@ -446,6 +446,9 @@ TEST_CASE("atlas: the roblox preset and bad input", "[cli]") {
       {"--grid 64x64 --cell 1024x1024", "over the limit of 16384 per side"},
       {"--preset roblox-3x3", "--preset must be roblox-2x2, roblox-4x4 or roblox-8x8"},
       {"--meta-format xml", "--meta-format must be hash or array"},
+      {"--meta bad.png", "the sheet (-o) and its metadata (--meta) would both be bad.png"},
+      {"--meta ./sub/../bad.png", "would both be ./sub/../bad.png"},
+      {"--max-seam -1", "--max-seam must be 0 or more"},
   };
   for (const Case& c : cases) {
     INFO(c.args);
@@ -454,6 +457,10 @@ TEST_CASE("atlas: the roblox preset and bad input", "[cli]") {
     CHECK_THAT(r.err, Catch::Contains(c.expect));
   }
   CHECK_FALSE(fs::exists(d / "bad.png"));
+  const Run json = run_spritz("atlas " + kConfigs + "/fire_loop.toml -o bad.json", d);
+  CHECK(json.code == 2);
+  CHECK_THAT(json.err, Catch::Contains("would both be bad.json"));
+  CHECK_FALSE(fs::exists(d / "bad.json"));
 }
 
 TEST_CASE("no progress bar when stderr is not a terminal and -q prints nothing", "[cli]") {
