@@ -881,16 +881,6 @@ void apply_override(toml::table& root, const std::string& text) {
   for (const std::string& p : parts)
     if (p.empty()) throw Error(SourceLoc{origin}, "the key path has an empty part");
 
-  // The value is TOML (numbers, arrays, inline tables, quoted strings); a bare
-  // word that is not valid TOML is taken as a string (tonemap=clamp).
-  toml::table snippet;
-  try {
-    snippet = toml::parse("v = " + value, origin);
-  } catch (const toml::parse_error&) {
-    snippet = toml::parse("v = " + toml_quote(value), origin);
-  }
-  toml::node& new_value = *snippet.get("v");
-
   toml::table* table = &root;
   size_t i = 0;
   if (parts[0] == "emitter") {
@@ -917,15 +907,25 @@ void apply_override(toml::table& root, const std::string& text) {
   }
   for (; i + 1 < parts.size(); ++i) {
     toml::node* next = table->get(parts[i]);
-    if (!next) {
-      table->insert_or_assign(parts[i], toml::table{});
-      next = table->get(parts[i]);
-    }
+    if (!next) break;
     if (!next->is_table())
       throw Error(SourceLoc{origin}, "'" + parts[i] + "' is not a table");
     table = next->as_table();
   }
-  table->insert_or_assign(parts.back(), std::move(new_value));
+
+  // The rest of the path and the value, parsed as TOML so that every new node
+  // (tables the path creates included) carries the --set origin for messages.
+  // The value is TOML (numbers, arrays, inline tables, quoted strings); a bare
+  // word that is not valid TOML is taken as a string (tonemap=clamp).
+  std::string key;
+  for (size_t k = i; k < parts.size(); ++k) key += (k > i ? "." : "") + toml_quote(parts[k]);
+  toml::table snippet;
+  try {
+    snippet = toml::parse(key + " = " + value, origin);
+  } catch (const toml::parse_error&) {
+    snippet = toml::parse(key + " = " + toml_quote(value), origin);
+  }
+  table->insert_or_assign(parts[i], std::move(*snippet.get(parts[i])));
 }
 
 // --- derived values -------------------------------------------------------------

@@ -217,6 +217,12 @@ TEST_CASE("overrides go through the same validation", "[load]") {
   CHECK_THAT(problems(base, {"emitter.7.rate=1"}), Catch::Contains("no emitter has index or name '7'"));
   CHECK_THAT(problems(base, {"rate"}), Catch::Contains("--set expects key.path=value"));
   CHECK_THAT(problems(base, {"emitter..rate=1"}), Catch::Contains("empty part"));
+  // A path through tables the file does not have: the message still points
+  // at the --set that made them, not at the file.
+  CHECK_THAT(problems(base, {"emitter.0.position.x=3"}),
+             Catch::Contains("--set emitter.0.position.x=3: position must be a pair"));
+  CHECK_THAT(problems(base, {"emitter.0.shape.size.w=3"}),
+             Catch::Contains("--set emitter.0.shape.size.w=3: shape.size must be"));
 }
 
 TEST_CASE("the content hash covers the text and the overrides", "[load]") {
