@@ -18,12 +18,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string time_label(double t) {
-  char buf[48];
-  std::snprintf(buf, sizeof buf, "%.3f", t);
-  return buf;
-}
-
 }  // namespace
 
 std::vector<double> check_times(const Effect& fx) {
@@ -63,8 +57,13 @@ int run_check(const CheckArgs& args) {
     const double max_ratio = args.max_diff_ratio ? *args.max_diff_ratio : fx.check.max_diff_ratio;
     FrameRenderer renderer(fx, fx.canvas.width, fx.canvas.height, thread_count(args.threads));
     std::vector<uint8_t> rgba;
-    for (double t : check_times(fx)) {
-      const std::string label = time_label(t);
+    const std::vector<double> times = check_times(fx);
+    for (size_t i = 1; i < times.size(); ++i)
+      if (check_time_label(times[i]) == check_time_label(times[i - 1]))
+        throw Error(path + ": the default check times (1/6, 1/2 and 5/6 of the " + json_number(fx.duration_s) +
+                    " s duration) would share golden names, which are kept to the millisecond; set [check] times");
+    for (double t : times) {
+      const std::string label = check_time_label(t);
       const fs::path golden = fs::path(args.golden) / fx.name / (label + ".png");
       const double clock = clock_at_time(fx, t);
       renderer.render(clock);

@@ -806,9 +806,23 @@ void Translator::read_check(const toml::table& t, CheckSpec& check) {
     if (!a || a->empty()) {
       error(*n, "check.times must be a non-empty array of times in seconds");
     } else {
-      for (const toml::node& x : *a)
-        if (auto v = bounded(x, "check time", -1e9, 1e9, "within [-1e9, 1e9]"))
-          check.times.push_back(*v);
+      for (const toml::node& x : *a) {
+        auto v = bounded(x, "check time", -1e9, 1e9, "within [-1e9, 1e9]");
+        if (!v) continue;
+        const std::string label = check_time_label(*v);
+        const auto same = std::find_if(check.times.begin(), check.times.end(),
+                                       [&](double u) { return check_time_label(u) == label; });
+        if (same != check.times.end()) {
+          char now_s[32], prev_s[32];
+          std::snprintf(now_s, sizeof now_s, "%.9g", *v);
+          std::snprintf(prev_s, sizeof prev_s, "%.9g", *same);
+          error(x, std::string("check time ") + now_s + " and " + prev_s +
+                       " would share the golden " + label + ".png (goldens are named by the "
+                       "millisecond); keep check times at least 1 ms apart");
+          continue;
+        }
+        check.times.push_back(*v);
+      }
     }
   }
   if (auto n = t.get("threshold"))
@@ -970,6 +984,12 @@ std::string default_name(const std::string& source_name) {
 }
 
 }  // namespace
+
+std::string check_time_label(double t) {
+  char buf[48];
+  std::snprintf(buf, sizeof buf, "%.3f", t);
+  return std::string_view(buf) == "-0.000" ? "0.000" : buf;
+}
 
 std::string closest_match(std::string_view word, const std::vector<std::string_view>& candidates) {
   size_t best = std::numeric_limits<size_t>::max();

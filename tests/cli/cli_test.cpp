@@ -380,6 +380,22 @@ TEST_CASE("check: update then check passes and a changed effect fails with image
   CHECK(run_spritz("check fx.toml --golden g --max-diff-ratio 1 --max-diff-pixels 100000", d).code == 0);
 }
 
+TEST_CASE("check: two check times never share one golden", "[cli]") {
+  const fs::path d = fresh_dir("check_labels");
+  // 0.5001 and 0.5004 are both 0.500.png: the second golden would replace
+  // the first, and 0.5001 would then pass against 0.5004's image.
+  write(d / "fx.toml", "[effect]\nname = \"dot\"\n[check]\ntimes = [0.5001, 0.5004]\n[[emitter]]\n");
+  const Run same = run_spritz("check fx.toml --golden g --update", d);
+  CHECK(same.code == 2);
+  CHECK_THAT(same.err, Catch::Contains("fx.toml:4:18: check time 0.5004 and 0.5001 would share the golden 0.500.png"));
+  // The default times of a 1 ms effect (1/6, 1/2 and 5/6 ms) would, too.
+  write(d / "short.toml", "[effect]\nname = \"short\"\nduration = 0.001\n[[emitter]]\n");
+  const Run short_fx = run_spritz("check short.toml --golden g --update", d);
+  CHECK(short_fx.code == 2);
+  CHECK_THAT(short_fx.err, Catch::Contains("would share golden names"));
+  CHECK_FALSE(fs::exists(d / "g"));
+}
+
 namespace {
 size_t count_of(const std::string& s, const std::string& what) {
   size_t n = 0;

@@ -186,6 +186,17 @@ TEST_CASE("the default effect name is the file's stem, made a valid name", "[loa
         "effect");
 }
 
+TEST_CASE("check time labels name goldens by the millisecond", "[load]") {
+  CHECK(check_time_label(0.5) == "0.500");
+  CHECK(check_time_label(1.0 / 3) == "0.333");
+  CHECK(check_time_label(-1.25) == "-1.250");
+  CHECK(check_time_label(-0.0001) == "0.000");
+  CHECK(check_time_label(-0.0) == "0.000");
+  CHECK_THAT(problems("[check]\ntimes = [0, -0.0001]\n[[emitter]]\n"),
+             Catch::Contains("fx.toml:2:13: check time -0.0001 and 0 would share the golden 0.000.png"));
+  CHECK(problems("[check]\ntimes = [0.5, 0.501]\n[[emitter]]\n") == "");
+}
+
 TEST_CASE("21 keypoints are refused", "[load]") {
   std::string curve = "[";
   for (int k = 0; k < 21; ++k) curve += "[" + std::to_string(k / 20.0) + ", 1],";
