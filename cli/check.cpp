@@ -50,8 +50,24 @@ int run_check(const CheckArgs& args) {
     return out_dir;
   };
 
+  // Every effect is loaded before anything is drawn: a bad file fails the run
+  // at once, and two files with one name (whose goldens would be the same
+  // files, each --update overwriting the other's) are an error.
+  std::vector<Effect> effects;
   for (const std::string& path : args.effects) {
-    const Effect fx = load_effect_path(path);
+    effects.push_back(load_effect_path(path));
+    for (size_t i = 0; i + 1 < effects.size(); ++i) {
+      std::error_code ec;
+      if (effects[i].name == effects.back().name && !fs::equivalent(args.effects[i], path, ec))
+        throw Error(args.effects[i] + " and " + path + " are both named \"" + effects.back().name +
+                    "\", so their goldens would be the same files (" +
+                    (fs::path(args.golden) / effects.back().name).string() + "/); rename one ([effect] name)");
+    }
+  }
+
+  for (size_t e = 0; e < effects.size(); ++e) {
+    const std::string& path = args.effects[e];
+    const Effect& fx = effects[e];
     const double threshold = args.threshold ? *args.threshold : fx.check.threshold >= 0 ? fx.check.threshold : 0.1;
     const int64_t max_pixels = args.max_diff_pixels ? *args.max_diff_pixels : fx.check.max_diff_pixels;
     const double max_ratio = args.max_diff_ratio ? *args.max_diff_ratio : fx.check.max_diff_ratio;

@@ -393,6 +393,13 @@ TEST_CASE("check: two check times never share one golden", "[cli]") {
   const Run short_fx = run_spritz("check short.toml --golden g --update", d);
   CHECK(short_fx.code == 2);
   CHECK_THAT(short_fx.err, Catch::Contains("would share golden names"));
+  // Two files with one effect name would share a golden folder.
+  fs::create_directories(d / "other");
+  write(d / "ok.toml", "[effect]\nname = \"dot\"\n[[emitter]]\n");
+  write(d / "other/ok.toml", "[effect]\nname = \"dot\"\n[[emitter]]\nrate = 50\n");
+  const Run twins = run_spritz("check ok.toml other/ok.toml --golden g --update", d);
+  CHECK(twins.code == 2);
+  CHECK_THAT(twins.err, Catch::Contains("ok.toml and other/ok.toml are both named \"dot\""));
   CHECK_FALSE(fs::exists(d / "g"));
 }
 
