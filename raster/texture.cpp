@@ -76,8 +76,11 @@ void MipLevel::pad() {
     padded_down[i] = padded[i + static_cast<size_t>(padded_stride)] - padded[i];
 }
 
-Texture texture_from_linear(int width, int height, const std::vector<float>& rgba, int cols,
-                            int rows) {
+namespace {
+
+// Checks that a width x height image divides into the layout and sets up the
+// texture's cells.
+Texture empty_texture(int width, int height, int cols, int rows) {
   if (width % cols != 0 || height % rows != 0) {
     throw Error("a " + std::to_string(width) + "x" + std::to_string(height) +
                 " image does not divide into a " + std::to_string(cols) + "x" +
@@ -89,9 +92,46 @@ Texture texture_from_linear(int width, int height, const std::vector<float>& rgb
   tex.cell_width = width / cols;
   tex.cell_height = height / rows;
   tex.cells.resize(static_cast<size_t>(cols * rows));
+  return tex;
+}
+
+// Builds a cell's mip chain from its full-size level. Each level is padded,
+// and its unpadded texels released, as soon as the next level has been
+// averaged from them, so at most two unpadded levels live at once: a large
+// texture peaks near its final size instead of well above it.
+void build_cell(TextureCell& cell, MipLevel base) {
+  double sum[4] = {0, 0, 0, 0};
+  for (size_t i = 0; i < base.rgba.size(); i += 4)
+    for (size_t c = 0; c < 4; ++c) sum[c] += base.rgba[i + c];
+  const double n = static_cast<double>(base.width) * base.height;
+  for (int c = 0; c < 4; ++c) cell.mean[c] = static_cast<float>(sum[c] / n);
+
+  int count = 1;
+  for (int w = base.width, h = base.height; w > 1 || h > 1; w = std::max(1, w / 2), h = std::max(1, h / 2))
+    ++count;
+  cell.levels.clear();
+  cell.levels.reserve(static_cast<size_t>(count));
+  cell.levels.push_back(std::move(base));
+  for (;;) {
+    MipLevel& last = cell.levels.back();
+    const bool more = last.width > 1 || last.height > 1;
+    MipLevel next;
+    if (more) next = downsample(last, std::max(1, last.width / 2), std::max(1, last.height / 2));
+    // The padded copies are all that drawing reads.
+    last.pad();
+    std::vector<float>().swap(last.rgba);
+    if (!more) break;
+    cell.levels.push_back(std::move(next));
+  }
+}
+
+}  // namespace
+
+Texture texture_from_linear(int width, int height, const std::vector<float>& rgba, int cols,
+                            int rows) {
+  Texture tex = empty_texture(width, height, cols, rows);
   for (int cy = 0; cy < rows; ++cy) {
     for (int cx = 0; cx < cols; ++cx) {
-      TextureCell& cell = tex.cells[static_cast<size_t>(cy * cols + cx)];
       MipLevel base;
       base.width = tex.cell_width;
       base.height = tex.cell_height;
@@ -103,21 +143,7 @@ Texture texture_from_linear(int width, int height, const std::vector<float>& rgb
         std::copy(src, src + base.width * 4,
                   base.rgba.begin() + static_cast<ptrdiff_t>(y) * base.width * 4);
       }
-      cell.levels.push_back(std::move(base));
-      while (cell.levels.back().width > 1 || cell.levels.back().height > 1) {
-        const MipLevel& last = cell.levels.back();
-        MipLevel next = downsample(last, std::max(1, last.width / 2), std::max(1, last.height / 2));
-        cell.levels.push_back(std::move(next));
-      }
-      for (MipLevel& level : cell.levels) level.pad();
-      const MipLevel& top = cell.levels.front();
-      double sum[4] = {0, 0, 0, 0};
-      for (size_t i = 0; i < top.rgba.size(); i += 4)
-        for (size_t c = 0; c < 4; ++c) sum[c] += top.rgba[i + c];
-      const double n = static_cast<double>(top.width) * top.height;
-      for (int c = 0; c < 4; ++c) cell.mean[c] = static_cast<float>(sum[c] / n);
-      // The padded copies are all that drawing reads.
-      for (MipLevel& level : cell.levels) std::vector<float>().swap(level.rgba);
+      build_cell(tex.cells[static_cast<size_t>(cy * cols + cx)], std::move(base));
     }
   }
   return tex;
@@ -134,25 +160,41 @@ Texture texture_from_encoded(const std::vector<unsigned char>& bytes, const std:
   if (w > kMaxTextureSide || h > kMaxTextureSide)
     throw Error("texture " + name + " is " + std::to_string(w) + "x" + std::to_string(h) +
                 ", larger than the limit of " + std::to_string(kMaxTextureSide) + " per side");
-  unsigned char* px = stbi_load_from_memory(bytes.data(), len, &w, &h, &comp, 4);
-  if (!px) throw Error("cannot decode texture " + name + ": " + stbi_failure_reason());
-  // sRGB to linear once per texel value, then premultiply.
-  float lut[256];
-  for (int i = 0; i < 256; ++i) lut[i] = static_cast<float>(srgb_to_linear(i / 255.0));
-  std::vector<float> rgba(static_cast<size_t>(w) * static_cast<size_t>(h) * 4);
-  for (size_t i = 0; i < rgba.size(); i += 4) {
-    const float a = px[i + 3] / 255.0f;
-    rgba[i + 0] = lut[px[i + 0]] * a;
-    rgba[i + 1] = lut[px[i + 1]] * a;
-    rgba[i + 2] = lut[px[i + 2]] * a;
-    rgba[i + 3] = a;
-  }
-  stbi_image_free(px);
+  Texture tex;
   try {
-    return texture_from_linear(w, h, rgba, cols, rows);
+    tex = empty_texture(w, h, cols, rows);
   } catch (const Error& e) {
     throw Error("texture " + name + ": " + e.what());
   }
+  std::unique_ptr<unsigned char, void (*)(void*)> px(stbi_load_from_memory(bytes.data(), len, &w, &h, &comp, 4),
+                                                     stbi_image_free);
+  if (!px) throw Error("cannot decode texture " + name + ": " + stbi_failure_reason());
+  // sRGB to linear once per texel value, then premultiply, straight into
+  // each cell's full-size level (no full-image float copy).
+  float lut[256];
+  for (int i = 0; i < 256; ++i) lut[i] = static_cast<float>(srgb_to_linear(i / 255.0));
+  for (int cy = 0; cy < rows; ++cy) {
+    for (int cx = 0; cx < cols; ++cx) {
+      MipLevel base;
+      base.width = tex.cell_width;
+      base.height = tex.cell_height;
+      base.rgba.resize(static_cast<size_t>(base.width) * static_cast<size_t>(base.height) * 4);
+      float* out = base.rgba.data();
+      for (int y = 0; y < base.height; ++y) {
+        const unsigned char* in = px.get() + (static_cast<size_t>(cy * tex.cell_height + y) * static_cast<size_t>(w) +
+                                              static_cast<size_t>(cx * tex.cell_width)) * 4;
+        for (int x = 0; x < base.width; ++x, in += 4, out += 4) {
+          const float a = in[3] / 255.0f;
+          out[0] = lut[in[0]] * a;
+          out[1] = lut[in[1]] * a;
+          out[2] = lut[in[2]] * a;
+          out[3] = a;
+        }
+      }
+      build_cell(tex.cells[static_cast<size_t>(cy * cols + cx)], std::move(base));
+    }
+  }
+  return tex;
 }
 
 TextureSet load_textures(const Effect& fx, double px_per_design_px) {
