@@ -197,6 +197,30 @@ TEST_CASE("check time labels name goldens by the millisecond", "[load]") {
   CHECK(problems("[check]\ntimes = [0.5, 0.501]\n[[emitter]]\n") == "");
 }
 
+TEST_CASE("a dotted key too deep for toml++ is refused before it parses", "[load]") {
+  std::string deep;
+  for (int i = 0; i < 100000; ++i) deep += "a.";
+  // 100,000 parts overflowed toml++'s stack (a crash, not a message).
+  CHECK(problems("[[emitter]]\n" + deep + "b = 1\n") ==
+        "fx.toml:2:1: a dotted key of more than 64 parts; effect keys nest a few tables deep (emitter.shape.kind)");
+  CHECK_THAT(problems("[" + deep + "b]\n[[emitter]]\n"), Catch::Contains("fx.toml:1:2: a dotted key of more than 64"));
+  CHECK_THAT(problems("[[emitter]]\nx = 1\n" + std::string(70 * 4, ' ') + deep.substr(0, 140) + "\"q\" = 1\n"),
+             Catch::Contains("fx.toml:3:281: a dotted key"));
+  // Dots in strings, comments and numbers are not keys.
+  const std::string dots = deep.substr(0, 400);
+  CHECK(problems("# " + dots + "\n[effect]\nname = \"" + dots + "x\" # " + dots +
+                 "\n[check]\ntimes = [0.5, 1.5, 2.5, 3.5]\n[[emitter]]\n") == "");
+  // (Multi-line strings get as far as the name's rules, which refuse the newline.)
+  CHECK_THAT(problems("[effect]\nname = \"\"\"x\n" + dots + "\"\"\"\"\n[[emitter]]\n"),
+             Catch::Contains("fx.toml:2:8: effect.name") && Catch::Contains("holds a control character"));
+  CHECK_THAT(problems("[effect]\nname = '''x\n" + dots + "'''\n[[emitter]]\n"),
+             Catch::Contains("fx.toml:2:8: effect.name") && Catch::Contains("holds a control character"));
+  CHECK(problems("[effect]\nname = \"x\\\" " + dots + "\"\n[[emitter]]\n") == "");
+  // 64 parts get as far as the schema.
+  CHECK_THAT(problems("[[emitter]]\n" + deep.substr(0, 126) + "b = 1\n"), Catch::Contains("unknown key 'a'"));
+  CHECK_THAT(problems("[[emitter]]\n", {deep.substr(0, 130) + "b=1"}), Catch::Contains("more than 64 parts"));
+}
+
 TEST_CASE("21 keypoints are refused", "[load]") {
   std::string curve = "[";
   for (int k = 0; k < 21; ++k) curve += "[" + std::to_string(k / 20.0) + ", 1],";
