@@ -6,6 +6,8 @@
 #include <filesystem>
 #include <limits>
 #include <optional>
+#include <unordered_map>
+#include <unordered_set>
 #include <toml++/toml.h>
 
 #include "hash.h"
@@ -806,16 +808,16 @@ void Translator::read_check(const toml::table& t, CheckSpec& check) {
     if (!a || a->empty()) {
       error(*n, "check.times must be a non-empty array of times in seconds");
     } else {
+      std::unordered_map<std::string, double> labels;
       for (const toml::node& x : *a) {
         auto v = bounded(x, "check time", -1e9, 1e9, "within [-1e9, 1e9]");
         if (!v) continue;
         const std::string label = check_time_label(*v);
-        const auto same = std::find_if(check.times.begin(), check.times.end(),
-                                       [&](double u) { return check_time_label(u) == label; });
-        if (same != check.times.end()) {
+        const auto [same, fresh] = labels.emplace(label, *v);
+        if (!fresh) {
           char now_s[32], prev_s[32];
           std::snprintf(now_s, sizeof now_s, "%.9g", *v);
-          std::snprintf(prev_s, sizeof prev_s, "%.9g", *same);
+          std::snprintf(prev_s, sizeof prev_s, "%.9g", same->second);
           error(x, std::string("check time ") + now_s + " and " + prev_s +
                        " would share the golden " + label + ".png (goldens are named by the "
                        "millisecond); keep check times at least 1 ms apart");
@@ -852,16 +854,15 @@ Effect Translator::translate(const toml::table& root) {
     error(*list, "emitter must be written as [[emitter]] tables");
   } else {
     const toml::array& arr = *list->as_array();
+    std::unordered_set<std::string> names;
     for (size_t i = 0; i < arr.size(); ++i) {
       Emitter em;
       em.index = static_cast<uint32_t>(i);
       em.name = "emitter" + std::to_string(i);
       read_emitter(*arr[i].as_table(), em);
-      for (const Emitter& other : fx.emitters) {
-        if (other.name == em.name) {
-          const toml::node* n = arr[i].as_table()->get("name");
-          error(n ? *n : arr[i], "emitter name \"" + em.name + "\" is used twice");
-        }
+      if (!names.insert(em.name).second) {
+        const toml::node* n = arr[i].as_table()->get("name");
+        error(n ? *n : arr[i], "emitter name \"" + em.name + "\" is used twice");
       }
       fx.emitters.push_back(std::move(em));
     }
