@@ -124,7 +124,12 @@ void render_effect(const RenderArgs& args, const Effect& fx, const std::string& 
   if (args.scale) {
     const double k = *args.scale;
     const double w = std::round(fx.canvas.width * k), h = std::round(fx.canvas.height * k);
-    if (!(k > 0) || !(w >= 1 && h >= 1 && w <= kMaxSide && h <= kMaxSide))
+    if (!(k > 0) || !std::isfinite(k)) {
+      char got[32];
+      std::snprintf(got, sizeof got, "%g", k);
+      throw Error(std::string("--scale must be a positive number, got ") + got);
+    }
+    if (!(w >= 1 && h >= 1 && w <= kMaxSide && h <= kMaxSide))
       throw Error("--scale " + json_number(k) + " gives a " + json_number(w) + "x" +
                   json_number(h) + " canvas; each side must be within [1, " +
                   std::to_string(kMaxSide) + "]");
