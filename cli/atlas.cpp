@@ -74,6 +74,8 @@ int run_atlas(const AtlasArgs& args) {
     effects.push_back(load_effect_arg(args.effect));
   }
   const Effect& fx = effects.front();
+  check_not_input(args.output);
+  check_not_input(meta_path);
 
   // Grid and cell size: a preset, a fixed sheet the grid divides, or a cell size.
   int cols = 4, rows = 4;

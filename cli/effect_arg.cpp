@@ -6,9 +6,9 @@
 
 namespace spritz {
 
-Effect load_effect_path(const std::string& path, const std::vector<std::string>& overrides) {
-  LoadOptions options;
-  options.overrides = overrides;
+namespace {
+
+Effect load_effect_source(const std::string& path, const LoadOptions& options) {
   if (path.empty()) return load_effect(default_effect_text(), kDefaultEffectName, ".", options);
   if (path == "-") {
     // Read once: --seeds loads the effect again for every seed.
@@ -19,6 +19,18 @@ Effect load_effect_path(const std::string& path, const std::vector<std::string>&
   std::string base = std::filesystem::path(path).parent_path().string();
   if (base.empty()) base = ".";
   return load_effect(text, path, base, options);
+}
+
+}  // namespace
+
+Effect load_effect_path(const std::string& path, const std::vector<std::string>& overrides) {
+  LoadOptions options;
+  options.overrides = overrides;
+  Effect fx = load_effect_source(path, options);
+  // Its texture files are inputs too: no output of this run may replace one.
+  for (const Emitter& em : fx.emitters)
+    if (em.texture.rfind("builtin:", 0) != 0) note_input(em.texture);
+  return fx;
 }
 
 Effect load_effect_arg(const EffectArgs& args) {

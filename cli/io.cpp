@@ -9,6 +9,8 @@
 #include <filesystem>
 #include <iostream>
 #include <iterator>
+#include <mutex>
+#include <set>
 #include <poll.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -57,6 +59,23 @@ extern "C" void on_signal(int sig) {
 std::string describe_errno(int err) { return std::strerror(err); }
 
 namespace {
+// The files this run reads (effects, textures, images to compare), by device
+// and inode, so that no output replaces one: `render fx.toml --time 1 -o
+// fx.toml` or `diff a.png b.png -o a.png` would otherwise destroy an input.
+std::mutex g_inputs_mutex;
+std::set<std::pair<dev_t, ino_t>> g_inputs;
+
+void note_input_stat(const struct stat& st) {
+  if (!S_ISREG(st.st_mode)) return;
+  std::lock_guard<std::mutex> lock(g_inputs_mutex);
+  g_inputs.insert({st.st_dev, st.st_ino});
+}
+
+bool is_input(const struct stat& st) {
+  std::lock_guard<std::mutex> lock(g_inputs_mutex);
+  return g_inputs.count({st.st_dev, st.st_ino}) != 0;
+}
+
 template <typename Buffer>
 Buffer read_whole(const std::string& path, size_t limit, const char* what) {
   std::error_code ec;
@@ -65,6 +84,8 @@ Buffer read_whole(const std::string& path, size_t limit, const char* what) {
   if (fs::is_directory(st)) throw Error(SourceLoc{path, 0, 0}, std::string("is a directory, not ") + what);
   FILE* f = std::fopen(path.c_str(), "rb");
   if (!f) throw Error(SourceLoc{path, 0, 0}, "cannot open: " + describe_errno(errno));
+  struct stat opened;
+  if (fstat(fileno(f), &opened) == 0) note_input_stat(opened);
   Buffer data;
   char buf[65536];
   size_t n;
@@ -81,6 +102,17 @@ Buffer read_whole(const std::string& path, size_t limit, const char* what) {
   return data;
 }
 }  // namespace
+
+void check_not_input(const std::string& path) {
+  struct stat st;
+  if (stat(path.c_str(), &st) == 0 && is_input(st))
+    throw Error("cannot write " + path + ": it is an input of this run (an effect, texture or image it reads)");
+}
+
+void note_input(const std::string& path) {
+  struct stat st;
+  if (stat(path.c_str(), &st) == 0) note_input_stat(st);
+}
 
 std::vector<uint8_t> read_binary_file(const std::string& path) {
   return read_whole<std::vector<uint8_t>>(path, size_t{1} << 30, "an image");
@@ -132,6 +164,7 @@ void write_file_atomic(const std::string& path, const void* data, size_t size) {
   struct stat st;
   if (stat(path.c_str(), &st) == 0) {  // follows symbolic links
     if (S_ISDIR(st.st_mode)) throw Error("cannot write " + path + ": it is a directory");
+    check_not_input(path);
     if (!S_ISREG(st.st_mode)) {
       // A device, pipe or socket (-o /dev/null, a FIFO, /dev/stdout): a rename
       // would replace it with a plain file, so write into it. Nothing to make

@@ -16,9 +16,18 @@ std::string read_stdin();
 // Reads a whole binary file (at most 1 GiB), with the same messages.
 std::vector<uint8_t> read_binary_file(const std::string& path);
 
+// Records `path` (when it is a regular file) as an input of this run, which
+// write_file_atomic then refuses to replace. The read functions above record
+// the files they read; textures are recorded when their effect loads.
+void note_input(const std::string& path);
+// Throws the error write_file_atomic would give when `path` is such an input,
+// so that a command can refuse before it draws anything.
+void check_not_input(const std::string& path);
+
 // Writes `data` to `path` atomically: a temporary file beside it, then
 // rename. Creates missing parent directories. Throws spritz::Error on failure
-// and leaves nothing behind. A symbolic link is kept: the file it points to
+// and leaves nothing behind. An input of this run (note_input) is never
+// replaced: that is an error. A symbolic link is kept: the file it points to
 // is replaced. A device, FIFO or socket (/dev/null, /dev/stdout) is written
 // into, never replaced; a directory is an error.
 void write_file_atomic(const std::string& path, const void* data, size_t size);

@@ -183,7 +183,11 @@ void render_effect(const RenderArgs& args, const Effect& fx, const std::string& 
                      : pattern.pattern() + "_####.png"));
   }
   const bool hdr = !raw && ends_with(pattern.pattern(), ".hdr");
-  if (!raw && end > begin) ensure_output_dir(pattern.format(by_time ? 0 : frames.at(begin)));
+  if (!raw && end > begin) {
+    const std::string first = pattern.format(by_time ? 0 : frames.at(begin));
+    ensure_output_dir(first);
+    check_not_input(first);
+  }
 
   totals.threads = thread_count(args.threads);
   const std::string seed_json = seed ? ",\"seed\":" + std::to_string(*seed) : "";

@@ -606,6 +606,41 @@ TEST_CASE("an output that is a FIFO, a symbolic link or a directory is never rep
   CHECK(no_temp_files(d));
 }
 
+TEST_CASE("no output replaces a file the run reads", "[cli]") {
+  const fs::path d = fresh_dir("inputs");
+  fs::copy_file(kConfigs + "/sparks.toml", d / "fx.toml");
+  fs::copy_file(kConfigs + "/sparks.toml", d / "f1.toml");
+  const std::vector<uint8_t> effect = read_bytes(d / "fx.toml");
+  REQUIRE(run_spritz("render fx.toml -f 0 -o tex.png -q", d).code == 0);
+  REQUIRE(run_spritz("render fx.toml -f 9 -o b.png -q", d).code == 0);
+  const std::vector<uint8_t> texture = read_bytes(d / "tex.png");
+  write(d / "tex.toml", "[[emitter]]\ntexture = \"tex.png\"\n");
+  struct Case {
+    std::string args, path;
+  };
+  const Case cases[] = {
+      {"render fx.toml --time 1 -o fx.toml", "fx.toml"},     // a typo'd -o
+      {"render f1.toml -f 0-2 -o f%d.toml", "f1.toml"},      // a pattern that names it
+      {"render tex.toml -f 0 -o tex.png", "tex.png"},        // a texture
+      {"atlas fx.toml -o s.png --meta fx.toml", "fx.toml"},  // before the sheet is drawn
+      {"diff tex.png b.png -o tex.png", "tex.png"},
+  };
+  for (const Case& c : cases) {
+    INFO(c.args);
+    const Run r = run_spritz(c.args + " -q", d);
+    CHECK(r.code == 2);
+    CHECK_THAT(r.err, Catch::Contains("cannot write " + c.path + ": it is an input of this run"));
+  }
+  CHECK(read_bytes(d / "fx.toml") == effect);
+  CHECK(read_bytes(d / "f1.toml") == effect);
+  CHECK(read_bytes(d / "tex.png") == texture);
+  CHECK_FALSE(fs::exists(d / "s.png"));
+  // Through a symbolic link, too.
+  fs::create_symlink("fx.toml", d / "link.toml");
+  CHECK(run_spritz("render fx.toml --time 1 -o link.toml -q", d).code == 2);
+  CHECK(read_bytes(d / "fx.toml") == effect);
+}
+
 TEST_CASE("render writes Radiance HDR when the pattern ends in .hdr", "[cli]") {
   const fs::path d = fresh_dir("hdr");
   const Run r = run_spritz("render " + kConfigs + "/sparks.toml -f 10-11 -o h_##.hdr -q", d);
