@@ -3,6 +3,7 @@
 #pragma once
 
 #include <charconv>
+#include <cstdio>
 #include <cmath>
 #include <cstdint>
 #include <string>
@@ -18,10 +19,43 @@ inline std::string json_number(double v) {
   return std::string(buf, res.ptr);
 }
 
-inline std::string json_string(std::string_view s) {
+// `s` (UTF-8) as a JSON string. With `ascii`, every character beyond ASCII
+// is written as a \u escape (a surrogate pair beyond U+FFFF, U+FFFD for a
+// byte that is not UTF-8): for PNG tEXt chunks, whose text is Latin-1.
+inline std::string json_string(std::string_view s, bool ascii = false) {
   std::string out = "\"";
-  for (char ch : s) {
-    const unsigned char c = static_cast<unsigned char>(ch);
+  auto escape = [&out](uint32_t u) {
+    char buf[8];
+    std::snprintf(buf, sizeof buf, "\\u%04x", static_cast<unsigned>(u));
+    out += buf;
+  };
+  for (size_t i = 0; i < s.size(); ++i) {
+    const unsigned char c = static_cast<unsigned char>(s[i]);
+    if (ascii && c >= 0x80) {
+      const int extra = c >= 0xf0 && c < 0xf5 ? 3 : c >= 0xe0 && c < 0xf0 ? 2 : c >= 0xc2 && c < 0xe0 ? 1 : -1;
+      uint32_t u = extra == 3 ? c & 0x07u : extra == 2 ? c & 0x0fu : c & 0x1fu;
+      bool ok = extra > 0 && i + static_cast<size_t>(extra) < s.size();
+      for (int k = 1; ok && k <= extra; ++k) {
+        const unsigned char cc = static_cast<unsigned char>(s[i + static_cast<size_t>(k)]);
+        ok = (cc & 0xc0) == 0x80;
+        u = (u << 6) | (cc & 0x3fu);
+      }
+      ok = ok && u <= 0x10ffff && !(u >= 0xd800 && u <= 0xdfff) &&
+           u >= (extra == 1 ? 0x80u : extra == 2 ? 0x800u : 0x10000u);
+      if (!ok) {
+        escape(0xfffd);
+        continue;
+      }
+      i += static_cast<size_t>(extra);
+      if (u >= 0x10000) {
+        escape(0xd800 + ((u - 0x10000) >> 10));
+        escape(0xdc00 + ((u - 0x10000) & 0x3ff));
+      } else {
+        escape(u);
+      }
+      continue;
+    }
+    const char ch = s[i];
     switch (c) {
       case '"': out += "\\\""; break;
       case '\\': out += "\\\\"; break;

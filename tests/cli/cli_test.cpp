@@ -1,5 +1,6 @@
 // End-to-end tests of the spritz binary: exit codes, files, messages.
 #include <catch2/catch.hpp>
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -109,6 +110,22 @@ TEST_CASE("PNG frames carry a parseable tEXt chunk", "[cli]") {
     CHECK_THAT(t.text, Catch::Contains("\"clock\":1.9"));  // start 1.5 + 12/30
     CHECK_THAT(t.text, Catch::Contains("\"effect_hash\":\""));
     CHECK_THAT(t.text, Catch::Contains("\"version\":\""));
+  }
+  CHECK(found);
+}
+
+TEST_CASE("the tEXt chunk is ASCII whatever the effect's name", "[cli]") {
+  // tEXt holds Latin-1; a UTF-8 name is written as JSON \u escapes.
+  const fs::path d = fresh_dir("text_utf8");
+  write(d / "fx.toml", "[effect]\nname = \"fuego \u00f1 \U0001F525\"\n[[emitter]]\n");
+  REQUIRE(run_spritz("render fx.toml -f 0 -o f.png -q", d).code == 0);
+  const spritz::DecodedPng png = spritz::decode_png(read_bytes(d / "f.png"), "f.png");
+  bool found = false;
+  for (const auto& t : png.texts) {
+    if (t.keyword != "spritz") continue;
+    found = true;
+    CHECK_THAT(t.text, Catch::Contains("\"effect\":\"fuego \\u00f1 \\ud83d\\udd25\""));
+    CHECK(std::all_of(t.text.begin(), t.text.end(), [](char c) { return static_cast<unsigned char>(c) < 0x80; }));
   }
   CHECK(found);
 }
