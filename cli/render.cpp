@@ -250,7 +250,7 @@ void render_effect(const RenderArgs& args, const Effect& fx, const std::string& 
         slot.item = item_at(i);
         slot.path = raw ? std::string() : pattern.format(slot.item.number);
         // --skip-existing: writes are atomic, so an existing file is complete.
-        skip = !raw && args.skip_existing && std::filesystem::exists(slot.path);
+        skip = !raw && args.skip_existing && std::filesystem::is_regular_file(slot.path);
       } catch (...) {  // e.g. a directory on the path that cannot be searched
         slot.fatal = std::current_exception();
       }

@@ -547,6 +547,11 @@ TEST_CASE("skip-existing resumes: only missing frames are rendered and the resul
     const std::string name = (f < 10 ? "f_0" : "f_") + std::to_string(f) + ".png";
     CHECK(read_bytes(d / "full" / name) == read_bytes(d / "part" / name));
   }
+  // Only a file counts as done: a folder where a frame should be is an error.
+  fs::create_directories(d / "odd/f_03.png");
+  const Run odd = run_spritz("render " + kConfigs + "/snow.toml -f 3 -o odd/f_##.png --skip-existing -q", d);
+  CHECK(odd.code == 2);
+  CHECK_THAT(odd.err, Catch::Contains("cannot write odd/f_03.png: it is a directory"));
 }
 
 TEST_CASE("seeds render one variant per seed and need a {seed} token", "[cli]") {
