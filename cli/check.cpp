@@ -38,6 +38,11 @@ int run_check(const CheckArgs& args) {
   if (args.max_diff_pixels && *args.max_diff_pixels < 0) throw Error("--max-diff-pixels must not be negative");
   if (args.max_diff_ratio && !(*args.max_diff_ratio >= 0 && *args.max_diff_ratio <= 1))
     throw Error("--max-diff-ratio must be within [0, 1]");
+  for (const auto& [option, dir] : {std::pair<const char*, std::string>{"--golden", args.golden}, {"--out", args.out}}) {
+    std::error_code ec;
+    if (!dir.empty() && fs::exists(dir, ec) && !fs::is_directory(dir, ec))
+      throw Error(std::string(option) + " " + dir + " is not a directory");
+  }
   fs::path out_dir = args.out;
   uint64_t checked = 0, failed = 0, updated = 0;
   auto failure_dir = [&]() -> fs::path {

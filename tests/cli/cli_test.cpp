@@ -420,6 +420,13 @@ TEST_CASE("check: two check times never share one golden", "[cli]") {
   const Run twins = run_spritz("check ok.toml other/ok.toml --golden g --update", d);
   CHECK(twins.code == 2);
   CHECK_THAT(twins.err, Catch::Contains("ok.toml and other/ok.toml are both named \"dot\""));
+  // A file where a folder is expected is an error before anything is drawn.
+  const Run golden_file = run_spritz("check ok.toml --golden ok.toml", d);
+  CHECK(golden_file.code == 2);
+  CHECK_THAT(golden_file.err, Catch::Contains("--golden ok.toml is not a directory"));
+  const Run out_file = run_spritz("check ok.toml --golden g --out ok.toml", d);
+  CHECK(out_file.code == 2);
+  CHECK_THAT(out_file.err, Catch::Contains("--out ok.toml is not a directory"));
   CHECK_FALSE(fs::exists(d / "g"));
 }
 
