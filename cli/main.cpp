@@ -1,6 +1,7 @@
 // spritz: the command line. Arguments in, exit codes out (cli.md); the work
 // is in commands (render.cpp, inspect.cpp, validate.cpp).
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <cctype>
 #include <cstdio>
 #include <cstdlib>
@@ -8,6 +9,7 @@
 
 #include "commands.h"
 #include "io.h"
+#include "load.h"
 #include "png.h"
 
 #ifndef SPRITZ_VERSION
@@ -177,6 +179,22 @@ int main(int argc, char** argv) {
             "  spritz check configs/fire.toml --golden golden --update\n"
             "Exit codes: 0 all match, 1 a difference or a missing golden, 2 usage, config or I/O error.");
 
+  // An unknown command: CLI11 would say "A subcommand is required".
+  if (argc > 1 && argv[1][0] != '-') {
+    std::vector<std::string_view> names;
+    std::string list;
+    for (const CLI::App* sub : app.get_subcommands({})) {
+      names.push_back(sub->get_name());
+      list += (list.empty() ? "" : ", ") + sub->get_name();
+    }
+    if (std::find(names.begin(), names.end(), argv[1]) == names.end()) {
+      const std::string guess = closest_match(argv[1], names);
+      const std::string hint = guess.empty() ? "" : " (did you mean '" + guess + "'?)";
+      std::fprintf(stderr, "spritz: unknown command '%s'%s; the commands are %s\n", argv[1], hint.c_str(),
+                   list.c_str());
+      return kExitError;
+    }
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -197,6 +197,8 @@ TEST_CASE("bad input gives a clear message and exit 2 and writes nothing", "[cli
       {"render --chunk-index 0 --chunk-count 0", "--chunk-count must be at least 1"},
       {"render --seed -1", "--seed must be within"},
       {"render --bogus", "--bogus"},
+      {"rendr fx.toml", "spritz: unknown command 'rendr' (did you mean 'render'?); the commands are render, atlas"},
+      {"fx.toml", "unknown command 'fx.toml'"},
       {"inspect empty.toml --time 1", "the effect file is empty"},
       {"validate typo.toml nan.toml", "nan.toml:2:9"},
   };
