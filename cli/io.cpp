@@ -1,5 +1,6 @@
 #include "io.h"
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <csignal>
@@ -188,10 +189,12 @@ void write_file_atomic(const std::string& path, const void* data, size_t size) {
   }
   ensure_output_dir(target.string());
   static std::atomic<uint64_t> counter{0};
-  const std::string tmp = (target.parent_path() / ("." + target.filename().string() + ".tmp." +
-                                                   std::to_string(getpid()) + "." +
-                                                   std::to_string(counter++)))
-                              .string();
+  // ".<name>.tmp.<pid>.<n>", with the name cut so that the whole stays within
+  // the 255 bytes a file name may have: a 250-byte name is a valid target.
+  const std::string suffix = ".tmp." + std::to_string(getpid()) + "." + std::to_string(counter++);
+  std::string stem = target.filename().string();
+  stem.resize(std::min(stem.size(), size_t{255} - 1 - suffix.size()));
+  const std::string tmp = (target.parent_path() / ("." + stem + suffix)).string();
   const int slot = claim_slot(tmp);
   const int fd = open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
   if (fd < 0) {

@@ -634,6 +634,11 @@ TEST_CASE("an output that is a FIFO, a symbolic link or a directory is never rep
   CHECK(slash.code == 2);
   CHECK_THAT(slash.err, Catch::Contains("the name ends in '/'"));
   CHECK(fs::is_empty(d / "dir"));
+  // A file name of 255 bytes, the most there may be: its temporary name is cut
+  // to fit, not refused with "File name too long".
+  const std::string longest = std::string(251, 'n') + ".png";
+  CHECK(run_spritz("render " + kConfigs + "/sparks.toml -f 5 -o " + longest + " -q", d).code == 0);
+  CHECK(read_bytes(d / longest) == read_bytes(d / "ref.png"));
   CHECK(no_temp_files(d));
 }
 
