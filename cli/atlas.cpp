@@ -177,8 +177,8 @@ int run_atlas(const AtlasArgs& args) {
     const Bounds vis = visible_bounds(view, cell_w, cell_h);
     if (bounds.x0 < vis.x0 || bounds.y0 < vis.y0 || bounds.x1 > vis.x1 || bounds.y1 > vis.y1) {
       std::fprintf(stderr,
-                   "spritz: warning: particles reach x %.0f..%.0f, y %.0f..%.0f (design px) but a "
-                   "cell shows x %.0f..%.0f, y %.0f..%.0f; they are clipped (--fit frames them)\n",
+                   "spritz: warning: particles reach x %.4g..%.4g, y %.4g..%.4g (design px) but a "
+                   "cell shows x %.4g..%.4g, y %.4g..%.4g; they are clipped (--fit frames them)\n",
                    bounds.x0, bounds.x1, bounds.y0, bounds.y1, vis.x0, vis.x1, vis.y0, vis.y1);
     }
   }
