@@ -125,27 +125,34 @@ void build_cell(TextureCell& cell, MipLevel base) {
   }
 }
 
+// Cuts an image into the texture's cells and builds each one's mip chain:
+// `fill(base, x0, y0)` writes the cell's full-size texels (linear,
+// premultiplied) from the image's pixels at (x0, y0) onward.
+template <typename Fill>
+void build_cells(Texture& tex, Fill fill) {
+  for (int cy = 0; cy < tex.rows; ++cy) {
+    for (int cx = 0; cx < tex.cols; ++cx) {
+      MipLevel base;
+      base.width = tex.cell_width;
+      base.height = tex.cell_height;
+      base.rgba.resize(static_cast<size_t>(base.width) * static_cast<size_t>(base.height) * 4);
+      fill(base, cx * tex.cell_width, cy * tex.cell_height);
+      build_cell(tex.cells[static_cast<size_t>(cy * tex.cols + cx)], std::move(base));
+    }
+  }
+}
+
 }  // namespace
 
 Texture texture_from_linear(int width, int height, const std::vector<float>& rgba, int cols,
                             int rows) {
   Texture tex = empty_texture(width, height, cols, rows);
-  for (int cy = 0; cy < rows; ++cy) {
-    for (int cx = 0; cx < cols; ++cx) {
-      MipLevel base;
-      base.width = tex.cell_width;
-      base.height = tex.cell_height;
-      base.rgba.resize(static_cast<size_t>(base.width) * static_cast<size_t>(base.height) * 4);
-      for (int y = 0; y < base.height; ++y) {
-        const float* src = &rgba[(static_cast<size_t>(cy * tex.cell_height + y) *
-                                      static_cast<size_t>(width) +
-                                  static_cast<size_t>(cx * tex.cell_width)) * 4];
-        std::copy(src, src + base.width * 4,
-                  base.rgba.begin() + static_cast<ptrdiff_t>(y) * base.width * 4);
-      }
-      build_cell(tex.cells[static_cast<size_t>(cy * cols + cx)], std::move(base));
+  build_cells(tex, [&](MipLevel& base, int x0, int y0) {
+    for (int y = 0; y < base.height; ++y) {
+      const float* src = &rgba[(static_cast<size_t>(y0 + y) * static_cast<size_t>(width) + static_cast<size_t>(x0)) * 4];
+      std::copy(src, src + base.width * 4, base.rgba.begin() + static_cast<ptrdiff_t>(y) * base.width * 4);
     }
-  }
+  });
   return tex;
 }
 
@@ -173,27 +180,20 @@ Texture texture_from_encoded(const std::vector<unsigned char>& bytes, const std:
   // each cell's full-size level (no full-image float copy).
   float lut[256];
   for (int i = 0; i < 256; ++i) lut[i] = static_cast<float>(srgb_to_linear(i / 255.0));
-  for (int cy = 0; cy < rows; ++cy) {
-    for (int cx = 0; cx < cols; ++cx) {
-      MipLevel base;
-      base.width = tex.cell_width;
-      base.height = tex.cell_height;
-      base.rgba.resize(static_cast<size_t>(base.width) * static_cast<size_t>(base.height) * 4);
-      float* out = base.rgba.data();
-      for (int y = 0; y < base.height; ++y) {
-        const unsigned char* in = px.get() + (static_cast<size_t>(cy * tex.cell_height + y) * static_cast<size_t>(w) +
-                                              static_cast<size_t>(cx * tex.cell_width)) * 4;
-        for (int x = 0; x < base.width; ++x, in += 4, out += 4) {
-          const float a = in[3] / 255.0f;
-          out[0] = lut[in[0]] * a;
-          out[1] = lut[in[1]] * a;
-          out[2] = lut[in[2]] * a;
-          out[3] = a;
-        }
+  build_cells(tex, [&](MipLevel& base, int x0, int y0) {
+    float* out = base.rgba.data();
+    for (int y = 0; y < base.height; ++y) {
+      const unsigned char* in =
+          px.get() + (static_cast<size_t>(y0 + y) * static_cast<size_t>(w) + static_cast<size_t>(x0)) * 4;
+      for (int x = 0; x < base.width; ++x, in += 4, out += 4) {
+        const float a = in[3] / 255.0f;
+        out[0] = lut[in[0]] * a;
+        out[1] = lut[in[1]] * a;
+        out[2] = lut[in[2]] * a;
+        out[3] = a;
       }
-      build_cell(tex.cells[static_cast<size_t>(cy * cols + cx)], std::move(base));
     }
-  }
+  });
   return tex;
 }
 
