@@ -3,6 +3,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <thread>
+#include <unordered_map>
 
 #include "commands.h"
 #include "diff.h"
@@ -10,6 +11,7 @@
 #include "frame.h"
 #include "io.h"
 #include "json.h"
+#include "load.h"
 #include "output.h"
 #include "png.h"
 
@@ -59,15 +61,16 @@ int run_check(const CheckArgs& args) {
   // at once, and two files with one name (whose goldens would be the same
   // files, each --update overwriting the other's) are an error.
   std::vector<Effect> effects;
+  std::unordered_map<std::string, std::string> path_of_name;
   for (const std::string& path : args.effects) {
     effects.push_back(load_effect_path(path));
-    for (size_t i = 0; i + 1 < effects.size(); ++i) {
-      std::error_code ec;
-      if (effects[i].name == effects.back().name && !fs::equivalent(args.effects[i], path, ec))
-        throw Error(args.effects[i] + " and " + path + " are both named \"" + effects.back().name +
-                    "\", so their goldens would be the same files (" +
-                    (fs::path(args.golden) / effects.back().name).string() + "/); rename one ([effect] name)");
-    }
+    const std::string& name = effects.back().name;
+    const auto [first, fresh] = path_of_name.emplace(name, path);
+    std::error_code ec;
+    if (!fresh && !fs::equivalent(first->second, path, ec))
+      throw Error(first->second + " and " + path + " are both named \"" + name +
+                  "\", so their goldens would be the same files (" + (fs::path(args.golden) / name).string() +
+                  "/); rename one ([effect] name)");
   }
 
   for (size_t e = 0; e < effects.size(); ++e) {

@@ -102,12 +102,16 @@ Buffer read_whole(const std::string& path, size_t limit, const char* what) {
   if (failed) throw Error(SourceLoc{path, 0, 0}, "read error");
   return data;
 }
+
+void refuse_input(const std::string& path, const struct stat& st) {
+  if (is_input(st))
+    throw Error("cannot write " + path + ": it is an input of this run (an effect, texture or image it reads)");
+}
 }  // namespace
 
 void check_not_input(const std::string& path) {
   struct stat st;
-  if (stat(path.c_str(), &st) == 0 && is_input(st))
-    throw Error("cannot write " + path + ": it is an input of this run (an effect, texture or image it reads)");
+  if (stat(path.c_str(), &st) == 0) refuse_input(path, st);
 }
 
 void note_input(const std::string& path) {
@@ -165,7 +169,7 @@ void write_file_atomic(const std::string& path, const void* data, size_t size) {
   struct stat st;
   if (stat(path.c_str(), &st) == 0) {  // follows symbolic links
     if (S_ISDIR(st.st_mode)) throw Error("cannot write " + path + ": it is a directory");
-    check_not_input(path);
+    refuse_input(path, st);
     if (!S_ISREG(st.st_mode)) {
       // A device, pipe or socket (-o /dev/null, a FIFO, /dev/stdout): a rename
       // would replace it with a plain file, so write into it. Nothing to make

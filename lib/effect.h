@@ -93,11 +93,6 @@ struct Canvas {
 };
 
 // What `spritz check` compares (issue: golden images).
-// The name of a check time's golden image, without ".png": the time with
-// three decimals ("0.333", "-1.250"), so goldens are named by the
-// millisecond. A time that rounds to zero is "0.000", never "-0.000".
-std::string check_time_label(double t);
-
 struct CheckSpec {
   std::vector<double> times;  // empty = the documented default; labels distinct
   double threshold = -1;      // < 0 = command-line default

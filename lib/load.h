@@ -28,6 +28,12 @@ inline constexpr std::string_view kStdinSourceName = "<stdin>";
 Effect load_effect(std::string_view text, const std::string& source_name,
                    const std::string& base_dir, const LoadOptions& options = {});
 
+// The name of a check time's golden image, without ".png": the time with
+// three decimals ("0.333", "-1.250"), so goldens are named by the
+// millisecond. A time that rounds to zero is "0.000", never "-0.000". The
+// loader refuses [check] times that share a label.
+std::string check_time_label(double t);
+
 // The closest of `candidates` to `word` when it is plausibly a typo, else "".
 std::string closest_match(std::string_view word, const std::vector<std::string_view>& candidates);
 
