@@ -40,7 +40,8 @@ int run_check(const CheckArgs& args) {
   if (args.max_diff_pixels && *args.max_diff_pixels < 0) throw Error("--max-diff-pixels must not be negative");
   if (args.max_diff_ratio && !(*args.max_diff_ratio >= 0 && *args.max_diff_ratio <= 1))
     throw Error("--max-diff-ratio must be within [0, 1]");
-  for (const auto& [option, dir] : {std::pair<const char*, std::string>{"--golden", args.golden}, {"--out", args.out}}) {
+  for (const auto& [option, dir] :
+       {std::pair<const char*, std::string>{"--golden", args.golden}, {"--out", args.out}}) {
     std::error_code ec;
     if (!dir.empty() && fs::exists(dir, ec) && !fs::is_directory(dir, ec))
       throw Error(std::string(option) + " " + dir + " is not a directory");
@@ -69,8 +70,8 @@ int run_check(const CheckArgs& args) {
     std::error_code ec;
     if (!fresh && !fs::equivalent(first->second, path, ec))
       throw Error(first->second + " and " + path + " are both named \"" + name +
-                  "\", so their goldens would be the same files (" + (fs::path(args.golden) / name).string() +
-                  "/); rename one ([effect] name)");
+                  "\", so their goldens would be the same files (" +
+                  (fs::path(args.golden) / name).string() + "/); rename one ([effect] name)");
   }
 
   for (size_t e = 0; e < effects.size(); ++e) {
@@ -84,8 +85,10 @@ int run_check(const CheckArgs& args) {
     const std::vector<double> times = check_times(fx);
     for (size_t i = 1; i < times.size(); ++i)
       if (check_time_label(times[i]) == check_time_label(times[i - 1]))
-        throw Error(path + ": the default check times (1/6, 1/2 and 5/6 of the " + json_number(fx.duration_s) +
-                    " s duration) would share golden names, which are kept to the millisecond; set [check] times");
+        throw Error(path + ": the default check times (1/6, 1/2 and 5/6 of the " +
+                    json_number(fx.duration_s) +
+                    " s duration) would share golden names, which are kept to the millisecond; set "
+                    "[check] times");
     for (double t : times) {
       const std::string label = check_time_label(t);
       const fs::path golden = fs::path(args.golden) / fx.name / (label + ".png");

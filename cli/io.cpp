@@ -1,20 +1,21 @@
 #include "io.h"
 
+#include <fcntl.h>
+#include <poll.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <csignal>
 #include <cstdio>
 #include <cstring>
-#include <fcntl.h>
 #include <filesystem>
 #include <iostream>
 #include <iterator>
 #include <mutex>
 #include <set>
-#include <poll.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "commands.h"
 #include "error.h"
@@ -105,7 +106,8 @@ Buffer read_whole(const std::string& path, size_t limit, const char* what) {
 
 void refuse_input(const std::string& path, const struct stat& st) {
   if (is_input(st))
-    throw Error("cannot write " + path + ": it is an input of this run (an effect, texture or image it reads)");
+    throw Error("cannot write " + path +
+                ": it is an input of this run (an effect, texture or image it reads)");
 }
 }  // namespace
 
@@ -224,7 +226,9 @@ void install_signal_handlers() {
   std::signal(SIGPIPE, SIG_IGN);
 }
 
-int write_stdout(const void* data, size_t size) { return write_all(STDOUT_FILENO, data, size); }
+int write_stdout(const void* data, size_t size) {
+  return write_all(STDOUT_FILENO, data, size);
+}
 
 int finish_stdout(int code) {
   errno = 0;

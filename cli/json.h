@@ -3,9 +3,9 @@
 #pragma once
 
 #include <charconv>
-#include <cstdio>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <string>
 #include <string_view>
 
@@ -32,7 +32,10 @@ inline std::string json_string(std::string_view s, bool ascii = false) {
   for (size_t i = 0; i < s.size(); ++i) {
     const unsigned char c = static_cast<unsigned char>(s[i]);
     if (ascii && c >= 0x80) {
-      const int extra = c >= 0xf0 && c < 0xf5 ? 3 : c >= 0xe0 && c < 0xf0 ? 2 : c >= 0xc2 && c < 0xe0 ? 1 : -1;
+      const int extra = c >= 0xf0 && c < 0xf5   ? 3
+                        : c >= 0xe0 && c < 0xf0 ? 2
+                        : c >= 0xc2 && c < 0xe0 ? 1
+                                                : -1;
       uint32_t u = extra == 3 ? c & 0x07u : extra == 2 ? c & 0x0fu : c & 0x1fu;
       bool ok = extra > 0 && i + static_cast<size_t>(extra) < s.size();
       for (int k = 1; ok && k <= extra; ++k) {
@@ -41,7 +44,9 @@ inline std::string json_string(std::string_view s, bool ascii = false) {
         u = (u << 6) | (cc & 0x3fu);
       }
       ok = ok && u <= 0x10ffff && !(u >= 0xd800 && u <= 0xdfff) &&
-           u >= (extra == 1 ? 0x80u : extra == 2 ? 0x800u : 0x10000u);
+           u >= (extra == 1   ? 0x80u
+                 : extra == 2 ? 0x800u
+                              : 0x10000u);
       if (!ok) {
         escape(0xfffd);
         continue;

@@ -1,11 +1,12 @@
 // spritz: the command line. Arguments in, exit codes out (cli.md); the work
 // is in commands (render.cpp, inspect.cpp, validate.cpp).
+#include <unistd.h>
+
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <cctype>
 #include <cstdio>
 #include <cstdlib>
-#include <unistd.h>
 
 #include "commands.h"
 #include "io.h"
@@ -190,8 +191,8 @@ int main(int argc, char** argv) {
     if (std::find(names.begin(), names.end(), argv[1]) == names.end()) {
       const std::string guess = closest_match(argv[1], names);
       const std::string hint = guess.empty() ? "" : " (did you mean '" + guess + "'?)";
-      std::fprintf(stderr, "spritz: unknown command '%s'%s; the commands are %s\n", argv[1], hint.c_str(),
-                   list.c_str());
+      std::fprintf(stderr, "spritz: unknown command '%s'%s; the commands are %s\n", argv[1],
+                   hint.c_str(), list.c_str());
       return kExitError;
     }
   }

@@ -115,7 +115,8 @@ constexpr std::string_view kNameForbidden = "/\\#%";
 const char* effect_name_problem(std::string_view s) {
   if (s.empty()) return "is empty; leave the key out to use the file's name";
   if (s == "." || s == "..")
-    return "is a directory name; the name is part of file names (out/<name>_####.png, golden/<name>/)";
+    return "is a directory name; the name is part of file names (out/<name>_####.png, "
+           "golden/<name>/)";
   if (has_control(s)) return "holds a control character";
   if (s.find_first_of(kNameForbidden) != std::string_view::npos)
     return "may not hold '/', '\\', '#' or '%': the name is part of file names "
@@ -818,9 +819,9 @@ void Translator::read_check(const toml::table& t, CheckSpec& check) {
           char now_s[32], prev_s[32];
           std::snprintf(now_s, sizeof now_s, "%.9g", *v);
           std::snprintf(prev_s, sizeof prev_s, "%.9g", same->second);
-          error(x, std::string("check time ") + now_s + " and " + prev_s +
-                       " would share the golden " + label + ".png (goldens are named by the "
-                       "millisecond); keep check times at least 1 ms apart");
+          error(x, std::string("check time ") + now_s + " and " + prev_s + " would share the golden " +
+                       label + ".png (goldens are named by the millisecond); keep check times "
+                       "at least 1 ms apart");
           continue;
         }
         check.times.push_back(*v);
@@ -884,9 +885,9 @@ constexpr int kMaxKeyParts = 64;
 // parts (1.5, a date's fraction), and quoted parts ("a.b".c) count once.
 void check_key_depth(std::string_view text, const std::string& source_name) {
   uint32_t line = 1, col = 1, run_line = 0, run_col = 0;
-  int parts = 0;          // tokens in the current run
-  bool after_dot = false; // the run's last token is followed by a dot
-  bool in_token = false;  // inside a bare token
+  int parts = 0;           // tokens in the current run
+  bool after_dot = false;  // the run's last token is followed by a dot
+  bool in_token = false;   // inside a bare token
   auto end_token = [&] { in_token = false; };
   auto start_token = [&] {
     if (after_dot) {
@@ -903,7 +904,8 @@ void check_key_depth(std::string_view text, const std::string& source_name) {
                       " parts; effect keys nest a few tables deep (emitter.shape.kind)");
   };
   auto bare = [](char c) {
-    return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' || c == '-';
+    return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' ||
+           c == '-';
   };
   for (size_t i = 0; i < text.size(); ++i) {
     const char c = text[i];
@@ -918,7 +920,8 @@ void check_key_depth(std::string_view text, const std::string& source_name) {
       end_token();
       start_token();
       const bool multi = text.substr(i, 3) == std::string(3, c);
-      const std::string_view close = multi ? std::string_view(c == '"' ? "\"\"\"" : "'''") : std::string_view(&text[i], 1);
+      const std::string_view close =
+          multi ? std::string_view(c == '"' ? "\"\"\"" : "'''") : std::string_view(&text[i], 1);
       i += multi ? 3 : 1;
       col += multi ? 3 : 1;
       while (i < text.size() && text.substr(i, close.size()) != close) {
@@ -990,7 +993,8 @@ void apply_override(toml::table& root, const std::string& text) {
   for (const std::string& p : parts)
     if (p.empty()) throw Error(SourceLoc{origin}, "the key path has an empty part");
   if (parts.size() > kMaxKeyParts)
-    throw Error(SourceLoc{origin}, "the key path has more than " + std::to_string(kMaxKeyParts) + " parts");
+    throw Error(SourceLoc{origin},
+                "the key path has more than " + std::to_string(kMaxKeyParts) + " parts");
 
   toml::table* table = &root;
   size_t i = 0;

@@ -107,7 +107,8 @@ void build_cell(TextureCell& cell, MipLevel base) {
   for (int c = 0; c < 4; ++c) cell.mean[c] = static_cast<float>(sum[c] / n);
 
   int count = 1;
-  for (int w = base.width, h = base.height; w > 1 || h > 1; w = std::max(1, w / 2), h = std::max(1, h / 2))
+  for (int w = base.width, h = base.height; w > 1 || h > 1;
+       w = std::max(1, w / 2), h = std::max(1, h / 2))
     ++count;
   cell.levels.clear();
   cell.levels.reserve(static_cast<size_t>(count));
@@ -149,8 +150,11 @@ Texture texture_from_linear(int width, int height, const std::vector<float>& rgb
   Texture tex = empty_texture(width, height, cols, rows);
   build_cells(tex, [&](MipLevel& base, int x0, int y0) {
     for (int y = 0; y < base.height; ++y) {
-      const float* src = &rgba[(static_cast<size_t>(y0 + y) * static_cast<size_t>(width) + static_cast<size_t>(x0)) * 4];
-      std::copy(src, src + base.width * 4, base.rgba.begin() + static_cast<ptrdiff_t>(y) * base.width * 4);
+      const float* src = &rgba[(static_cast<size_t>(y0 + y) * static_cast<size_t>(width) +
+                                static_cast<size_t>(x0)) *
+                               4];
+      std::copy(src, src + base.width * 4,
+                base.rgba.begin() + static_cast<ptrdiff_t>(y) * base.width * 4);
     }
   });
   return tex;
@@ -173,8 +177,8 @@ Texture texture_from_encoded(const std::vector<unsigned char>& bytes, const std:
   } catch (const Error& e) {
     throw Error("texture " + name + ": " + e.what());
   }
-  std::unique_ptr<unsigned char, void (*)(void*)> px(stbi_load_from_memory(bytes.data(), len, &w, &h, &comp, 4),
-                                                     stbi_image_free);
+  std::unique_ptr<unsigned char, void (*)(void*)> px(
+      stbi_load_from_memory(bytes.data(), len, &w, &h, &comp, 4), stbi_image_free);
   if (!px) throw Error("cannot decode texture " + name + ": " + stbi_failure_reason());
   // sRGB to linear once per texel value, then premultiply, straight into
   // each cell's full-size level (no full-image float copy).
@@ -184,7 +188,8 @@ Texture texture_from_encoded(const std::vector<unsigned char>& bytes, const std:
     float* out = base.rgba.data();
     for (int y = 0; y < base.height; ++y) {
       const unsigned char* in =
-          px.get() + (static_cast<size_t>(y0 + y) * static_cast<size_t>(w) + static_cast<size_t>(x0)) * 4;
+          px.get() +
+          (static_cast<size_t>(y0 + y) * static_cast<size_t>(w) + static_cast<size_t>(x0)) * 4;
       for (int x = 0; x < base.width; ++x, in += 4, out += 4) {
         const float a = in[3] / 255.0f;
         out[0] = lut[in[0]] * a;
