@@ -5,6 +5,7 @@
 #include <fstream>
 #include <limits>
 #include <map>
+#include <new>
 #include <stb_image.h>
 #include <tuple>
 
@@ -46,15 +47,24 @@ std::vector<unsigned char> read_file(const std::string& path) {
   return std::vector<unsigned char>(std::istreambuf_iterator<char>(in), {});
 }
 
+// The largest side of a built-in texture, all flipbook cells together.
+constexpr int kMaxBuiltinSide = 4096;
+
 // The texture resolution (pixels per cell side) for a built-in: the largest
-// on-screen size the emitter can reach, rounded up to a power of two.
+// on-screen size the emitter can reach, rounded up to a power of two, at
+// most 256, and small enough that the whole flipbook stays within
+// kMaxBuiltinSide per side (a 256x256 layout of 256 px cells would be 64 GB
+// of texels; it gets 16 px cells).
 int builtin_cell_px(const Emitter& em, double px_per_design_px) {
   double squash = 0;
   for (int k = 0; k < em.squash.count; ++k)
     squash = std::max(squash, std::abs(em.squash.value[k]) + std::abs(em.squash.envelope[k]));
   const double px = em.size_px.max_value() * (1 + squash) * px_per_design_px;
-  int n = 16;
-  while (n < 256 && n < px) n *= 2;
+  const int cells = em.flipbook.enabled ? std::max(em.flipbook.cols, em.flipbook.rows) : 1;
+  int most = 256;  // a power of two
+  while (most > 1 && most * cells > kMaxBuiltinSide) most /= 2;
+  int n = std::min(16, most);
+  while (n < most && n < px) n *= 2;
   return n;
 }
 
@@ -221,6 +231,8 @@ TextureSet load_textures(const Effect& fx, double px_per_design_px) {
         it = cache.emplace(key, std::move(tex)).first;
       } catch (const Error& e) {
         throw Error(em.texture_loc, e.what());
+      } catch (const std::bad_alloc&) {
+        throw Error(em.texture_loc, "not enough memory to load texture " + em.texture);
       }
     }
     set[em.index] = it->second;

@@ -4,6 +4,7 @@
 #include "color.h"
 #include "encode.h"
 #include "error.h"
+#include "load.h"
 #include "png.h"
 #include "texture.h"
 
@@ -66,4 +67,19 @@ TEST_CASE("corrupt and oversized textures are clear errors", "[texture]") {
   png[16] = 0; png[17] = 0; png[18] = 0x4e; png[19] = 0x20;  // width 20000
   png[20] = 0; png[21] = 0; png[22] = 0x4e; png[23] = 0x20;  // height 20000
   CHECK_THROWS_AS(texture_from_encoded(png, "huge.png", 1, 1), Error);
+}
+
+TEST_CASE("a built-in flipbook stays within 4096 px per side", "[texture]") {
+  // 256 px cells, as a 300 px sprite asks for, in a 256x256 layout would be
+  // 65536 px per side: 64 GB of texels, and "out of memory". The cells shrink
+  // instead, to a power of two; small layouts keep the full resolution.
+  const auto cell_px = [](const std::string& layout) {
+    const Effect fx = load_effect("[[emitter]]\ntexture = \"builtin:smoke\"\nsize = 300\n" + layout, "fx.toml", ".");
+    return load_textures(fx, 1.0)[0]->cell_width;
+  };
+  CHECK(cell_px("") == 256);
+  CHECK(cell_px("flipbook = { layout = [4, 4] }\n") == 256);
+  CHECK(cell_px("flipbook = { layout = [32, 2] }\n") == 128);
+  CHECK(cell_px("flipbook = { layout = [1, 20] }\n") == 128);
+  CHECK(cell_px("flipbook = { layout = [256, 1] }\n") == 16);
 }
