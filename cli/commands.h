@@ -67,8 +67,8 @@ struct DiffArgs {
   std::string output;  // diff image, optional
   double threshold = 0.1;
   bool antialiasing = false;
-  int64_t max_diff_pixels = -1;  // < 0: unset
-  double max_diff_ratio = -1;    // < 0: unset
+  std::optional<int64_t> max_diff_pixels;  // unset: see cli.md (Playwright's rules)
+  std::optional<double> max_diff_ratio;
   bool json = false;
   bool quiet = false;
 };

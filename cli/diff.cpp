@@ -20,7 +20,10 @@ std::string percent(double ratio) {
 
 int run_diff(const DiffArgs& args) {
   if (!(args.threshold >= 0 && args.threshold <= 1)) throw Error("--threshold must be within [0, 1]");
-  if (args.max_diff_ratio > 1) throw Error("--max-diff-ratio must be within [0, 1]");
+  if (args.max_diff_pixels && *args.max_diff_pixels < 0)
+    throw Error("--max-diff-pixels must not be negative");
+  if (args.max_diff_ratio && !(*args.max_diff_ratio >= 0 && *args.max_diff_ratio <= 1))
+    throw Error("--max-diff-ratio must be within [0, 1]");
   const DecodedPng a = decode_png(read_binary_file(args.a), args.a);
   const DecodedPng b = decode_png(read_binary_file(args.b), args.b);
   if (a.width != b.width || a.height != b.height) {
@@ -41,7 +44,7 @@ int run_diff(const DiffArgs& args) {
     const std::vector<uint8_t> png = encode_png(r.image.data(), a.width, a.height);
     write_file_atomic(args.output, png.data(), png.size());
   }
-  const bool same = r.within(args.max_diff_pixels, args.max_diff_ratio);
+  const bool same = r.within(args.max_diff_pixels.value_or(-1), args.max_diff_ratio.value_or(-1));
   if (args.json) {
     std::printf(
         "{\"type\":\"diff\",\"a\":%s,\"b\":%s,\"width\":%d,\"height\":%d,\"different\":%llu,"

@@ -150,10 +150,10 @@ int main(int argc, char** argv) {
   d->add_option("-o,--output", diff.output, "Write a diff image: red = different, yellow = anti-aliasing, faded grey A elsewhere");
   d->add_option("--threshold", diff.threshold, "Perceptual threshold in YIQ space, 0..1 (default 0.1)");
   d->add_flag("--aa", diff.antialiasing, "Detect anti-aliased pixels and do not count them");
-  d->add_option("--max-diff-pixels", diff.max_diff_pixels, "Differing pixels allowed (default: none unless --max-diff-ratio is given)")
-      ->check(CLI::NonNegativeNumber);
-  d->add_option("--max-diff-ratio", diff.max_diff_ratio, "Ratio of differing pixels allowed, 0..1 (with both limits, both must hold)")
-      ->check(CLI::Range(0.0, 1.0));
+  int64_t diff_pixels = 0;
+  double diff_ratio = 0;
+  auto* dp_opt = d->add_option("--max-diff-pixels", diff_pixels, "Differing pixels allowed (default: none unless --max-diff-ratio is given)");
+  auto* dr_opt = d->add_option("--max-diff-ratio", diff_ratio, "Ratio of differing pixels allowed, 0..1 (with both limits, both must hold)");
   d->add_flag("--json", diff.json, "One JSON object on stdout");
   d->add_flag("-q,--quiet", diff.quiet, "Print nothing; the exit code tells");
   d->footer("Examples:\n  spritz diff golden.png actual.png -o diff.png\n"
@@ -244,7 +244,11 @@ int main(int argc, char** argv) {
         return run_inspect(inspect);
       }
       if (v->parsed()) return run_validate(validate);
-      if (d->parsed()) return run_diff(diff);
+      if (d->parsed()) {
+        if (dp_opt->count()) diff.max_diff_pixels = diff_pixels;
+        if (dr_opt->count()) diff.max_diff_ratio = diff_ratio;
+        return run_diff(diff);
+      }
       if (c->parsed()) {
         if (ct_opt->count()) check.threshold = check_threshold;
         if (cp_opt->count()) check.max_diff_pixels = check_pixels;

@@ -376,6 +376,16 @@ TEST_CASE("diff: exit codes, limits, size mismatch and the diff image", "[cli]")
   CHECK_THAT(m.err, Catch::Contains("a.png is 4x4 but small.png is 2x2"));
   CHECK(run_spritz("diff a.png nothing.png", d).code == 2);
   CHECK(run_spritz("diff a.png b.png --threshold 2", d).code == 2);
+  // Limits out of range are usage errors (2), never a silent "different" (1):
+  // a NaN ratio compared false with every count.
+  for (const char* bad : {"--max-diff-ratio nan", "--max-diff-ratio -0.5", "--max-diff-ratio 1.5"}) {
+    const Run r2 = run_spritz(std::string("diff a.png a.png ") + bad, d);
+    CHECK(r2.code == 2);
+    CHECK_THAT(r2.err, Catch::Contains("--max-diff-ratio must be within [0, 1]"));
+  }
+  const Run neg = run_spritz("diff a.png a.png --max-diff-pixels -5", d);
+  CHECK(neg.code == 2);
+  CHECK_THAT(neg.err, Catch::Contains("spritz: --max-diff-pixels must not be negative"));
 }
 
 TEST_CASE("check: update then check passes and a changed effect fails with images", "[cli]") {
