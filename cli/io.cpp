@@ -82,7 +82,9 @@ template <typename Buffer>
 Buffer read_whole(const std::string& path, size_t limit, const char* what) {
   std::error_code ec;
   const fs::file_status st = fs::status(path, ec);
-  if (ec || !fs::exists(st)) throw Error(SourceLoc{path, 0, 0}, "no such file");
+  if (!fs::exists(st) && (!ec || ec.value() == ENOENT || ec.value() == ENOTDIR))
+    throw Error(SourceLoc{path, 0, 0}, "no such file");
+  if (ec) throw Error(SourceLoc{path, 0, 0}, "cannot open: " + describe_errno(ec.value()));
   if (fs::is_directory(st)) throw Error(SourceLoc{path, 0, 0}, std::string("is a directory, not ") + what);
   FILE* f = std::fopen(path.c_str(), "rb");
   if (!f) throw Error(SourceLoc{path, 0, 0}, "cannot open: " + describe_errno(errno));

@@ -175,6 +175,8 @@ TEST_CASE("bad input gives a clear message and exit 2 and writes nothing", "[cli
   write(d / "empty.toml", "");
   write(d / "nan.toml", "[[emitter]]\nspeed = nan\n");
   fs::create_directories(d / "adir.toml");
+  fs::create_symlink("loop_b.toml", d / "loop_a.toml");
+  fs::create_symlink("loop_a.toml", d / "loop_b.toml");
   struct Case {
     std::string args, expect;
   };
@@ -184,6 +186,7 @@ TEST_CASE("bad input gives a clear message and exit 2 and writes nothing", "[cli
       {"render nan.toml", "nan.toml:2:9: speed must be a finite number"},
       {"render missing.toml", "missing.toml: no such file"},
       {"render adir.toml", "adir.toml: is a directory"},
+      {"render loop_a.toml", "loop_a.toml: cannot open: Too many levels of symbolic links"},
       {"render -o one.png", "add a frame token, e.g. -o one_####.png"},
       {"render --size 0x0", "--size 0x0: each value must be within [1, 16384]"},
       {"render --size 100000x100000", "each value must be within [1, 16384]"},
