@@ -49,6 +49,7 @@ int run_atlas(const AtlasArgs& args) {
     throw Error("--direction must be forward or pingpong, got '" + args.direction + "'");
   if (args.max_seam && !(*args.max_seam >= 0))
     throw Error("--max-seam must be 0 or more (a channel difference, 0..255)");
+  output_format(args.output, /*hdr_ok=*/false, "-o");
   const std::string meta_path =
       !args.meta.empty() ? args.meta : (fs::path(args.output).replace_extension(".json")).string();
   {

@@ -24,6 +24,7 @@ int run_diff(const DiffArgs& args) {
     throw Error("--max-diff-pixels must not be negative");
   if (args.max_diff_ratio && !(*args.max_diff_ratio >= 0 && *args.max_diff_ratio <= 1))
     throw Error("--max-diff-ratio must be within [0, 1]");
+  if (!args.output.empty()) output_format(args.output, /*hdr_ok=*/false, "-o");
   const DecodedPng a = decode_png(read_binary_file(args.a), args.a);
   const DecodedPng b = decode_png(read_binary_file(args.b), args.b);
   if (a.width != b.width || a.height != b.height) {

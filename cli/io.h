@@ -24,6 +24,19 @@ void note_input(const std::string& path);
 // so that a command can refuse before it draws anything.
 void check_not_input(const std::string& path);
 
+// The image format an output name asks for, by its extension in any case:
+// ".hdr" is Radiance HDR; ".png", no extension or one spritz does not know is
+// PNG. The extension of an image or video format spritz cannot write (".jpg",
+// ".exr", ".mp4", ...) is an error rather than PNG bytes under a misleading
+// name. `hdr_ok` is false where only PNG can be written (atlas sheets, diff
+// images); `option` names the option in messages ("-o").
+enum class ImageFormat { kPng, kHdr };
+ImageFormat output_format(const std::string& path, bool hdr_ok, const std::string& option);
+// `path` with a frame token before its .png or .hdr extension (any case), or
+// with "_####.png" appended when it has neither: the fix suggested when several
+// frames would go to one file.
+std::string with_frame_token(const std::string& path);
+
 // Writes `data` to `path` atomically: a temporary file beside it, then
 // rename. Creates missing parent directories. Throws spritz::Error on failure
 // and leaves nothing behind. An input of this run (note_input) is never

@@ -30,10 +30,6 @@ namespace {
 
 constexpr int kMaxSide = 16384;
 
-bool ends_with(const std::string& s, const std::string& suffix) {
-  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
-
 // One entry of the work list: a frame number, or an explicit time.
 struct Item {
   int64_t number = 0;
@@ -175,14 +171,12 @@ void render_effect(const RenderArgs& args, const Effect& fx, const std::string& 
 
   const bool raw = output == "-";
   const OutputPattern pattern(output);
+  const bool hdr = !raw && output_format(pattern.pattern(), /*hdr_ok=*/true, "-o") == ImageFormat::kHdr;
   if (!raw && total > 1 && !pattern.has_token()) {
     throw Error("-o " + pattern.pattern() + " names one file but " + std::to_string(total) +
                 " frames are requested; add a frame token, e.g. -o " +
-                (ends_with(pattern.pattern(), ".png")
-                     ? pattern.pattern().substr(0, pattern.pattern().size() - 4) + "_####.png"
-                     : pattern.pattern() + "_####.png"));
+                with_frame_token(pattern.pattern()));
   }
-  const bool hdr = !raw && ends_with(pattern.pattern(), ".hdr");
   if (!raw && end > begin) {
     const std::string first = pattern.format(by_time ? 0 : frames.at(begin));
     ensure_output_dir(first);

@@ -700,6 +700,40 @@ TEST_CASE("render writes Radiance HDR when the pattern ends in .hdr", "[cli]") {
   CHECK(fs::exists(d / "h_11.hdr"));
 }
 
+TEST_CASE("the output's extension picks the format, in any case; formats spritz cannot write are refused", "[cli]") {
+  const fs::path d = fresh_dir("extensions");
+  const std::string fx = kConfigs + "/sparks.toml";
+  CHECK(run_spritz("render " + fx + " --time 1 -q -o upper.HDR", d).code == 0);
+  const std::vector<uint8_t> hdr = read_bytes(d / "upper.HDR");
+  REQUIRE(hdr.size() > 10);
+  CHECK(std::string(hdr.begin(), hdr.begin() + 10) == "#?RADIANCE");
+  CHECK(run_spritz("render " + fx + " --time 1 -q -o upper.PNG", d).code == 0);
+  CHECK(read_bytes(d / "upper.PNG").at(1) == 'P');
+
+  // PNG bytes under a .jpg name, or a "video" that is one PNG, would mislead
+  // whatever reads them next.
+  for (const std::string name : {"a.jpg", "a.JPEG", "a.exr", "a.webp"}) {
+    const Run r = run_spritz("render " + fx + " --time 1 -o " + name, d);
+    CHECK(r.code == 2);
+    CHECK(r.err.find("spritz writes PNG or Radiance HDR (.hdr)") != std::string::npos);
+    CHECK_FALSE(fs::exists(d / name));
+  }
+  const Run video = run_spritz("render " + fx + " -f 0-9 -o fire.mp4", d);
+  CHECK(video.code == 2);
+  CHECK(video.err.find("not video; pipe raw frames into ffmpeg with -o -") != std::string::npos);
+  const Run sheet = run_spritz("atlas " + fx + " -o sheet.hdr", d);
+  CHECK(sheet.code == 2);
+  CHECK(sheet.err.find("only PNG can be written here") != std::string::npos);
+  CHECK(run_spritz("diff upper.PNG upper.PNG -q -o d.tga", d).code == 2);
+  CHECK_FALSE(fs::exists(d / "sheet.hdr"));
+  CHECK_FALSE(fs::exists(d / "d.tga"));
+
+  // The suggested fix for several frames keeps the extension and its case.
+  CHECK(run_spritz("render " + fx + " -f 0-2 -o x.HDR", d).err.find("e.g. -o x_####.HDR") != std::string::npos);
+  CHECK(run_spritz("render " + fx + " -f 0-2 -o x.png", d).err.find("e.g. -o x_####.png") != std::string::npos);
+  CHECK(run_spritz("render " + fx + " -f 0-2 -o x", d).err.find("e.g. -o x_####.png") != std::string::npos);
+}
+
 TEST_CASE("a sequence on several threads gives the same frames, reported in list order", "[cli]") {
   const fs::path d = fresh_dir("pipeline");
   const std::string list = " -f 7,2,0-1,9 --size 96x64 --json";
