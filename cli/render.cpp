@@ -171,7 +171,8 @@ void render_effect(const RenderArgs& args, const Effect& fx, const std::string& 
 
   const bool raw = output == "-";
   const OutputPattern pattern(output);
-  const bool hdr = !raw && output_format(pattern.pattern(), /*hdr_ok=*/true, "-o") == ImageFormat::kHdr;
+  const bool hdr =
+      !raw && output_format(pattern.pattern(), /*hdr_ok=*/true, "-o") == ImageFormat::kHdr;
   if (!raw && total > 1 && !pattern.has_token()) {
     throw Error("-o " + pattern.pattern() + " names one file but " + std::to_string(total) +
                 " frames are requested; add a frame token, e.g. -o " +

@@ -700,7 +700,9 @@ TEST_CASE("render writes Radiance HDR when the pattern ends in .hdr", "[cli]") {
   CHECK(fs::exists(d / "h_11.hdr"));
 }
 
-TEST_CASE("the output's extension picks the format, in any case; formats spritz cannot write are refused", "[cli]") {
+TEST_CASE(
+    "the output's extension picks the format, in any case; formats spritz cannot write are refused",
+    "[cli]") {
   const fs::path d = fresh_dir("extensions");
   const std::string fx = kConfigs + "/sparks.toml";
   CHECK(run_spritz("render " + fx + " --time 1 -q -o upper.HDR", d).code == 0);
@@ -729,9 +731,12 @@ TEST_CASE("the output's extension picks the format, in any case; formats spritz 
   CHECK_FALSE(fs::exists(d / "d.tga"));
 
   // The suggested fix for several frames keeps the extension and its case.
-  CHECK(run_spritz("render " + fx + " -f 0-2 -o x.HDR", d).err.find("e.g. -o x_####.HDR") != std::string::npos);
-  CHECK(run_spritz("render " + fx + " -f 0-2 -o x.png", d).err.find("e.g. -o x_####.png") != std::string::npos);
-  CHECK(run_spritz("render " + fx + " -f 0-2 -o x", d).err.find("e.g. -o x_####.png") != std::string::npos);
+  CHECK(run_spritz("render " + fx + " -f 0-2 -o x.HDR", d).err.find("e.g. -o x_####.HDR") !=
+        std::string::npos);
+  CHECK(run_spritz("render " + fx + " -f 0-2 -o x.png", d).err.find("e.g. -o x_####.png") !=
+        std::string::npos);
+  CHECK(run_spritz("render " + fx + " -f 0-2 -o x", d).err.find("e.g. -o x_####.png") !=
+        std::string::npos);
 }
 
 TEST_CASE("a sequence on several threads gives the same frames, reported in list order", "[cli]") {
