@@ -871,6 +871,30 @@ Effect Translator::translate(const toml::table& root) {
   return fx;
 }
 
+// --- what the bytes are --------------------------------------------------------
+
+// Two mistakes that toml++ reports as "invalid utf-8 sequence" at 1:1: a file
+// saved as UTF-16 (Windows editors do), and an image named where the effect
+// goes (`spritz render out/fire_0001.png`). Both get a sentence that says what
+// the file is.
+void check_file_kind(std::string_view text, const std::string& source_name) {
+  const SourceLoc start{source_name, 1, 1};
+  auto starts = [&](std::string_view prefix) { return text.substr(0, prefix.size()) == prefix; };
+  if (starts(std::string_view("\xFF\xFE\0\0", 4)) || starts(std::string_view("\0\0\xFE\xFF", 4)))
+    throw Error(
+        start,
+        "this is UTF-32 text; effect files are UTF-8 (convert it, e.g. iconv -f UTF-32 -t UTF-8)");
+  // UTF-16 without a byte-order mark: ASCII text with every other byte zero.
+  const bool zeros_alternate = text.size() >= 4 && (text[0] == 0) != (text[1] == 0) &&
+                               (text[2] == 0) == (text[0] == 0) && (text[3] == 0) == (text[1] == 0);
+  if (starts("\xFF\xFE") || starts("\xFE\xFF") || zeros_alternate)
+    throw Error(
+        start,
+        "this is UTF-16 text; effect files are UTF-8 (convert it, e.g. iconv -f UTF-16 -t UTF-8)");
+  if (starts("\x89PNG\r\n\x1A\n"))
+    throw Error(start, "this is a PNG image, not an effect file (TOML)");
+}
+
 // --- nesting depth ------------------------------------------------------------
 
 // Effect keys nest a few tables deep (emitter.shape.kind); this allows far
@@ -1108,6 +1132,7 @@ std::string closest_match(std::string_view word, const std::vector<std::string_v
 
 Effect load_effect(std::string_view text, const std::string& source_name,
                    const std::string& base_dir, const LoadOptions& options) {
+  check_file_kind(text, source_name);
   check_key_depth(text, source_name);
   toml::table root;
   try {

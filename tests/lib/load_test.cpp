@@ -292,3 +292,24 @@ TEST_CASE("closest_match suggests only plausible typos", "[load]") {
   CHECK(closest_match("sped", {"speed", "spread", "size"}) == "speed");
   CHECK(closest_match("xyzzy", {"speed", "spread"}).empty());
 }
+
+TEST_CASE("a UTF-16 or UTF-32 file, or a PNG, is named for what it is", "[load]") {
+  const std::string toml = "[[emitter]]\nrate = 5\n";
+  auto widen = [&](bool big_endian, const std::string& bom) {
+    std::string out = bom;
+    for (char c : toml) out += big_endian ? std::string{'\0', c} : std::string{c, '\0'};
+    return out;
+  };
+  const std::string utf16 = "fx.toml:1:1: this is UTF-16 text; effect files are UTF-8";
+  CHECK_THAT(problems(widen(false, "\xFF\xFE")), Catch::StartsWith(utf16));
+  CHECK_THAT(problems(widen(true, "\xFE\xFF")), Catch::StartsWith(utf16));
+  CHECK_THAT(problems(widen(false, "")), Catch::StartsWith(utf16));
+  CHECK_THAT(problems(widen(true, "")), Catch::StartsWith(utf16));
+  CHECK_THAT(problems(std::string("\xFF\xFE\0\0", 4) + widen(false, "")),
+             Catch::StartsWith("fx.toml:1:1: this is UTF-32 text"));
+  CHECK(problems("\x89PNG\r\n\x1A\n" + std::string(8, '\0')) ==
+        "fx.toml:1:1: this is a PNG image, not an effect file (TOML)");
+  // A UTF-8 byte-order mark is fine, and so are short files.
+  CHECK(problems("\xEF\xBB\xBF" + toml) == "");
+  CHECK(problems("[[emitter]]") == "");
+}
