@@ -1,14 +1,16 @@
 #include "png.h"
 
+#include <libdeflate.h>
+#include <stb_image.h>
+#include <stb_image_write.h>
+
+#include <algorithm>
 #include <atomic>
 #include <cstdlib>
 #include <cstring>
 #include <limits>
-#include <string_view>
-#include <libdeflate.h>
 #include <memory>
-#include <stb_image.h>
-#include <stb_image_write.h>
+#include <string_view>
 
 #include "error.h"
 
@@ -127,6 +129,16 @@ std::vector<uint8_t> encode_hdr(const Image& img) {
   return out;
 }
 
+std::string png_decode_failure(const std::vector<uint8_t>& bytes) {
+  static const uint8_t kSignature[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1A, '\n'};
+  if (bytes.size() < 8 || !std::equal(kSignature, kSignature + 8, bytes.begin()))
+    return "not a PNG file (spritz reads PNG images only)";
+  // stb's reasons are terse ("outofdata"), and some truncations set none.
+  const char* reason = stbi_failure_reason();
+  return reason && *reason ? "corrupt or truncated PNG (stb_image: " + std::string(reason) + ")"
+                           : "corrupt or truncated PNG";
+}
+
 DecodedPng decode_png(const std::vector<uint8_t>& bytes, const std::string& name) {
   DecodedPng d;
   if (bytes.size() > static_cast<size_t>(std::numeric_limits<int>::max()))
@@ -134,7 +146,7 @@ DecodedPng decode_png(const std::vector<uint8_t>& bytes, const std::string& name
   int comp = 0;
   unsigned char* px = stbi_load_from_memory(bytes.data(), static_cast<int>(bytes.size()), &d.width,
                                             &d.height, &comp, 4);
-  if (!px) throw Error("cannot decode " + name + ": " + stbi_failure_reason());
+  if (!px) throw Error("cannot decode " + name + ": " + png_decode_failure(bytes));
   d.rgba.assign(px, px + static_cast<size_t>(d.width) * static_cast<size_t>(d.height) * 4);
   stbi_image_free(px);
   // Walk the chunks for tEXt.

@@ -36,6 +36,12 @@ struct DecodedPng {
   std::vector<PngText> texts;
 };
 
+// Why stb_image could not decode `bytes`: "not a PNG file (...)" when they do
+// not start with the PNG signature (stb's own "unknown image type" would not
+// say that spritz reads PNG only), else "corrupt or truncated PNG" with stb's
+// reason when it gave one.
+std::string png_decode_failure(const std::vector<uint8_t>& bytes);
+
 // Decodes PNG bytes to RGBA8 and collects their tEXt chunks. Throws
 // spritz::Error naming `name` when they do not decode.
 DecodedPng decode_png(const std::vector<uint8_t>& bytes, const std::string& name);

@@ -1,16 +1,18 @@
 #include "texture.h"
 
+#include <stb_image.h>
+
 #include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <limits>
 #include <map>
 #include <new>
-#include <stb_image.h>
 #include <tuple>
 
 #include "color.h"
 #include "error.h"
+#include "png.h"
 
 namespace spritz {
 namespace {
@@ -177,7 +179,7 @@ Texture texture_from_encoded(const std::vector<unsigned char>& bytes, const std:
   const int len = static_cast<int>(bytes.size());
   int w = 0, h = 0, comp = 0;
   if (!stbi_info_from_memory(bytes.data(), len, &w, &h, &comp))
-    throw Error("cannot decode texture " + name + ": " + stbi_failure_reason());
+    throw Error("cannot decode texture " + name + ": " + png_decode_failure(bytes));
   if (w > kMaxTextureSide || h > kMaxTextureSide)
     throw Error("texture " + name + " is " + std::to_string(w) + "x" + std::to_string(h) +
                 ", larger than the limit of " + std::to_string(kMaxTextureSide) + " per side");
@@ -189,7 +191,7 @@ Texture texture_from_encoded(const std::vector<unsigned char>& bytes, const std:
   }
   std::unique_ptr<unsigned char, void (*)(void*)> px(
       stbi_load_from_memory(bytes.data(), len, &w, &h, &comp, 4), stbi_image_free);
-  if (!px) throw Error("cannot decode texture " + name + ": " + stbi_failure_reason());
+  if (!px) throw Error("cannot decode texture " + name + ": " + png_decode_failure(bytes));
   // sRGB to linear once per texel value, then premultiply, straight into
   // each cell's full-size level (no full-image float copy).
   float lut[256];

@@ -60,7 +60,24 @@ TEST_CASE("every built-in generates at any resolution and fades at the border", 
 
 TEST_CASE("corrupt and oversized textures are clear errors", "[texture]") {
   const std::vector<uint8_t> junk = {0x89, 'P', 'N', 'G', 1, 2, 3};
-  CHECK_THROWS_WITH(texture_from_encoded(junk, "bad.png", 1, 1), Catch::Contains("cannot decode texture bad.png"));
+  CHECK_THROWS_WITH(texture_from_encoded(junk, "bad.png", 1, 1),
+                    Catch::StartsWith("cannot decode texture bad.png: not a PNG file"));
+  // A JPEG (or anything else) is named as not a PNG, not "unknown image type".
+  const std::vector<uint8_t> jpeg = {0xFF, 0xD8, 0xFF, 0xE0, 0, 0x10, 'J', 'F', 'I', 'F', 0};
+  CHECK_THROWS_WITH(
+      texture_from_encoded(jpeg, "photo.jpg", 1, 1),
+      "cannot decode texture photo.jpg: not a PNG file (spritz reads PNG images only)");
+  // Every truncation of a valid PNG is an error with a reason, never a crash
+  // or an empty message, up to the IEND chunk's CRC: stb_image stops reading
+  // at IEND's type, when every pixel is there.
+  std::vector<uint8_t> rgba(16 * 16 * 4, 200);
+  const std::vector<uint8_t> whole = encode_png(rgba.data(), 16, 16);
+  for (size_t n = 0; n + 4 < whole.size(); ++n) {
+    const std::vector<uint8_t> cut(whole.begin(), whole.begin() + static_cast<std::ptrdiff_t>(n));
+    INFO(n << " of " << whole.size() << " bytes");
+    CHECK_THROWS_WITH(decode_png(cut, "cut.png"),
+                      Catch::StartsWith("cannot decode cut.png: ") && !Catch::EndsWith(": "));
+  }
   // A valid header that claims 20000 x 20000.
   std::vector<uint8_t> px(4, 255);
   std::vector<uint8_t> png = encode_png(px.data(), 1, 1);
