@@ -307,9 +307,11 @@ int run_atlas(const AtlasArgs& args) {
                    args.output.c_str(), sw, sh, args.seeds.c_str(), cells[0].time, cols, rows, cell_w, cell_h,
                    meta_path.c_str());
     } else {
-      std::fprintf(stderr, "spritz: %s (%dx%d, %zu frames in %dx%d cells of %dx%d) and %s; loop seam %d%s\n",
-                   args.output.c_str(), sw, sh, cells.size(), cols, rows, cell_w, cell_h, meta_path.c_str(),
-                   seam, fx.loop ? "" : " (not a looped effect)");
+      std::fprintf(
+          stderr,
+          "spritz: %s (%dx%d, %zu frame%s in %dx%d cells of %dx%d) and %s; loop seam %d%s\n",
+          args.output.c_str(), sw, sh, cells.size(), cells.size() == 1 ? "" : "s", cols, rows,
+          cell_w, cell_h, meta_path.c_str(), seam, fx.loop ? "" : " (not a looped effect)");
     }
   }
   if (seam_fail) {

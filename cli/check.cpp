@@ -125,10 +125,19 @@ int run_check(const CheckArgs& args) {
           ok = r.within(max_pixels, max_ratio);
           status = ok ? "ok" : "different";
           char buf[200];
-          std::snprintf(buf, sizeof buf, "%llu px differ (%.4g%%), max channel diff %d, PSNR %.2f dB, worst at (%d, %d)",
-                        static_cast<unsigned long long>(r.different), r.ratio() * 100, r.max_channel_diff,
-                        std::isfinite(r.psnr_db) ? r.psnr_db : 999.0, r.worst_x, r.worst_y);
-          detail = buf;
+          if (r.max_channel_diff == 0) {
+            detail = "identical";
+          } else {
+            std::snprintf(buf, sizeof buf,
+                          "%llu px differ (%.4g%%), max channel diff %d, PSNR %.2f dB",
+                          static_cast<unsigned long long>(r.different), r.ratio() * 100,
+                          r.max_channel_diff, r.psnr_db);
+            detail = buf;
+            if (r.worst_x >= 0) {
+              std::snprintf(buf, sizeof buf, ", worst at (%d, %d)", r.worst_x, r.worst_y);
+              detail += buf;
+            }
+          }
         }
       }
       std::string actual_path, diff_path;
@@ -165,9 +174,12 @@ int run_check(const CheckArgs& args) {
                 static_cast<unsigned long long>(checked), static_cast<unsigned long long>(failed),
                 static_cast<unsigned long long>(updated));
   } else if (!args.quiet || failed) {
-    std::fprintf(stderr, "spritz check: %llu checked, %llu failed%s\n", static_cast<unsigned long long>(checked),
-                 static_cast<unsigned long long>(failed),
-                 args.update ? (", " + std::to_string(updated) + " goldens written").c_str() : "");
+    std::fprintf(stderr, "spritz check: %llu checked, %llu failed%s\n",
+                 static_cast<unsigned long long>(checked), static_cast<unsigned long long>(failed),
+                 args.update ? (", " + std::to_string(updated) +
+                                (updated == 1 ? " golden" : " goldens") + " written")
+                                   .c_str()
+                             : "");
   }
   return failed ? kExitDifferent : kExitOk;
 }

@@ -398,10 +398,13 @@ TEST_CASE("check: update then check passes and a changed effect fails with image
   const Run missing = run_spritz("check fx.toml --golden g --out res", d);
   CHECK(missing.code == 1);
   CHECK_THAT(missing.err, Catch::Contains("run with --update"));
-  CHECK(run_spritz("check fx.toml --golden g --update", d).code == 0);
+  const Run update = run_spritz("check fx.toml --golden g --update", d);
+  CHECK(update.code == 0);
+  CHECK_THAT(update.err, Catch::Contains("1 checked, 0 failed, 1 golden written"));
   CHECK(fs::exists(d / "g/dot/0.500.png"));
   const Run pass = run_spritz("check fx.toml --golden g --threads 3", d);
   CHECK(pass.code == 0);
+  CHECK_THAT(pass.err, Catch::Contains("ok   dot @ 0.500: identical\n"));
   CHECK_THAT(pass.err, Catch::Contains("1 checked, 0 failed"));
   write(d / "fx.toml", "[effect]\nname = \"dot\"\nduration = 1\n[canvas]\nsize = [32, 32]\n"
                        "[check]\ntimes = [0.5]\n[[emitter]]\nrate = 20\nspeed = 10\nsize = 9\n");
@@ -409,6 +412,8 @@ TEST_CASE("check: update then check passes and a changed effect fails with image
   CHECK(fail.code == 1);
   CHECK_THAT(fail.err, Catch::Contains("FAIL dot @ 0.500"));
   CHECK_THAT(fail.err, Catch::Contains("px differ"));
+  CHECK_THAT(fail.err, Catch::Contains(", worst at ("));
+  CHECK_THAT(fail.err, !Catch::Contains("999"));
   CHECK(fs::exists(d / "res/dot_0.500.actual.png"));
   CHECK(fs::exists(d / "res/dot_0.500.diff.png"));
   // A generous tolerance on the command line lets it pass.
