@@ -180,7 +180,8 @@ OutputPattern::OutputPattern(std::string pattern) : pattern_(std::move(pattern))
     prefix_ = p.substr(0, percent);
     suffix_ = p.substr(percent_end);
     const std::string digits = p.substr(percent + 1, percent_end - percent - 2);
-    zero_pad_ = !digits.empty() && digits[0] == '0';
+    // %5d pads with zeros as well, as ffmpeg's image2 pattern reads it: a
+    // space-padded file name ("f_    1.png") would not be found by `-i f_%5d.png`.
     width_ = digits.empty() ? 0 : std::stoi(digits);
     if (width_ > 32) throw Error("output pattern '" + p + "': frame width over 32");
   }
@@ -200,9 +201,8 @@ std::string OutputPattern::format(int64_t frame) const {
   if (!has_token_) return prefix_;
   char buf[64];
   if (printf_) {
-    // printf semantics: the width includes the sign.
-    std::snprintf(buf, sizeof buf, zero_pad_ ? "%0*lld" : "%*lld", width_,
-                  static_cast<long long>(frame));
+    // printf's %0Nd: the width includes the sign.
+    std::snprintf(buf, sizeof buf, "%0*lld", width_, static_cast<long long>(frame));
   } else {
     // ####: the sign, then at least `width` digits.
     const unsigned long long mag = frame < 0 ? 0ull - static_cast<unsigned long long>(frame)

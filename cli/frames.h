@@ -56,7 +56,8 @@ void parse_pair(const std::string& text, const char* option, int max, int* a, in
 std::pair<uint64_t, uint64_t> chunk_slice(uint64_t total, uint64_t index, uint64_t count);
 
 // An output path with a frame-number token: `####` (zero-padded to the number
-// of #) or printf's `%d` / `%04d`. A negative frame keeps its sign.
+// of #) or printf's `%d` / `%04d` (`%4d` is zero-padded too, as ffmpeg reads
+// it). A negative frame keeps its sign.
 class OutputPattern {
  public:
   explicit OutputPattern(std::string pattern);  // throws spritz::Error on a malformed token
@@ -68,7 +69,6 @@ class OutputPattern {
   std::string pattern_, prefix_, suffix_;
   bool has_token_ = false;
   bool printf_ = false;
-  bool zero_pad_ = true;
   int width_ = 0;
 };
 

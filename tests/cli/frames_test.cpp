@@ -76,6 +76,9 @@ TEST_CASE("output patterns: #### and printf tokens", "[frames]") {
   CHECK(OutputPattern("f_%04d.png").format(42) == "f_0042.png");
   CHECK(OutputPattern("f_%04d.png").format(-42) == "f_-042.png");
   CHECK(OutputPattern("f_%d.png").format(5) == "f_5.png");
+  // As ffmpeg's image2 reads %4d: zeros, never spaces in a file name.
+  CHECK(OutputPattern("f_%4d.png").format(42) == "f_0042.png");
+  CHECK(OutputPattern("f_%4d.png").format(-42) == "f_-042.png");
   CHECK(OutputPattern("100%%_%03d.png").format(5) == "100%_005.png");
   CHECK_FALSE(OutputPattern("single.png").has_token());
   CHECK(OutputPattern("single.png").format(3) == "single.png");
