@@ -19,9 +19,11 @@ inline std::string json_number(double v) {
   return std::string(buf, res.ptr);
 }
 
-// `s` (UTF-8) as a JSON string. With `ascii`, every character beyond ASCII
-// is written as a \u escape (a surrogate pair beyond U+FFFF, U+FFFD for a
-// byte that is not UTF-8): for PNG tEXt chunks, whose text is Latin-1.
+// `s` (UTF-8) as a JSON string. A byte that is not part of valid UTF-8 (a
+// file name on Linux can hold any byte) becomes U+FFFD, so the output is
+// always valid JSON. With `ascii`, every character beyond ASCII is written as
+// a \u escape (a surrogate pair beyond U+FFFF): for PNG tEXt chunks, whose
+// text is Latin-1.
 inline std::string json_string(std::string_view s, bool ascii = false) {
   std::string out = "\"";
   auto escape = [&out](uint32_t u) {
@@ -31,7 +33,7 @@ inline std::string json_string(std::string_view s, bool ascii = false) {
   };
   for (size_t i = 0; i < s.size(); ++i) {
     const unsigned char c = static_cast<unsigned char>(s[i]);
-    if (ascii && c >= 0x80) {
+    if (c >= 0x80) {
       const int extra = c >= 0xf0 && c < 0xf5   ? 3
                         : c >= 0xe0 && c < 0xf0 ? 2
                         : c >= 0xc2 && c < 0xe0 ? 1
@@ -51,13 +53,15 @@ inline std::string json_string(std::string_view s, bool ascii = false) {
         escape(0xfffd);
         continue;
       }
-      i += static_cast<size_t>(extra);
-      if (u >= 0x10000) {
+      if (!ascii) {
+        out.append(s.substr(i, static_cast<size_t>(extra) + 1));
+      } else if (u >= 0x10000) {
         escape(0xd800 + ((u - 0x10000) >> 10));
         escape(0xdc00 + ((u - 0x10000) & 0x3ff));
       } else {
         escape(u);
       }
+      i += static_cast<size_t>(extra);
       continue;
     }
     const char ch = s[i];
