@@ -211,6 +211,13 @@ int write_all(int fd, const void* data, size_t size) {
 
 }  // namespace
 
+WriteError::WriteError(const std::string& path, int err)
+    : Error("cannot write " + path + ": " + describe_errno(err)), err_(err) {}
+
+bool WriteError::out_of_space() const {
+  return err_ == ENOSPC || err_ == EDQUOT;
+}
+
 void write_file_atomic(const std::string& path, const void* data, size_t size) {
   fs::path target(path);
   if (!target.has_filename())
@@ -226,7 +233,7 @@ void write_file_atomic(const std::string& path, const void* data, size_t size) {
       const int fd = open(path.c_str(), O_WRONLY | O_CLOEXEC | O_NOCTTY);
       int err = fd < 0 ? errno : write_all(fd, data, size);
       if (fd >= 0 && close(fd) != 0 && err == 0) err = errno;
-      if (err != 0) throw Error("cannot write " + path + ": " + describe_errno(err));
+      if (err != 0) throw WriteError(path, err);
       return;
     }
   }
@@ -253,7 +260,7 @@ void write_file_atomic(const std::string& path, const void* data, size_t size) {
   if (fd < 0) {
     const int err = errno;
     release_slot(slot);
-    throw Error("cannot write " + path + ": " + describe_errno(err));
+    throw WriteError(path, err);
   }
   int err = write_all(fd, data, size);
   if (close(fd) != 0 && err == 0) err = errno;
@@ -261,7 +268,7 @@ void write_file_atomic(const std::string& path, const void* data, size_t size) {
   if (err != 0) {
     unlink(tmp.c_str());
     release_slot(slot);
-    throw Error("cannot write " + path + ": " + describe_errno(err));
+    throw WriteError(path, err);
   }
   release_slot(slot);
 }

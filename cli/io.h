@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "error.h"
+
 namespace spritz {
 
 // Reads a whole text file; throws spritz::Error with a clear sentence when it
@@ -36,6 +38,20 @@ ImageFormat output_format(const std::string& path, bool hdr_ok, const std::strin
 // with "_####.png" appended when it has neither: the fix suggested when several
 // frames would go to one file.
 std::string with_frame_token(const std::string& path);
+
+// What write_file_atomic throws when the system refused the write: the
+// errno, so that a caller can tell a full disk (which every later write would
+// meet too) from a problem with this one file.
+class WriteError : public Error {
+ public:
+  WriteError(const std::string& path, int err);
+  int err() const { return err_; }
+  // ENOSPC or EDQUOT: no later write to that file system can succeed either.
+  bool out_of_space() const;
+
+ private:
+  int err_;
+};
 
 // Writes `data` to `path` atomically: a temporary file beside it, then
 // rename. Creates missing parent directories. Throws spritz::Error on failure

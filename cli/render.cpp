@@ -80,6 +80,7 @@ namespace {
 struct Totals {
   uint64_t rendered = 0, skipped = 0, failed = 0, particles = 0;
   int width = 0, height = 0, threads = 0;
+  bool out_of_space = false;  // a write met a full disk: the run stopped there
 };
 
 std::string replace_all(std::string s, const std::string& from, const std::string& to) {
@@ -200,7 +201,8 @@ void render_effect(const RenderArgs& args, const Effect& fx, const std::string& 
     std::string path;
     uint64_t particles = 0;
     double ms = 0;
-    std::string error;          // this frame could not be written; the run goes on
+    std::string error;          // this frame could not be written; the run goes on...
+    bool out_of_space = false;  // ...unless the disk is full: then no new frame starts
     std::exception_ptr fatal;   // rendering itself failed; the run stops here
     std::vector<uint8_t> rgba;  // raw output, written to stdout in order
   };
@@ -279,6 +281,9 @@ void render_effect(const RenderArgs& args, const Effect& fx, const std::string& 
                              frame_png_texts(fx, slot.item.number, slot.item.time, slot.item.clock, width, height));
               write_file_atomic(slot.path, png.data(), png.size());
             }
+          } catch (const WriteError& e) {
+            slot.error = e.what();
+            slot.out_of_space = e.out_of_space();
           } catch (const std::exception& e) {
             slot.error = e.what();
           }
@@ -288,7 +293,8 @@ void render_effect(const RenderArgs& args, const Effect& fx, const std::string& 
       slot.ready = true;
       {
         std::lock_guard<std::mutex> lock(mutex);
-        if (slot.fatal) stop = true;  // no new frames; the ones before this are still reported
+        // No new frames; the ones before this are still reported.
+        if (slot.fatal || slot.out_of_space) stop = true;
         slots[i % window] = std::move(slot);
       }
       slot_ready.notify_one();
@@ -317,6 +323,8 @@ void render_effect(const RenderArgs& args, const Effect& fx, const std::string& 
     Slot slot;
     {
       std::unique_lock<std::mutex> lock(mutex);
+      // After a full disk, the frames already started are reported, no more.
+      if (totals.out_of_space && i >= next) break;
       slot_ready.wait(lock, [&] { return slots[i % window].ready; });
       slot = std::move(slots[i % window]);
       slots[i % window] = Slot{};
@@ -355,6 +363,7 @@ void render_effect(const RenderArgs& args, const Effect& fx, const std::string& 
       // A frame that cannot be written is reported and counted; the run goes
       // on (a farm wrapper reads the summary) and exits non-zero at the end.
       ++totals.failed;
+      totals.out_of_space = totals.out_of_space || slot.out_of_space;
       if (args.json)
         std::printf("{\"type\":\"error\",\"frame\":%lld,\"message\":%s}\n",
                     static_cast<long long>(item.number), json_string(slot.error).c_str());
@@ -413,6 +422,7 @@ int run_render(const RenderArgs& args) {
       if (shown_pattern.empty()) shown_pattern = out;
       out = replace_all(out, "{seed}", std::to_string(fx.seed));
       render_effect(args, fx, out, seed, totals, progress, t0, done);
+      if (totals.out_of_space) break;
     }
   } catch (const ReaderGone&) {
     progress.finish();
@@ -424,12 +434,16 @@ int run_render(const RenderArgs& args) {
   if (args.json && output != "-") {
     std::printf(
         "{\"type\":\"summary\",\"frames\":%llu,\"rendered\":%llu,\"skipped\":%llu,\"failed\":%llu,"
-        "\"seconds\":%s,\"fps\":%s,\"particles\":%llu,\"width\":%d,\"height\":%d,\"threads\":%d%s}\n",
+        "\"seconds\":%s,\"fps\":%s,\"particles\":%llu,\"width\":%d,\"height\":%d,\"threads\":%d,"
+        "\"out_of_space\":%s%s}\n",
         static_cast<unsigned long long>(totals.rendered + totals.skipped + totals.failed),
-        static_cast<unsigned long long>(totals.rendered), static_cast<unsigned long long>(totals.skipped),
-        static_cast<unsigned long long>(totals.failed), json_number(std::round(seconds * 1e6) / 1e6).c_str(),
-        json_number(std::round(fps * 1000) / 1000).c_str(), static_cast<unsigned long long>(totals.particles),
-        totals.width, totals.height, totals.threads, peak_memory_json().c_str());
+        static_cast<unsigned long long>(totals.rendered),
+        static_cast<unsigned long long>(totals.skipped),
+        static_cast<unsigned long long>(totals.failed),
+        json_number(std::round(seconds * 1e6) / 1e6).c_str(),
+        json_number(std::round(fps * 1000) / 1000).c_str(),
+        static_cast<unsigned long long>(totals.particles), totals.width, totals.height,
+        totals.threads, totals.out_of_space ? "true" : "false", peak_memory_json().c_str());
     std::fflush(stdout);
   }
   if (!args.quiet && !args.json) {
@@ -441,6 +455,11 @@ int run_render(const RenderArgs& args) {
     if (totals.failed) std::fprintf(stderr, ", %llu FAILED", static_cast<unsigned long long>(totals.failed));
     std::fprintf(stderr, "\n");
   }
+  if (totals.out_of_space && !args.quiet)
+    std::fprintf(
+        stderr,
+        "spritz: stopped: the disk is full, so every later frame would fail too; free some space, "
+        "then run the same command with --skip-existing to render only what is missing\n");
   return totals.failed ? kExitError : kExitOk;
 }
 

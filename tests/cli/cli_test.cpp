@@ -777,6 +777,48 @@ TEST_CASE("a frame that cannot be written fails alone; the others are written", 
   CHECK(fs::is_directory(d / "w_03.png"));
 }
 
+TEST_CASE("a full disk stops the run after the frames already started; --skip-existing resumes",
+          "[cli]") {
+  if (!fs::exists("/dev/full")) return;
+  for (const std::string threads : {"1", "2"}) {
+    const fs::path d = fresh_dir("disk_full_" + threads);
+    // Frame 3's file is a link to /dev/full, whose writes fail with ENOSPC,
+    // as a full disk's do. Every later frame would meet the same disk.
+    fs::create_symlink("/dev/full", d / "w_03.png");
+    const Run r =
+        run_spritz("render " + kConfigs +
+                       "/snow.toml -f 0-199 --size 32x32 -o w_##.png --json --threads " + threads,
+                   d);
+    CHECK(r.code == 2);
+    CHECK_THAT(r.out, Catch::Contains("{\"type\":\"error\",\"frame\":3,\"message\":\"cannot write "
+                                      "w_03.png: No space left on device\"}"));
+    CHECK_THAT(r.out, Catch::Contains("\"out_of_space\":true"));
+    CHECK_THAT(r.err, Catch::Contains("stopped: the disk is full"));
+    // Frames started before the failure was seen are finished and reported;
+    // at most a window of 2 per thread, not the 196 that follow.
+    size_t written = 0;
+    for (int f = 0; f < 200; ++f) {
+      char name[16];
+      std::snprintf(name, sizeof name, "w_%02d.png", f);
+      if (f != 3 && fs::is_regular_file(d / name)) ++written;
+    }
+    CHECK(written >= 3);
+    CHECK(written <= 3 + 4 * std::stoul(threads));
+    CHECK(r.out.find("\"rendered\":" + std::to_string(written) + ",") != std::string::npos);
+    CHECK(no_temp_files(d));
+    // Space freed: the same command with --skip-existing renders the rest.
+    fs::remove(d / "w_03.png");
+    const Run resume = run_spritz("render " + kConfigs +
+                                      "/snow.toml -f 0-199 --size 32x32 -o w_##.png --json "
+                                      "--skip-existing --threads " +
+                                      threads,
+                                  d);
+    CHECK(resume.code == 0);
+    CHECK_THAT(resume.out, Catch::Contains("\"skipped\":" + std::to_string(written) + ","));
+    CHECK_THAT(resume.out, Catch::Contains("\"out_of_space\":false"));
+  }
+}
+
 TEST_CASE("atlas cells rendered on several threads give the same sheet", "[cli]") {
   const fs::path d = fresh_dir("atlas_threads");
   for (const char* t : {"1", "3"})
