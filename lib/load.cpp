@@ -787,7 +787,16 @@ void Translator::read_emitter(const toml::table& t, Emitter& em) {
         std::error_code ec;
         const auto status = fs::status(p, ec);
         if (ec || !fs::exists(status)) {
-          error(*n, "texture file not found: " + p.string());
+          std::string hint;
+          // A path typed in --set is still relative to the effect file; say
+          // so when the working directory has the file the user meant.
+          const bool from_set = n->source().path && n->source().path->rfind(kSetPrefix, 0) == 0;
+          if (from_set && fs::path(*s).is_relative() && p != fs::path(*s) &&
+              fs::exists(fs::path(*s), ec))
+            hint = " (" + *s +
+                   " is in the working directory, but a texture path is relative to the "
+                   "effect file, in --set too: give an absolute path)";
+          error(*n, "texture file not found: " + p.string() + hint);
         } else if (!fs::is_regular_file(status)) {
           error(*n, "texture is not a regular file: " + p.string());
         }

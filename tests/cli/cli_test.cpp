@@ -819,6 +819,30 @@ TEST_CASE("a full disk stops the run after the frames already started; --skip-ex
   }
 }
 
+TEST_CASE("a --set texture path is relative to the effect file, and the message says so", "[cli]") {
+  const fs::path d = fresh_dir("set_texture");
+  fs::create_directories(d / "fx");
+  write(d / "fx/e.toml", "[[emitter]]\nrate = 5\n");
+  const std::vector<uint8_t> px(4 * 4 * 4, 255);
+  const std::vector<uint8_t> png = spritz::encode_png(px.data(), 4, 4);
+  std::ofstream(d / "t.png", std::ios::binary)
+      .write(reinterpret_cast<const char*>(png.data()), static_cast<std::streamsize>(png.size()));
+  const Run r = run_spritz("validate fx/e.toml --set 'emitter.0.texture=\"t.png\"'", d);
+  CHECK(r.code == 2);
+  CHECK_THAT(
+      r.err,
+      Catch::Contains("texture file not found: fx/t.png (t.png is in the working directory, but a "
+                      "texture path is relative to the effect file, in --set too"));
+  CHECK(run_spritz("validate fx/e.toml --set 'emitter.0.texture=\"../t.png\"'", d).code == 0);
+  CHECK(run_spritz(
+            "validate fx/e.toml --set 'emitter.0.texture=\"" + (d / "t.png").string() + "\"'", d)
+            .code == 0);
+  // Written in the file, a missing texture gets no such hint.
+  write(d / "fx/e.toml", "[[emitter]]\nrate = 5\ntexture = \"t.png\"\n");
+  const Run in_file = run_spritz("validate fx/e.toml", d);
+  CHECK_THAT(in_file.err, Catch::Contains("texture file not found: fx/t.png\n"));
+}
+
 TEST_CASE("atlas cells rendered on several threads give the same sheet", "[cli]") {
   const fs::path d = fresh_dir("atlas_threads");
   for (const char* t : {"1", "3"})
