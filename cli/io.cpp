@@ -186,6 +186,18 @@ void ensure_output_dir(const std::string& path) {
   if (dir.empty()) dir = ".";
   std::error_code ec;
   fs::create_directories(dir, ec);
+  if (ec == std::errc::not_a_directory || ec == std::errc::file_exists) {
+    // Name the part of the path that is in the way (`out` is a file).
+    fs::path prefix;
+    for (const fs::path& part : dir) {
+      prefix /= part;
+      std::error_code e2;
+      const fs::file_status st = fs::status(prefix, e2);
+      if (fs::exists(st) && !fs::is_directory(st))
+        throw Error("cannot create output directory " + dir.string() + ": " + prefix.string() +
+                    " is a file, not a directory");
+    }
+  }
   if (ec) throw Error("cannot create output directory " + dir.string() + ": " + ec.message());
   if (!fs::is_directory(dir)) throw Error("output directory " + dir.string() + " is not a directory");
   if (access(dir.c_str(), W_OK) != 0)

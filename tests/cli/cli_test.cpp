@@ -226,7 +226,12 @@ TEST_CASE("an unwritable output directory is an error before rendering", "[cli]"
   write(d / "blocker", "a file where a directory should be");
   const Run r = run_spritz("render -f 0-1 -o blocker/f_#.png", d);
   CHECK(r.code == 2);
-  CHECK_THAT(r.err, Catch::Contains("cannot create output directory blocker"));
+  CHECK_THAT(r.err,
+             Catch::Contains(
+                 "cannot create output directory blocker: blocker is a file, not a directory"));
+  const Run deep = run_spritz("render -f 0-1 -o blocker/a/b/f_#.png", d);
+  CHECK_THAT(deep.err,
+             Catch::Contains("cannot create output directory blocker/a/b: blocker is a file"));
   CHECK(no_temp_files(d));
 }
 
