@@ -848,6 +848,32 @@ TEST_CASE("a --set texture path is relative to the effect file, and the message 
   CHECK_THAT(in_file.err, Catch::Contains("texture file not found: fx/t.png\n"));
 }
 
+TEST_CASE("the progress bar fits a narrow terminal and clears its line for a message", "[cli]") {
+  std::string ignored;
+  if (shell("command -v script >/dev/null", &ignored) != 0) return;
+  const fs::path d = fresh_dir("progress");
+  fs::create_directories(d / "w_03.png");  // frame 3 cannot be written
+  std::string out;
+  // script(1) gives spritz a terminal of 40 columns on stderr.
+  const std::string cmd =
+      "cd '" + d.string() + "' && script -qec \"stty cols 40; '" SPRITZ_BINARY "' render " +
+      kConfigs + "/snow.toml -f 0-40 --size 32x32 -o w_##.png --threads 1\" /dev/null";
+  CHECK(shell(cmd, &out) == 2);
+  size_t bars = 0;
+  for (size_t at = 0; at < out.size();) {
+    size_t next = out.find('\r', at);
+    if (next == std::string::npos) next = out.size();
+    std::string segment = out.substr(at, next - at);
+    at = next + 1;
+    const size_t clear = segment.find("\033[K");
+    if (segment.find(" frames ") == std::string::npos || clear == std::string::npos) continue;
+    ++bars;
+    CHECK(clear <= 39);  // a progress line never wraps, so \r can redraw it
+  }
+  CHECK(bars >= 1);
+  CHECK_THAT(out, Catch::Contains("\r\033[Kspritz: frame 3: cannot write w_03.png"));
+}
+
 TEST_CASE("atlas cells rendered on several threads give the same sheet", "[cli]") {
   const fs::path d = fresh_dir("atlas_threads");
   for (const char* t : {"1", "3"})
