@@ -36,7 +36,7 @@ int main(int argc, char** argv) {
   install_signal_handlers();
   CLI::App app{"spritz " SPRITZ_VERSION
                ": closed-form 2D particle effects rendered to PNG frames and flipbooks"};
-  app.set_version_flag("--version", SPRITZ_VERSION);
+  app.set_version_flag("--version", "spritz " SPRITZ_VERSION);
   app.require_subcommand(1);
   app.footer(
       "Examples:\n"
@@ -196,10 +196,38 @@ int main(int argc, char** argv) {
       return kExitError;
     }
   }
+  if (argc == 1) {  // no command: what there is to run, rather than "A subcommand is required"
+    app.name("spritz");
+    std::fputs(app.help().c_str(), stderr);
+    return kExitError;
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     if (e.get_exit_code() == 0) return app.exit(e);
+    // An option the command does not have: name the closest one it has
+    // (`--thread` -> `--threads`), which CLI11 2.1 does not.
+    const CLI::App* sub = nullptr;
+    for (const CLI::App* candidate : app.get_subcommands({}))
+      if (argc > 1 && candidate->get_name() == argv[1]) sub = candidate;
+    if (sub && dynamic_cast<const CLI::ExtrasError*>(&e)) {
+      for (int i = 2; i < argc; ++i) {
+        const std::string_view arg = argv[i];
+        if (arg.size() < 3 || arg.substr(0, 2) != "--") continue;
+        const std::string_view name = arg.substr(0, arg.find('='));
+        std::vector<std::string> longs;
+        for (const CLI::Option* opt : sub->get_options())
+          for (const std::string& l : opt->get_lnames()) longs.push_back("--" + l);
+        if (std::find(longs.begin(), longs.end(), name) != longs.end()) continue;
+        const std::vector<std::string_view> candidates(longs.begin(), longs.end());
+        const std::string guess = closest_match(name, candidates);
+        std::fprintf(stderr, "spritz %s: unknown option '%.*s'%s; see spritz %s --help\n",
+                     sub->get_name().c_str(), static_cast<int>(name.size()), name.data(),
+                     guess.empty() ? "" : (" (did you mean '" + guess + "'?)").c_str(),
+                     sub->get_name().c_str());
+        return kExitError;
+      }
+    }
     app.exit(e);
     return kExitError;
   }

@@ -199,8 +199,13 @@ TEST_CASE("bad input gives a clear message and exit 2 and writes nothing", "[cli
       {"render --chunk-index 4 --chunk-count 4", "--chunk-index must be within [0, 3]"},
       {"render --chunk-index 0 --chunk-count 0", "--chunk-count must be at least 1"},
       {"render --seed -1", "--seed must be within"},
-      {"render --bogus", "--bogus"},
-      {"rendr fx.toml", "spritz: unknown command 'rendr' (did you mean 'render'?); the commands are render, atlas"},
+      {"render --bogus", "spritz render: unknown option '--bogus'; see spritz render --help"},
+      {"render --thread 2", "spritz render: unknown option '--thread' (did you mean '--threads'?)"},
+      {"atlas fx.toml --gird=2x2",
+       "spritz atlas: unknown option '--gird' (did you mean '--grid'?)"},
+      {"", "Usage: spritz [OPTIONS] SUBCOMMAND"},
+      {"rendr fx.toml",
+       "spritz: unknown command 'rendr' (did you mean 'render'?); the commands are render, atlas"},
       {"fx.toml", "unknown command 'fx.toml'"},
       {"inspect empty.toml --time 1", "the effect file is empty"},
       {"validate typo.toml nan.toml", "nan.toml:2:9"},
@@ -342,6 +347,12 @@ TEST_CASE("validate accepts every bundled effect", "[cli]") {
   const Run r = run_spritz("validate " + kConfigs + "/*.toml");
   CHECK(r.code == 0);
   CHECK_THAT(r.out, Catch::Contains("campfire.toml: ok"));
+}
+
+TEST_CASE("--version names the program", "[cli]") {
+  const Run r = run_spritz("--version");
+  CHECK(r.code == 0);
+  CHECK_THAT(r.out, Catch::StartsWith("spritz 0."));
 }
 
 TEST_CASE("help has examples", "[cli]") {
