@@ -349,7 +349,7 @@ TEST_CASE("validate accepts every bundled effect", "[cli]") {
   CHECK_THAT(r.out, Catch::Contains("campfire.toml: ok"));
 }
 
-TEST_CASE("--version names the program", "[cli]") {
+TEST_CASE("the version flag names the program", "[cli]") {
   const Run r = run_spritz("--version");
   CHECK(r.code == 0);
   CHECK_THAT(r.out, Catch::StartsWith("spritz 0."));
