@@ -190,8 +190,10 @@ int run_atlas(const AtlasArgs& args) {
   // cells than threads), encodes it and places it. The sheet is the same
   // bytes for any thread count.
   const int threads = thread_count(args.threads);
-  const int workers = static_cast<int>(std::clamp<size_t>(cells.size(), 1, static_cast<size_t>(threads)));
-  const int raster_threads = std::max(1, threads / workers);
+  uint64_t particles = 0;
+  for (const Effect& e : effects) particles = std::max(particles, max_alive(e));
+  const FramePlan plan = plan_frames(threads, cells.size(), cell_w, cell_h, particles);
+  const int workers = plan.workers, raster_threads = plan.raster_threads;
   std::mutex texture_mutex;
   std::vector<std::optional<TextureSet>> textures(effects.size());
   auto textures_for = [&](size_t e) {

@@ -125,6 +125,18 @@ std::vector<double> check_times(const Effect& fx);
 // Threads to use: `requested`, or every core when 0.
 int thread_count(int requested);
 
+// How a run's threads are spent: `workers` frames in flight at once, each
+// drawn with `raster_threads` strip threads. A sequence keeps one frame per
+// thread in flight (a frame's encoding then overlaps other frames' drawing,
+// and nothing waits on a strip barrier); a single frame, or frames too large
+// to hold one per thread within 1 GiB (pixels, and up to `max_particles`
+// particles with their sprites), is split into strips instead. The output is
+// the same bytes either way.
+struct FramePlan {
+  int workers = 1, raster_threads = 1;
+};
+FramePlan plan_frames(int threads, uint64_t frames, int width, int height, uint64_t max_particles);
+
 // Parses "WxH" (each side 1..16384); throws spritz::Error.
 void parse_size(const std::string& text, int* width, int* height);
 

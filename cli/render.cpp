@@ -122,6 +122,23 @@ void parse_size(const std::string& text, int* width, int* height) {
   parse_pair(text, "--size", kMaxSide, width, height);
 }
 
+FramePlan plan_frames(int threads, uint64_t frames, int width, int height, uint64_t max_particles) {
+  constexpr double kFrameBudget = 1024.0 * 1024 * 1024;  // bytes of frames in flight
+  // Per frame in flight: the float buffer, the RGBA8 copy and the PNG, and
+  // the same again in the report window; and each renderer's particles and
+  // sprites (an effect of ten million particles takes about 3 GB per frame
+  // in flight, so it is drawn one frame at a time, in strips).
+  const double particle_bytes = sizeof(Particle) + sizeof(Sprite) + 2 * sizeof(void*);
+  const double frame_bytes =
+      2.0 * 24.0 * width * height + particle_bytes * static_cast<double>(max_particles);
+  const double fit = std::max(1.0, std::floor(kFrameBudget / frame_bytes));
+  FramePlan plan;
+  plan.workers = static_cast<int>(std::max<double>(
+      1, std::min({static_cast<double>(threads), static_cast<double>(frames), fit})));
+  plan.raster_threads = std::max(1, threads / plan.workers);
+  return plan;
+}
+
 namespace {
 
 struct Totals {
@@ -133,28 +150,6 @@ struct Totals {
 std::string replace_all(std::string s, const std::string& from, const std::string& to) {
   for (size_t at = 0; (at = s.find(from, at)) != std::string::npos; at += to.size()) s.replace(at, from.size(), to);
   return s;
-}
-
-// How a run's threads are spent: `workers` frames in flight at once, each
-// drawn with `raster_threads` strip threads. A sequence keeps one frame per
-// thread in flight (a frame's encoding then overlaps other frames' drawing,
-// and nothing waits on a strip barrier); a single frame, or frames too large
-// to hold one per thread within kFrameBudget, is split into strips instead.
-// The output is the same bytes either way.
-struct FramePlan {
-  int workers = 1, raster_threads = 1;
-};
-
-FramePlan plan_frames(int threads, uint64_t frames, int width, int height) {
-  constexpr double kFrameBudget = 1024.0 * 1024 * 1024;  // bytes of frame buffers in flight
-  // Per frame in flight: the float buffer, the RGBA8 copy and the PNG, and
-  // the same again in the report window.
-  const double frame_bytes = 2.0 * 24.0 * width * height;
-  const double fit = std::max(1.0, std::floor(kFrameBudget / frame_bytes));
-  FramePlan plan;
-  plan.workers = static_cast<int>(std::max<double>(1, std::min({static_cast<double>(threads), static_cast<double>(frames), fit})));
-  plan.raster_threads = std::max(1, threads / plan.workers);
-  return plan;
 }
 
 // Renders the frames of one effect (one seed) to `output`.
@@ -234,7 +229,7 @@ void render_effect(const RenderArgs& args, const Effect& fx, const std::string& 
 
   totals.threads = thread_count(args.threads);
   const std::string seed_json = seed ? ",\"seed\":" + std::to_string(*seed) : "";
-  const FramePlan plan = plan_frames(totals.threads, end - begin, width, height);
+  const FramePlan plan = plan_frames(totals.threads, end - begin, width, height, max_alive(fx));
 
   // Frame workers: each takes the next frame of the list, renders it with its
   // own FrameRenderer and encodes and writes it, so rendering one frame

@@ -51,6 +51,12 @@ double clock_at_frame(const Effect& fx, int64_t frame, double fps);
 // The steady-state clock offset of a looped effect: T ceil(L_max / T).
 double loop_warmup(const Effect& fx);
 
+// An upper bound on the particles of `fx` alive at any one clock, for sizing
+// memory (evaluation needs none): a stream holds at most ceil(r L_max) + 1
+// (at most max_particles + 1), a burst group its count times the firings that can
+// overlap, in every period that can (looped effects).
+uint64_t max_alive(const Effect& fx);
+
 // Evaluates every enabled emitter at `clock` into `out`, reusing its buffers
 // (no allocation in steady use). Particles whose state is not finite are
 // dropped, so no NaN or infinity ever reaches the rasterizer.

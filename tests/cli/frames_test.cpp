@@ -1,7 +1,9 @@
+#include "frames.h"
+
 #include <catch2/catch.hpp>
 
+#include "commands.h"
 #include "error.h"
-#include "frames.h"
 
 using namespace spritz;
 
@@ -85,4 +87,19 @@ TEST_CASE("output patterns: #### and printf tokens", "[frames]") {
   CHECK_THROWS_WITH(OutputPattern("a_##_##.png"), Catch::Contains("more than one"));
   CHECK_THROWS_WITH(OutputPattern("a_%s.png"), Catch::Contains("only %d"));
   CHECK_THROWS_WITH(OutputPattern("a_%d_##.png"), Catch::Contains("both"));
+}
+
+TEST_CASE("frames in flight: one per thread, unless pixels or particles would take over 1 GiB",
+          "[frames]") {
+  const FramePlan small = plan_frames(2, 1000, 512, 512, 3000);
+  CHECK(small.workers == 2);
+  CHECK(small.raster_threads == 1);
+  CHECK(plan_frames(2, 1, 512, 512, 3000).workers == 1);  // one frame: strips
+  // Ten million particles take about 3 GB a frame: one frame at a time.
+  const FramePlan crowded = plan_frames(2, 1000, 64, 64, 10'000'000);
+  CHECK(crowded.workers == 1);
+  CHECK(crowded.raster_threads == 2);
+  const FramePlan huge = plan_frames(4, 1000, 16384, 16384, 0);
+  CHECK(huge.workers == 1);
+  CHECK(huge.raster_threads == 4);
 }

@@ -314,3 +314,33 @@ time_scale = 2
   CHECK(clock_at_time(fx, 1) == 3.5);
   CHECK(clock_at_frame(fx, 30, 30) == 3.5);
 }
+
+TEST_CASE("max_alive bounds the particles alive at every clock, tightly for a full stream",
+          "[eval]") {
+  const char* effects[] = {
+      kBusy,
+      // A saturated stream: exactly P alive in the steady state.
+      "[[emitter]]\nrate = 1e6\nmax_particles = 500\nlifetime = 2\n",
+      // Overlapping repeated bursts in a looped effect, beside a stream.
+      "[effect]\nloop = true\nduration = 1\n[[emitter]]\nrate = 30\nlifetime = [0.5, 2.5]\n"
+      "max_particles = 400\nbursts = [{ time = 0.2, count = 40, repeat = 6, interval = 0.3 }]\n",
+  };
+  for (const char* text : effects) {
+    const Effect fx = fx_from(text);
+    const uint64_t bound = max_alive(fx);
+    uint64_t most = 0;
+    Frame frame;
+    for (int i = 0; i <= 400; ++i) {
+      evaluate(fx, clock_at_time(fx, i * 0.0173), frame);
+      uint64_t alive = 0;
+      for (const EmitterFrame& ef : frame.emitters) alive += ef.particles.size();
+      most = std::max(most, alive);
+    }
+    INFO(text);
+    CHECK(most <= bound);
+    CHECK(most > 0);
+  }
+  // A saturated stream reaches P + 1 at the instants a key is born as
+  // another dies, and the bound is exactly that.
+  CHECK(max_alive(fx_from("[[emitter]]\nrate = 1e6\nmax_particles = 500\nlifetime = 2\n")) == 501);
+}

@@ -79,10 +79,14 @@ TEST_CASE("mutated effect files load cleanly or fail with an Error, and never dr
     }
     // A small canvas keeps it fast; the view scales the design canvas down.
     Rasterizer r(fx, tex, 48, 48, 2);
+    const uint64_t bound = max_alive(fx);
     for (double t : {0.0, 0.7, 1e6}) {
       evaluate(fx, clock_at_time(fx, t), frame);
       r.render(frame, image);
       for (float v : image.rgba) REQUIRE(std::isfinite(v));
+      uint64_t alive = 0;
+      for (const EmitterFrame& ef : frame.emitters) alive += ef.particles.size();
+      REQUIRE(alive <= bound);  // the bound that sizes memory holds
     }
   }
   INFO("loaded " << loaded << ", refused " << refused);
