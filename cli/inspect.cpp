@@ -8,6 +8,20 @@
 
 namespace spritz {
 
+namespace {
+
+// `v` right-aligned in `width` characters with `decimals` decimals, or in
+// exponent form when that does not fit (x = 9e8 px keeps the table's columns).
+std::string column(double v, int width, int decimals) {
+  char buf[64];
+  int n = std::snprintf(buf, sizeof buf, "%*.*f", width, decimals, v);
+  for (int precision = width - 4; n > width && precision >= 1; --precision)
+    n = std::snprintf(buf, sizeof buf, "%*.*g", width, precision, v);
+  return buf;
+}
+
+}  // namespace
+
 int run_inspect(const InspectArgs& args) {
   const Effect fx = load_effect_arg(args.effect);
   if (!std::isfinite(args.time) || std::abs(args.time) > kMaxTimeS)
@@ -62,9 +76,11 @@ int run_inspect(const InspectArgs& args) {
     std::printf("%10s %7s %7s %9s %9s %8s %8s %8s %6s %5s  %s\n", "key", "age", "life", "x", "y",
                 "w", "h", "rot", "alpha", "cell", "color");
     for (const Particle& p : ef.particles) {
-      std::printf("%10llu %7.3f %7.3f %9.2f %9.2f %8.2f %8.2f %8.1f %6.3f %5d  #%02x%02x%02x\n",
-                  static_cast<unsigned long long>(p.key), p.age_s, p.life_s, p.x, p.y, p.w, p.h,
-                  p.rotation_deg, p.alpha, p.cell,
+      std::printf("%10llu %s %s %s %s %s %s %s %6.3f %5d  #%02x%02x%02x\n",
+                  static_cast<unsigned long long>(p.key), column(p.age_s, 7, 3).c_str(),
+                  column(p.life_s, 7, 3).c_str(), column(p.x, 9, 2).c_str(),
+                  column(p.y, 9, 2).c_str(), column(p.w, 8, 2).c_str(), column(p.h, 8, 2).c_str(),
+                  column(p.rotation_deg, 8, 1).c_str(), p.alpha, p.cell,
                   static_cast<unsigned>(std::lround(p.color_srgb.r * 255)),
                   static_cast<unsigned>(std::lround(p.color_srgb.g * 255)),
                   static_cast<unsigned>(std::lround(p.color_srgb.b * 255)));

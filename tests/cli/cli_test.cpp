@@ -343,6 +343,29 @@ TEST_CASE("inspect --json has the documented shape", "[cli]") {
   CHECK_THAT(table.out, Catch::Contains("emitter flames:"));
 }
 
+TEST_CASE("inspect's table keeps its columns for huge values", "[cli]") {
+  const fs::path d = fresh_dir("inspect_table");
+  write(d / "far.toml",
+        "[[emitter]]\nrate = 3\nspeed = -1e7\nlifetime = 100\nsize = 1e5\nrotation_speed = 1e6\n");
+  const Run r = run_spritz("inspect far.toml --time 90", d);
+  REQUIRE(r.code == 0);
+  const size_t header = r.out.find("   key ");
+  REQUIRE(header != std::string::npos);
+  const size_t header_end = r.out.find('\n', header);
+  const size_t colour_col = r.out.find("color", header) - r.out.rfind('\n', header) - 1;
+  int rows = 0;
+  for (size_t at = header_end + 1; at < r.out.size();) {
+    const size_t end = r.out.find('\n', at);
+    const std::string row = r.out.substr(at, end - at);
+    at = end + 1;
+    if (row.empty()) break;
+    ++rows;
+    INFO(row);
+    CHECK(row.find('#') == colour_col);
+  }
+  CHECK(rows > 200);
+}
+
 TEST_CASE("validate accepts every bundled effect", "[cli]") {
   const Run r = run_spritz("validate " + kConfigs + "/*.toml");
   CHECK(r.code == 0);
