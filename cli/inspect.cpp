@@ -10,11 +10,14 @@ namespace spritz {
 
 namespace {
 
-// `v` right-aligned in `width` characters with `decimals` decimals, or in
-// exponent form when that does not fit (x = 9e8 px keeps the table's columns).
+// `v` right-aligned in `width` characters with `decimals` decimals, or fewer
+// when that does not fit (1000.00), or in exponent form (x = 9e+08 px), so
+// the table keeps its columns.
 std::string column(double v, int width, int decimals) {
   char buf[64];
-  int n = std::snprintf(buf, sizeof buf, "%*.*f", width, decimals, v);
+  int n = width + 1;
+  for (int d = decimals; n > width && d >= 0; --d)
+    n = std::snprintf(buf, sizeof buf, "%*.*f", width, d, v);
   for (int precision = width - 4; n > width && precision >= 1; --precision)
     n = std::snprintf(buf, sizeof buf, "%*.*g", width, precision, v);
   return buf;
