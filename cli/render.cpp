@@ -58,9 +58,16 @@ class Progress {
     char text[160];
     // Fixed widths for the frame count and rate, so the line does not jitter.
     const int digits = static_cast<int>(std::to_string(total_).size());
-    std::snprintf(text, sizeof text, " %*llu/%llu frames %6.1f fps  ETA %-6s", digits,
+    // Under a frame a second, seconds per frame ("0.0 fps" says nothing).
+    char rate[32];
+    if (done == 0 || fps >= 1)
+      std::snprintf(rate, sizeof rate, "%6.1f fps", fps);
+    else
+      std::snprintf(rate, sizeof rate, "%6s/frame",
+                    duration_text(elapsed_s / static_cast<double>(done)).c_str());
+    std::snprintf(text, sizeof text, " %*llu/%llu frames %s  ETA %-6s", digits,
                   static_cast<unsigned long long>(done), static_cast<unsigned long long>(total_),
-                  fps, duration_text(eta).c_str());
+                  rate, duration_text(eta).c_str());
     std::fprintf(stderr, "\r%s\033[K", progress_line(text, terminal_columns(), done).c_str());
     std::fflush(stderr);
   }
@@ -490,10 +497,18 @@ int run_render(const RenderArgs& args) {
     std::fflush(stdout);
   }
   if (!args.quiet && !args.json) {
-    std::fprintf(stderr, "spritz: %llu frame%s of %s (%dx%d) %s %s in %.2f s (%.1f fps)",
+    // The rate as frames per second, or seconds per frame when under one
+    // a second ("0.0 fps" said nothing).
+    char rate[48];
+    if (totals.rendered == 0 || fps >= 1)
+      std::snprintf(rate, sizeof rate, "%.1f fps", fps);
+    else
+      std::snprintf(rate, sizeof rate, "%.3g s per frame",
+                    seconds / static_cast<double>(totals.rendered));
+    std::fprintf(stderr, "spritz: %llu frame%s of %s (%dx%d) %s %s in %.2f s (%s)",
                  static_cast<unsigned long long>(totals.rendered), totals.rendered == 1 ? "" : "s",
                  name.c_str(), totals.width, totals.height, output == "-" ? "to" : "written to",
-                 output == "-" ? "stdout" : shown_pattern.c_str(), seconds, fps);
+                 output == "-" ? "stdout" : shown_pattern.c_str(), seconds, rate);
     if (totals.skipped) std::fprintf(stderr, ", %llu skipped (already there)", static_cast<unsigned long long>(totals.skipped));
     if (totals.failed) std::fprintf(stderr, ", %llu FAILED", static_cast<unsigned long long>(totals.failed));
     std::fprintf(stderr, "\n");
