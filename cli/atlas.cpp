@@ -39,6 +39,16 @@ std::string pad_index(size_t i, size_t count) {
   return std::string(width > s.size() ? width - s.size() : 0, '0') + s;
 }
 
+// The sheet's path as the metadata names it: relative to the JSON's folder,
+// as TexturePacker's loaders resolve meta.image ("fire.png" beside it,
+// "../sheets/fire.png" for --meta meta/fire.json -o sheets/fire.png).
+std::string sheet_relative_to_meta(const std::string& sheet, const std::string& meta) {
+  const fs::path sheet_abs = fs::absolute(sheet).lexically_normal();
+  const fs::path rel =
+      sheet_abs.lexically_relative(fs::absolute(meta).lexically_normal().parent_path());
+  return (rel.empty() ? sheet_abs : rel).generic_string();
+}
+
 }  // namespace
 
 int run_atlas(const AtlasArgs& args) {
@@ -278,7 +288,7 @@ int run_atlas(const AtlasArgs& args) {
   j += hash ? "  },\n" : "  ],\n";
   j += "  \"meta\": {\n";
   j += "    \"app\": \"spritz\",\n    \"version\": \"" SPRITZ_VERSION "\",\n";
-  j += "    \"image\": " + json_string(fs::path(args.output).filename().string()) + ",\n";
+  j += "    \"image\": " + json_string(sheet_relative_to_meta(args.output, meta_path)) + ",\n";
   j += "    \"format\": \"RGBA8888\",\n";
   j += "    \"size\": {\"w\": " + std::to_string(sw) + ", \"h\": " + std::to_string(sh) + "},\n";
   j += "    \"scale\": \"1\",\n";

@@ -525,6 +525,14 @@ TEST_CASE("atlas: sheet, metadata and an exact loop seam", "[cli]") {
   const Run arr = run_spritz("atlas " + kConfigs + "/fire_loop.toml -o a.png --grid 2x2 --meta-format array --meta m.json --pot --cell 100x60", d);
   CHECK(arr.code == 0);
   CHECK_THAT(read_text(d / "m.json"), Catch::Contains("\"frames\": [\n    {\"filename\": \"fire_loop_00\""));
+  CHECK_THAT(read_text(d / "m.json"), Catch::Contains("\"image\": \"a.png\""));
+  // Metadata in another folder names the sheet relative to itself, as
+  // TexturePacker's loaders resolve meta.image.
+  CHECK(run_spritz("atlas " + kConfigs +
+                       "/fire_loop.toml -o sheets/f.png --meta meta/f.json --grid 2x2 --cell 16x16",
+                   d)
+            .code == 0);
+  CHECK_THAT(read_text(d / "meta/f.json"), Catch::Contains("\"image\": \"../sheets/f.png\""));
   const auto pot = spritz::decode_png(read_bytes(d / "a.png"), "a.png");
   CHECK(pot.width == 256);
   CHECK(pot.height == 128);
