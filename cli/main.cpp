@@ -211,15 +211,15 @@ int main(int argc, char** argv) {
     for (const CLI::App* candidate : app.get_subcommands({}))
       if (argc > 1 && candidate->get_name() == argv[1]) sub = candidate;
     if (sub && dynamic_cast<const CLI::ExtrasError*>(&e)) {
+      std::vector<std::string> longs;
+      for (const CLI::Option* opt : sub->get_options())
+        for (const std::string& l : opt->get_lnames()) longs.push_back("--" + l);
+      const std::vector<std::string_view> candidates(longs.begin(), longs.end());
       for (int i = 2; i < argc; ++i) {
         const std::string_view arg = argv[i];
         if (arg.size() < 3 || arg.substr(0, 2) != "--") continue;
         const std::string_view name = arg.substr(0, arg.find('='));
-        std::vector<std::string> longs;
-        for (const CLI::Option* opt : sub->get_options())
-          for (const std::string& l : opt->get_lnames()) longs.push_back("--" + l);
-        if (std::find(longs.begin(), longs.end(), name) != longs.end()) continue;
-        const std::vector<std::string_view> candidates(longs.begin(), longs.end());
+        if (std::find(candidates.begin(), candidates.end(), name) != candidates.end()) continue;
         const std::string guess = closest_match(name, candidates);
         std::fprintf(stderr, "spritz %s: unknown option '%.*s'%s; see spritz %s --help\n",
                      sub->get_name().c_str(), static_cast<int>(name.size()), name.data(),

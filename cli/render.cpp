@@ -77,6 +77,7 @@ class Progress {
   }
   void finish() { clear(); }
 
+ private:
   // "[####....] text" fitted to `columns` - 1 characters: the bar shrinks,
   // then goes, then the text is cut.
   std::string progress_line(const std::string& text, int columns, uint64_t done) const {
@@ -111,7 +112,6 @@ class Progress {
     return buf;
   }
 
- private:
   static int terminal_columns() {
     winsize ws{};
     if (ioctl(STDERR_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0) return ws.ws_col;
