@@ -182,6 +182,12 @@ std::string read_stdin() {
 }
 
 void ensure_output_dir(const std::string& path) {
+  // Checked here, before any drawing: each frame would otherwise fail alone
+  // with "File name too long".
+  const size_t name_bytes = fs::path(path).filename().string().size();
+  if (name_bytes > 255)
+    throw Error("cannot write " + path + ": its file name is " + std::to_string(name_bytes) +
+                " bytes, over the 255 a file system allows");
   fs::path dir = fs::path(path).parent_path();
   if (dir.empty()) dir = ".";
   std::error_code ec;

@@ -62,7 +62,8 @@ class WriteError : public Error {
 void write_file_atomic(const std::string& path, const void* data, size_t size);
 
 // Checks that the directory that will hold `path` exists or can be created
-// and is writable, before any rendering starts.
+// and is writable, and that the file name fits in 255 bytes, before any
+// rendering starts.
 void ensure_output_dir(const std::string& path);
 
 // SIGINT/SIGTERM/SIGHUP: delete any temporary file being written, then die by

@@ -106,10 +106,22 @@ bool has_control(std::string_view s) {
   });
 }
 
+// `s` quoted for a message, cut after 40 bytes (at a UTF-8 character) with
+// "..." when longer, so that a 3 MB name does not make a 3 MB message.
+std::string quoted_excerpt(std::string_view s) {
+  if (s.size() <= 48) return toml_quote(s);
+  size_t n = 40;
+  while (n > 0 && (static_cast<unsigned char>(s[n]) & 0xC0) == 0x80) --n;
+  return toml_quote(s.substr(0, n)) + "...";
+}
+
 // Characters an effect name may not hold: it becomes a path component
 // (out/<name>_####.png, golden/<name>/) and part of an output pattern, whose
 // tokens are # and %.
 constexpr std::string_view kNameForbidden = "/\\#%";
+// File names hold at most 255 bytes; the default output adds "_####.png" and
+// the frame's sign and digits to the name.
+constexpr size_t kMaxNameBytes = 200;
 
 // Why `s` cannot name an effect, or nullptr when it can.
 const char* effect_name_problem(std::string_view s) {
@@ -121,6 +133,9 @@ const char* effect_name_problem(std::string_view s) {
   if (s.find_first_of(kNameForbidden) != std::string_view::npos)
     return "may not hold '/', '\\', '#' or '%': the name is part of file names "
            "(out/<name>_####.png, golden/<name>/)";
+  if (s.size() > kMaxNameBytes)
+    return "is longer than 200 bytes: the name is part of file names (out/<name>_####.png), "
+           "which hold at most 255";
   return nullptr;
 }
 
@@ -514,7 +529,7 @@ void Translator::read_effect(const toml::table& t, Effect& fx) {
   if (auto n = t.get("name"))
     if (auto s = string(*n, "effect.name")) {
       if (const char* why = effect_name_problem(*s))
-        error(*n, "effect.name " + toml_quote(*s) + " " + why);
+        error(*n, "effect.name " + quoted_excerpt(*s) + " " + why);
       else
         fx.name = *s;
     }
@@ -713,7 +728,7 @@ void Translator::read_emitter(const toml::table& t, Emitter& em) {
   if (auto n = t.get("name"))
     if (auto s = string(*n, "emitter name")) {
       if (const char* why = emitter_name_problem(*s))
-        error(*n, "emitter name " + toml_quote(*s) + " " + why);
+        error(*n, "emitter name " + quoted_excerpt(*s) + " " + why);
       else
         em.name = *s;
     }
@@ -1113,6 +1128,12 @@ std::string default_name(const std::string& source_name) {
   for (char& c : stem) {
     const auto u = static_cast<unsigned char>(c);
     if (u < 0x20 || u == 0x7f || kNameForbidden.find(c) != std::string_view::npos) c = '_';
+  }
+  // A long file name is cut, back to the start of a UTF-8 character.
+  if (stem.size() > kMaxNameBytes) {
+    size_t n = kMaxNameBytes;
+    while (n > 0 && (static_cast<unsigned char>(stem[n]) & 0xC0) == 0x80) --n;
+    stem.resize(n);
   }
   return effect_name_problem(stem) ? "effect" : stem;
 }

@@ -234,6 +234,12 @@ TEST_CASE("an unwritable output directory is an error before rendering", "[cli]"
   CHECK_THAT(r.err,
              Catch::Contains(
                  "cannot create output directory blocker: blocker is a file, not a directory"));
+  // A file name over 255 bytes is refused before drawing, not frame by frame.
+  const Run long_name = run_spritz("render -f 0-3 -o " + std::string(250, 'c') + "_####.png", d);
+  CHECK(long_name.code == 2);
+  CHECK_THAT(long_name.err,
+             Catch::Contains("its file name is 259 bytes, over the 255 a file system allows"));
+  CHECK(long_name.err.find("frame 0") == std::string::npos);
   const Run deep = run_spritz("render -f 0-1 -o blocker/a/b/f_#.png", d);
   CHECK_THAT(deep.err,
              Catch::Contains("cannot create output directory blocker/a/b: blocker is a file"));

@@ -313,3 +313,17 @@ TEST_CASE("a UTF-16 or UTF-32 file, or a PNG, is named for what it is", "[load]"
   CHECK(problems("\xEF\xBB\xBF" + toml) == "");
   CHECK(problems("[[emitter]]") == "");
 }
+
+TEST_CASE("an effect name fits in a file name", "[load]") {
+  const std::string long_name(201, 'a');
+  const std::string got = problems("[effect]\nname = \"" + long_name + "\"\n[[emitter]]\n");
+  CHECK_THAT(got, Catch::StartsWith("fx.toml:2:8: effect.name \"" + std::string(40, 'a') +
+                                    "\"... is longer than 200 bytes"));
+  CHECK(got.size() < 200);  // the message quotes an excerpt, not the name
+  CHECK(problems("[effect]\nname = \"" + std::string(200, 'a') + "\"\n[[emitter]]\n") == "");
+  // A long file name gives a default name cut to 200 bytes, at a character.
+  const std::string stem =
+      std::string(199, 'b') + "\xC3\xB1" + std::string(40, 'c');  // ñ across byte 200
+  const Effect fx = load_effect("[[emitter]]\n", "dir/" + stem + ".toml", ".");
+  CHECK(fx.name == std::string(199, 'b'));
+}
