@@ -1,9 +1,11 @@
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <thread>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "commands.h"
 #include "diff.h"
@@ -89,6 +91,24 @@ int run_check(const CheckArgs& args) {
                     json_number(fx.duration_s) +
                     " s duration) would share golden names, which are kept to the millisecond; set "
                     "[check] times");
+    // A golden for a time that is no longer checked (the times changed) is
+    // never compared again; say so rather than let it linger unnoticed.
+    if (!args.quiet) {
+      std::unordered_set<std::string> labels;
+      for (double t : times) labels.insert(check_time_label(t) + ".png");
+      std::error_code ec;
+      std::vector<std::string> stale;
+      for (const auto& entry : fs::directory_iterator(fs::path(args.golden) / fx.name, ec))
+        if (entry.path().extension() == ".png" && !labels.count(entry.path().filename().string()))
+          stale.push_back(entry.path().string());
+      std::sort(stale.begin(), stale.end());
+      for (const std::string& g : stale)
+        std::fprintf(
+            stderr,
+            "spritz check: warning: %s is not a check time of %s, so it is never compared; "
+            "delete it if the times changed\n",
+            g.c_str(), fx.name.c_str());
+    }
     for (double t : times) {
       const std::string label = check_time_label(t);
       const fs::path golden = fs::path(args.golden) / fx.name / (label + ".png");

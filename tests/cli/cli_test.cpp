@@ -463,6 +463,14 @@ TEST_CASE("check: update then check passes and a changed effect fails with image
   CHECK(fs::exists(d / "res/dot_0.500.diff.png"));
   // A generous tolerance on the command line lets it pass.
   CHECK(run_spritz("check fx.toml --golden g --max-diff-ratio 1 --max-diff-pixels 100000", d).code == 0);
+  // A golden left from earlier check times is named, not silently skipped.
+  fs::copy_file(d / "g/dot/0.500.png", d / "g/dot/0.750.png");
+  const Run stale = run_spritz("check fx.toml --golden g --max-diff-ratio 1", d);
+  CHECK(stale.code == 0);
+  CHECK_THAT(stale.err,
+             Catch::Contains(
+                 "warning: g/dot/0.750.png is not a check time of dot, so it is never compared"));
+  CHECK(run_spritz("check fx.toml --golden g --max-diff-ratio 1 -q", d).err.empty());
 }
 
 TEST_CASE("check: two check times never share one golden", "[cli]") {
