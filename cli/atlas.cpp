@@ -85,6 +85,7 @@ int run_atlas(const AtlasArgs& args) {
     effects.push_back(load_effect_arg(args.effect));
   }
   const Effect& fx = effects.front();
+  if (!args.quiet) print_warnings(fx.warnings);
   check_not_input(args.output);
   check_not_input(meta_path);
 

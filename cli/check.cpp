@@ -67,6 +67,7 @@ int run_check(const CheckArgs& args) {
   std::unordered_map<std::string, std::string> path_of_name;
   for (const std::string& path : args.effects) {
     effects.push_back(load_effect_path(path));
+    if (!args.quiet) print_warnings(effects.back().warnings);
     const std::string& name = effects.back().name;
     const auto [first, fresh] = path_of_name.emplace(name, path);
     std::error_code ec;

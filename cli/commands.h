@@ -27,6 +27,8 @@ struct EffectArgs {
 // Loads the effect named by `args` (overrides validated with the file).
 Effect load_effect_arg(const EffectArgs& args);
 Effect load_effect_path(const std::string& path, const std::vector<std::string>& overrides = {});
+// Prints an effect's warnings to stderr, "file:line:col: warning: message".
+void print_warnings(const std::vector<Diagnostic>& warnings);
 
 // The bundled default effect's text and name (compiled into the binary).
 const std::string& default_effect_text();

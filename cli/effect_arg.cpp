@@ -1,3 +1,4 @@
+#include <cstdio>
 #include <filesystem>
 
 #include "commands.h"
@@ -31,6 +32,14 @@ Effect load_effect_path(const std::string& path, const std::vector<std::string>&
   for (const Emitter& em : fx.emitters)
     if (em.texture.rfind("builtin:", 0) != 0) note_input(em.texture);
   return fx;
+}
+
+void print_warnings(const std::vector<Diagnostic>& warnings) {
+  for (const Diagnostic& w : warnings) {
+    Diagnostic d = w;
+    d.message = "warning: " + d.message;
+    std::fprintf(stderr, "%s\n", d.to_string().c_str());
+  }
 }
 
 Effect load_effect_arg(const EffectArgs& args) {

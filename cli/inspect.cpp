@@ -27,6 +27,7 @@ std::string column(double v, int width, int decimals) {
 
 int run_inspect(const InspectArgs& args) {
   const Effect fx = load_effect_arg(args.effect);
+  print_warnings(fx.warnings);
   if (!std::isfinite(args.time) || std::abs(args.time) > kMaxTimeS)
     throw Error("--time must be finite, within ±1e9 s");
   const double clock = clock_at_time(fx, args.time);

@@ -467,7 +467,10 @@ int run_render(const RenderArgs& args) {
       EffectArgs ea = args.effect;
       ea.seed = seed;
       const Effect fx = load_effect_arg(ea);
-      if (name.empty()) name = fx.name;
+      if (name.empty()) {
+        name = fx.name;
+        if (!args.quiet) print_warnings(fx.warnings);  // once, not once per seed
+      }
       std::string out = output.empty() ? "out/" + fx.name + "_####.png" : output;
       if (shown_pattern.empty()) shown_pattern = out;
       out = replace_all(out, "{seed}", std::to_string(fx.seed));

@@ -9,10 +9,11 @@ namespace spritz {
 int run_validate(const ValidateArgs& args) {
   int bad = 0;
   for (const std::string& path : args.effects) {
-    std::vector<Diagnostic> problems;
+    std::vector<Diagnostic> problems, warnings;
     try {
       const Effect fx = load_effect_path(path, args.sets);
       load_textures(fx, 1.0);  // decodes every texture: a corrupt PNG is a problem too
+      warnings = fx.warnings;
     } catch (const Error& e) {
       problems = e.diagnostics();
       for (Diagnostic& d : problems)
@@ -22,18 +23,25 @@ int run_validate(const ValidateArgs& args) {
     if (args.json) {
       std::string line = "{\"type\":\"validate\",\"path\":" + json_string(path) +
                          ",\"ok\":" + (problems.empty() ? "true" : "false") + ",\"problems\":[";
-      for (size_t i = 0; i < problems.size(); ++i) {
-        const Diagnostic& d = problems[i];
-        line += (i ? "," : "") + std::string("{\"file\":") + json_string(d.loc.file) +
-                ",\"line\":" + std::to_string(d.loc.line) + ",\"col\":" + std::to_string(d.loc.col) +
-                ",\"message\":" + json_string(d.message) + "}";
-      }
+      auto list = [&line](const std::vector<Diagnostic>& diagnostics) {
+        for (size_t i = 0; i < diagnostics.size(); ++i) {
+          const Diagnostic& d = diagnostics[i];
+          line += (i ? "," : "") + std::string("{\"file\":") + json_string(d.loc.file) +
+                  ",\"line\":" + std::to_string(d.loc.line) +
+                  ",\"col\":" + std::to_string(d.loc.col) +
+                  ",\"message\":" + json_string(d.message) + "}";
+        }
+      };
+      list(problems);
+      line += "],\"warnings\":[";
+      list(warnings);
       line += "]}\n";
       std::fwrite(line.data(), 1, line.size(), stdout);
     } else if (problems.empty()) {
       if (!args.quiet) std::printf("%s: ok\n", path.c_str());
     }
     for (const Diagnostic& d : problems) std::fprintf(stderr, "%s\n", d.to_string().c_str());
+    if (!args.json) print_warnings(warnings);
   }
   return bad ? kExitError : kExitOk;
 }

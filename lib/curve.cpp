@@ -50,6 +50,12 @@ double Curve::max_value() const {
   return m;
 }
 
+double Curve::min_value() const {
+  double m = value[0] - std::abs(envelope[0]);
+  for (int k = 1; k < count; ++k) m = std::min(m, value[k] - std::abs(envelope[k]));
+  return m;
+}
+
 ColorCurve ColorCurve::constant(Rgb srgb) {
   ColorCurve c;
   c.srgb[0] = srgb;

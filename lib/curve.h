@@ -23,6 +23,8 @@ struct Curve {
   double evaluate(double tau, double eps) const;
   // Largest value the curve can take for any tau and eps (for sizing textures).
   double max_value() const;
+  // Smallest value the curve can take for any tau and eps.
+  double min_value() const;
 };
 
 // A colour curve: keypoints in sRGB, interpolated in sRGB (as authors see

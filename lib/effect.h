@@ -112,6 +112,9 @@ struct Effect {
   std::vector<Emitter> emitters;  // file order
   CheckSpec check;
 
+  // Loads and renders, but surely not as meant (an emitter that never emits
+  // or is fully transparent); the command line prints these, file:line:col.
+  std::vector<Diagnostic> warnings;
   std::string source_path;   // as given ("-" for stdin)
   uint64_t content_hash = 0; // of the source text and every override
   // Enabled emitters in draw order: ascending z_offset, ties in file order.

@@ -157,6 +157,7 @@ class Translator {
       : file_(std::move(file)), base_dir_(std::move(base_dir)) {}
 
   std::vector<Diagnostic> diagnostics;
+  std::vector<Diagnostic> warnings;  // valid, but surely not what was meant
 
   SourceLoc loc(const toml::node& n) const {
     const toml::source_region& src = n.source();
@@ -172,6 +173,7 @@ class Translator {
   }
 
   Effect translate(const toml::table& root);
+  void warn_invisible(const toml::table& t, const Emitter& em);
 
  private:
   // --- keys ---------------------------------------------------------------
@@ -824,6 +826,24 @@ void Translator::read_emitter(const toml::table& t, Emitter& em) {
   if (auto n = t.get("flipbook")) read_flipbook(*n, em.flipbook);
   if (auto n = t.get("shape")) read_shape(*n, em.shape);
   if (auto n = t.get("bursts")) read_bursts(*n, em, em.max_particles);
+  warn_invisible(t, em);
+}
+
+// An enabled emitter that loads but can never show a particle: a mistake the
+// renderer would answer with a silent empty frame.
+void Translator::warn_invisible(const toml::table& t, const Emitter& em) {
+  if (!em.enabled) return;
+  const std::string who = "emitter '" + em.name + "' ";
+  const bool bursts = std::any_of(em.bursts.begin(), em.bursts.end(),
+                                  [](const BurstGroup& b) { return b.count > 0; });
+  if (em.rate_per_s == 0 && !bursts)
+    warnings.push_back({loc(t.get("rate") ? *t.get("rate") : static_cast<const toml::node&>(t)),
+                        who + "never emits: its rate is 0 and it has no bursts"});
+  if (const toml::node* n = t.get("transparency"); n && em.transparency.min_value() >= 1)
+    warnings.push_back({loc(*n), who + "is invisible: its transparency is 1 or more over the whole "
+                                       "life (transparency 0 is opaque, 1 fully transparent)"});
+  if (const toml::node* n = t.get("size"); n && em.size_px.max_value() <= 0)
+    warnings.push_back({loc(*n), who + "draws nothing: its size is 0 or less over the whole life"});
 }
 
 void Translator::read_check(const toml::table& t, CheckSpec& check) {
@@ -1191,6 +1211,12 @@ Effect load_effect(std::string_view text, const std::string& source_name,
     throw Error(std::move(tr.diagnostics));
   }
   if (fx.name.empty()) fx.name = default_name(source_name);
+  fx.warnings = std::move(tr.warnings);
+  if (!fx.emitters.empty() && std::none_of(fx.emitters.begin(), fx.emitters.end(),
+                                           [](const Emitter& em) { return em.enabled; }))
+    fx.warnings.push_back(
+        Diagnostic{SourceLoc{source_name, 0, 0},
+                   "every emitter is disabled (enabled = false): nothing is drawn"});
   fx.source_path = source_name;
   fx.content_hash = hash;
   derive(fx);

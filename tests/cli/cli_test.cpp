@@ -930,6 +930,26 @@ TEST_CASE("the progress bar fits a narrow terminal and clears its line for a mes
   CHECK_THAT(out, Catch::Contains("\r\033[Kspritz: frame 3: cannot write w_03.png"));
 }
 
+TEST_CASE("warnings: printed once with their position, in validate's JSON, and not with -q",
+          "[cli]") {
+  const fs::path d = fresh_dir("warnings");
+  write(d / "fx.toml",
+        "[[emitter]]\nname = \"ghost\"\ntransparency = 1\n[[emitter]]\nname = \"ok\"\n");
+  const std::string warning = "fx.toml:3:16: warning: emitter 'ghost' is invisible";
+  const Run v = run_spritz("validate fx.toml", d);
+  CHECK(v.code == 0);  // a warning is not a problem
+  CHECK_THAT(v.out, Catch::Contains("fx.toml: ok"));
+  CHECK_THAT(v.err, Catch::Contains(warning));
+  const Run j = run_spritz("validate fx.toml --json", d);
+  CHECK_THAT(j.out, Catch::Contains("\"ok\":true,\"problems\":[],\"warnings\":[{\"file\":\"fx."
+                                    "toml\",\"line\":3,\"col\":16,"));
+  const Run r = run_spritz("render fx.toml --seeds 1-3 -f 0 -o s{seed}_#.png", d);
+  CHECK(r.code == 0);
+  CHECK(count_of(r.err, "warning:") == 1);  // once, not once per seed
+  CHECK(run_spritz("render fx.toml -f 0 -o q_#.png -q", d).err.empty());
+  CHECK(run_spritz("validate fx.toml --json", d).err.empty());
+}
+
 TEST_CASE("atlas cells rendered on several threads give the same sheet", "[cli]") {
   const fs::path d = fresh_dir("atlas_threads");
   for (const char* t : {"1", "3"})

@@ -327,3 +327,31 @@ TEST_CASE("an effect name fits in a file name", "[load]") {
   const Effect fx = load_effect("[[emitter]]\n", "dir/" + stem + ".toml", ".");
   CHECK(fx.name == std::string(199, 'b'));
 }
+
+TEST_CASE("an emitter that can never show a particle loads with a warning at its key", "[load]") {
+  auto warnings = [](const std::string& text) {
+    std::string out;
+    for (const Diagnostic& d : load_effect(text, "fx.toml", ".").warnings)
+      out += d.to_string() + "\n";
+    return out;
+  };
+  CHECK(warnings("[[emitter]]\nname = \"a\"\nrate = 0\n") ==
+        "fx.toml:3:8: emitter 'a' never emits: its rate is 0 and it has no bursts\n");
+  CHECK(warnings("[[emitter]]\nrate = 0\nbursts = [{ count = 5 }]\n").empty());
+  CHECK_THAT(warnings("[[emitter]]\ntransparency = [[0, 1], [1, 1.5]]\n"),
+             Catch::StartsWith(
+                 "fx.toml:2:16: emitter 'emitter0' is invisible: its transparency is 1 or more"));
+  // An envelope that can bring it below 1 shows some particles: no warning.
+  CHECK(warnings("[[emitter]]\ntransparency = [[0, 1, 0.2], [1, 1]]\n").empty());
+  CHECK(
+      warnings("[[emitter]]\nsize = [[0, 0], [1, -3]]\n") ==
+      "fx.toml:2:8: emitter 'emitter0' draws nothing: its size is 0 or less over the whole life\n");
+  CHECK(warnings("[[emitter]]\nenabled = false\nrate = 0\n") ==
+        "fx.toml: every emitter is disabled (enabled = false): nothing is drawn\n");
+  // A --set that makes it so is placed at the --set.
+  LoadOptions o;
+  o.overrides = {"emitter.0.rate=0"};
+  const Effect fx = load_effect("[[emitter]]\n", "fx.toml", ".", o);
+  REQUIRE(fx.warnings.size() == 1);
+  CHECK(fx.warnings[0].loc.file == "--set emitter.0.rate=0");
+}
