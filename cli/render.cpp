@@ -151,6 +151,7 @@ namespace {
 struct Totals {
   uint64_t rendered = 0, skipped = 0, failed = 0, particles = 0;
   int width = 0, height = 0, threads = 0;
+  uint64_t covered = 0;       // pixels touched by particles, over all frames
   bool out_of_space = false;  // a write met a full disk: the run stopped there
 };
 
@@ -249,6 +250,7 @@ void render_effect(const RenderArgs& args, const Effect& fx, const std::string& 
     Item item;
     std::string path;
     uint64_t particles = 0;
+    uint64_t covered = 0;  // pixels the particles touched
     double ms = 0;
     std::string error;          // this frame could not be written; the run goes on...
     bool out_of_space = false;  // ...unless the disk is full: then no new frame starts
@@ -314,6 +316,7 @@ void render_effect(const RenderArgs& args, const Effect& fx, const std::string& 
             renderer = std::make_unique<FrameRenderer>(fx, width, height, plan.raster_threads, std::move(shared));
           }
           slot.particles = renderer->render(slot.item.clock);
+          slot.covered = renderer->rasterizer().stats().covered_pixels;
           if (raw) renderer->encode(slot.rgba);
         } catch (...) {
           slot.fatal = std::current_exception();
@@ -383,6 +386,7 @@ void render_effect(const RenderArgs& args, const Effect& fx, const std::string& 
     if (slot.fatal) std::rethrow_exception(slot.fatal);
     const Item& item = slot.item;
     totals.particles += slot.particles;  // 0 for a skipped frame
+    totals.covered += slot.covered;
     if (slot.skipped) {
       ++totals.skipped;
       if (args.json) {
@@ -516,6 +520,15 @@ int run_render(const RenderArgs& args) {
     if (totals.failed) std::fprintf(stderr, ", %llu FAILED", static_cast<unsigned long long>(totals.failed));
     std::fprintf(stderr, "\n");
   }
+  // Particles that never touch a pixel are most often placed in the wrong
+  // frame of reference (y down, or the origin in a corner).
+  if (totals.particles > 0 && totals.covered == 0 && !args.quiet)
+    std::fprintf(stderr,
+                 "spritz: warning: no particle touched the canvas (%llu particles over %llu "
+                 "frames); positions are design px from the canvas centre, y up (inspect --time T "
+                 "shows where they are)\n",
+                 static_cast<unsigned long long>(totals.particles),
+                 static_cast<unsigned long long>(totals.rendered + totals.failed));
   if (totals.out_of_space && !args.quiet)
     std::fprintf(
         stderr,

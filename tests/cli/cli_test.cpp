@@ -948,6 +948,16 @@ TEST_CASE("warnings: printed once with their position, in validate's JSON, and n
   CHECK(count_of(r.err, "warning:") == 1);  // once, not once per seed
   CHECK(run_spritz("render fx.toml -f 0 -o q_#.png -q", d).err.empty());
   CHECK(run_spritz("validate fx.toml --json", d).err.empty());
+  // Particles that never reach the canvas (placed as if y were down from a
+  // corner, far outside): said after the run.
+  write(d / "off.toml", "[[emitter]]\nposition = [2000, 0]\nrate = 10\n");
+  const Run off = run_spritz("render off.toml -f 10-20 -o off_##.png", d);
+  CHECK(off.code == 0);
+  CHECK_THAT(off.err, Catch::Contains(
+                          "warning: no particle touched the canvas (62 particles over 11 frames)"));
+  CHECK(
+      run_spritz("render " + kConfigs + "/sparks.toml -f 0-5 -o s_##.png", d).err.find("warning") ==
+      std::string::npos);
 }
 
 TEST_CASE("atlas cells rendered on several threads give the same sheet", "[cli]") {
