@@ -135,7 +135,7 @@ int main(int argc, char** argv) {
 
   // validate
   ValidateArgs validate;
-  CLI::App* v = app.add_subcommand("validate", "Load and check effect files; print every problem");
+  CLI::App* v = app.add_subcommand("validate", "Load and check effect files; print every problem and warning");
   v->add_option("effects", validate.effects, "Effect files")->required();
   v->add_option("--set", validate.sets, "Override a config value before validating (repeatable)");
   v->add_flag("--json", validate.json, "NDJSON: one object per file with its problems");
