@@ -147,14 +147,14 @@ void evaluate_emitter(const Effect& fx, const Emitter& em, double clock, Emitter
 }  // namespace
 
 uint64_t max_alive(const Effect& fx) {
-  uint64_t total = 0;
+  double total = 0;  // summed in double: 200,000 emitters of huge bursts overflow 64 bits
   for (const Emitter& em : fx.emitters) {
     if (!em.enabled) continue;
     const double life = em.lifetime_s.max, cap = em.max_particles;
     // The window (c - L_max, c] holds at most ceil(r L_max) + 1 stream keys;
     // with r = P / L_max that is P + 1 at the instant one key is born as
     // another dies.
-    total += static_cast<uint64_t>(std::min(cap + 1, std::ceil(em.stream_rate_per_s * life) + 1));
+    total += std::min(cap + 1, std::ceil(em.stream_rate_per_s * life) + 1);
     // A looped effect repeats its bursts every period: ceil(L_max / T) + 1
     // periods can hold live burst particles at once.
     const double periods = fx.loop && fx.duration_s > 0 ? std::ceil(life / fx.duration_s) + 1 : 1;
@@ -162,10 +162,10 @@ uint64_t max_alive(const Effect& fx) {
       // Firings `interval` apart overlap for at most ceil(L_max / interval) + 1.
       const double overlap = b.interval_s > 0 ? std::ceil(life / b.interval_s) + 1 : 1;
       const double firings = std::min(static_cast<double>(b.repeat), overlap) * periods;
-      total += static_cast<uint64_t>(std::min(1e15, b.count * firings));
+      total += b.count * firings;
     }
   }
-  return total;
+  return static_cast<uint64_t>(std::min(total, 1e18));
 }
 
 double loop_warmup(const Effect& fx) {

@@ -344,3 +344,21 @@ TEST_CASE("max_alive bounds the particles alive at every clock, tightly for a fu
   // another dies, and the bound is exactly that.
   CHECK(max_alive(fx_from("[[emitter]]\nrate = 1e6\nmax_particles = 500\nlifetime = 2\n")) == 501);
 }
+
+TEST_CASE("max_alive saturates instead of overflowing", "[eval]") {
+  // 20,000 emitters that could each hold 1e16 burst particles: 2e20 in all,
+  // past the 1.8e19 that 64 bits hold. Built directly: the loader would
+  // refuse such overlapping bursts, but the bound must not wrap whatever the
+  // model holds.
+  Effect fx;
+  fx.emitters.resize(20000);
+  for (Emitter& em : fx.emitters) {
+    em.lifetime_s = {1e6, 1e6};
+    BurstGroup b;
+    b.count = 10'000'000;
+    b.repeat = 1'000'000'000;
+    b.interval_s = 1e-3;
+    em.bursts.push_back(b);
+  }
+  CHECK(max_alive(fx) == 1'000'000'000'000'000'000ull);
+}
