@@ -1,10 +1,11 @@
 #include "frames.h"
 
 #include <cctype>
+#include <charconv>
 #include <cmath>
-#include <string>
 #include <cstdio>
 #include <limits>
+#include <string>
 
 #include "error.h"
 
@@ -63,6 +64,36 @@ int64_t FrameList::at(uint64_t i) const {
     i -= n;
   }
   return 0;
+}
+
+std::vector<double> parse_times(const std::vector<std::string>& args) {
+  std::vector<double> times;
+  for (const std::string& arg : args) {
+    auto bad_time = [&arg](const std::string& why) {
+      throw Error("--time '" + arg + "': " + why +
+                  "; expected comma-separated seconds, e.g. --time 0.5,1,1.5");
+    };
+    size_t start = 0;
+    while (true) {
+      const size_t comma = arg.find(',', start);
+      std::string_view item = std::string_view(arg).substr(
+          start, comma == std::string::npos ? std::string::npos : comma - start);
+      while (!item.empty() && item.front() == ' ') item.remove_prefix(1);
+      while (!item.empty() && item.back() == ' ') item.remove_suffix(1);
+      if (item.empty()) bad_time("an item is empty");
+      if (item.front() == '+') item.remove_prefix(1);
+      double t = 0;
+      const auto [end, ec] = std::from_chars(item.data(), item.data() + item.size(), t);
+      if (ec != std::errc() || end != item.data() + item.size())
+        bad_time("'" + std::string(item) + "' is not a number of seconds");
+      if (!(std::abs(t) <= kMaxTimeS))
+        bad_time("'" + std::string(item) + "' is not a finite time within ±1e9 s (about 32 years)");
+      times.push_back(t);
+      if (comma == std::string::npos) break;
+      start = comma + 1;
+    }
+  }
+  return times;
 }
 
 void check_frame_times(const FrameList& list, double fps) {

@@ -39,6 +39,11 @@ FrameList parse_frames(std::string_view spec);
 // frame times (frame / fps) alike.
 inline constexpr double kMaxTimeS = 1e9;
 
+// --time values: every argument split at commas, each item a decimal number
+// of seconds (1, 0.5, -2, 1e3) within ±kMaxTimeS. An empty item (`1,,2`, a
+// trailing comma) or anything else is an error that names it.
+std::vector<double> parse_times(const std::vector<std::string>& args);
+
 // Throws spritz::Error naming the first frame of `list` whose time frame / fps
 // lies outside ±kMaxTimeS (a list's extremes are its ranges' ends).
 void check_frame_times(const FrameList& list, double fps);

@@ -9,6 +9,7 @@
 #include <cstdlib>
 
 #include "commands.h"
+#include "frames.h"
 #include "io.h"
 #include "load.h"
 #include "png.h"
@@ -57,8 +58,12 @@ int main(int argc, char** argv) {
                 "Effect file (TOML); '-' reads stdin; none renders the bundled default");
   r->add_option("-f,--frames", render.frames, "Frames: N, A-B, A-BxS, comma-separated; negative = absolute");
   auto* fps_opt = r->add_option("--fps", render_fps, "Frames per second (default: the effect's fps)");
-  r->add_option("--time", render.times, "Explicit times in seconds instead of frames (comma-separated)")
-      ->delimiter(',');
+  // Split and parsed by parse_times (CLI11's delimiter drops empty items).
+  std::vector<std::string> render_times;
+  r->add_option("--time", render_times,
+                "Explicit times in seconds instead of frames (comma-separated, or repeat --time)")
+      ->type_name("T[,T...]")
+      ->allow_extra_args(false);
   r->add_option("-o,--output", render.output,
                 "Output pattern with #### or %04d for the frame number; '-' writes raw RGBA8 to "
                 "stdout; '.hdr' writes Radiance HDR (default: out/<name>_####.png)");
@@ -258,6 +263,7 @@ int main(int argc, char** argv) {
         if (scale_opt->count()) render.scale = render_scale;
         if (ci_opt->count()) render.chunk_index = chunk_index;
         if (cc_opt->count()) render.chunk_count = chunk_count;
+        render.times = parse_times(render_times);
         return run_render(render);
       }
       if (at->parsed()) {

@@ -194,6 +194,7 @@ TEST_CASE("bad input gives a clear message and exit 2 and writes nothing", "[cli
       {"render --scale 0", "--scale must be a positive number, got 0"},
       {"render --scale 1e-9", "--scale 1e-09 gives a 0x0 canvas"},
       {"render -f 1-x", "A-BxS"},
+      {"render --time 1,,2", "--time '1,,2': an item is empty"},
       {"render --set emitter.0.rate=abc", "--set emitter.0.rate=abc: rate must be a number"},
       {"render --set nonsense", "--set expects key.path=value"},
       {"render --chunk-index 4 --chunk-count 4", "--chunk-index must be within [0, 3]"},

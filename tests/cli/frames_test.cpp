@@ -103,3 +103,22 @@ TEST_CASE("frames in flight: one per thread, unless pixels or particles would ta
   CHECK(huge.workers == 1);
   CHECK(huge.raster_threads == 4);
 }
+
+TEST_CASE("time lists split at commas into decimal seconds, and an empty or odd item is named",
+          "[frames]") {
+  CHECK(parse_times({"0.5,1, 1.5", "+2", "-1e3"}) == std::vector<double>{0.5, 1, 1.5, 2, -1000});
+  const std::pair<const char*, const char*> bad[] = {
+      {"1,,2", "--time '1,,2': an item is empty"},
+      {"1,", "an item is empty"},
+      {"", "an item is empty"},
+      {"0x10", "'0x10' is not a number of seconds"},
+      {"1,abc", "'abc' is not a number of seconds"},
+      {"1e", "'1e' is not a number of seconds"},
+      {"nan", "'nan' is not a finite time within ±1e9 s"},
+      {"2e9", "'2e9' is not a finite time"},
+  };
+  for (const auto& [text, message] : bad) {
+    INFO(text);
+    CHECK_THROWS_WITH(parse_times({text}), Catch::Contains(message));
+  }
+}
