@@ -69,35 +69,27 @@ bool finite_particle(const Particle& p) {
          std::isfinite(p.alpha);
 }
 
-void evaluate_emitter(const Effect& fx, const Emitter& em, double clock, EmitterFrame& out) {
-  out.particles.clear();
-  out.stats = {};
+// The keys of `em` that can be alive at `clock`, without evaluating them:
+// on_stream(lo, hi) for the stream indices lo..hi, then on_firing(tb, b, count)
+// for each burst firing at clock tb with burst index b. Shared by evaluation
+// and by the particle count a frame may need (window_size), so the two agree.
+template <typename OnStream, typename OnFiring>
+void for_each_window(const Effect& fx, const Emitter& em, double clock, OnStream on_stream,
+                     OnFiring on_firing) {
   const double life_max = em.lifetime_s.max;
   if (!(life_max > 0)) return;
-  Particle p;
 
   // Stream: ceil((c - L_max) r) <= i <= floor(c r), i >= 0.
   const double r = em.stream_rate_per_s;
   if (r > 0) {
     const double lo_d = std::max(0.0, std::ceil((clock - life_max) * r));
     const double hi_d = std::floor(clock * r);
-    if (hi_d >= lo_d) {
-      const int64_t lo = static_cast<int64_t>(lo_d), hi = static_cast<int64_t>(hi_d);
-      out.stats.window += static_cast<uint64_t>(hi - lo + 1);
-      for (int64_t i = lo; i <= hi; ++i) {
-        const uint64_t idx = static_cast<uint64_t>(i);
-        const uint64_t key = 2 * (em.loop_keys ? idx % em.loop_keys : idx);
-        ++out.stats.visited;
-        if (evaluate_particle(em, key, static_cast<double>(i) / r, clock, p) && finite_particle(p))
-          out.particles.push_back(p);
-      }
-    }
+    if (hi_d >= lo_d) on_stream(static_cast<int64_t>(lo_d), static_cast<int64_t>(hi_d));
   }
 
   // Bursts: occurrence k of a group fires at T_b = time + k interval; it can
   // only have live particles while T_b <= c < T_b + L_max. A looped effect
   // repeats every burst every period T.
-  const uint64_t pcap = em.max_particles;
   const double period = fx.loop ? fx.duration_s : 0;
   for (const BurstGroup& g : em.bursts) {
     if (g.count == 0) continue;
@@ -121,17 +113,40 @@ void evaluate_emitter(const Effect& fx, const Emitter& em, double clock, Emitter
       for (uint64_t k = k_lo; k <= k_hi; ++k) {
         const double tb = g.time_s + static_cast<double>(k) * g.interval_s + shift;
         if (!(clock >= tb && clock < tb + life_max)) continue;
-        const uint64_t b = g.first_index + k;
-        out.stats.window += g.count;
-        for (uint32_t j = 0; j < g.count; ++j) {
+        on_firing(tb, g.first_index + k, g.count);
+      }
+    }
+  }
+}
+
+void evaluate_emitter(const Effect& fx, const Emitter& em, double clock, EmitterFrame& out) {
+  out.particles.clear();
+  out.stats = {};
+  Particle p;
+  const double r = em.stream_rate_per_s;
+  const uint64_t pcap = em.max_particles;
+  for_each_window(
+      fx, em, clock,
+      [&](int64_t lo, int64_t hi) {
+        out.stats.window += static_cast<uint64_t>(hi - lo + 1);
+        for (int64_t i = lo; i <= hi; ++i) {
+          const uint64_t idx = static_cast<uint64_t>(i);
+          const uint64_t key = 2 * (em.loop_keys ? idx % em.loop_keys : idx);
+          ++out.stats.visited;
+          if (evaluate_particle(em, key, static_cast<double>(i) / r, clock, p) &&
+              finite_particle(p))
+            out.particles.push_back(p);
+        }
+      },
+      [&](double tb, uint64_t b, uint32_t count) {
+        out.stats.window += count;
+        for (uint32_t j = 0; j < count; ++j) {
           const uint64_t key = 2 * (b * pcap + j) + 1;
           ++out.stats.visited;
           if (evaluate_particle(em, key, tb, clock, p) && finite_particle(p))
             out.particles.push_back(p);
         }
-      }
-    }
-  }
+      });
 
   // Oldest first (newest on top) unless newest_first; ties by key.
   const bool newest_first = em.draw_order == DrawOrder::kNewestFirst;
