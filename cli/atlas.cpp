@@ -179,6 +179,7 @@ int run_atlas(const AtlasArgs& args) {
   // particle of every chosen frame (cheap: evaluation only, no pixels).
   Bounds bounds;
   Frame frame;
+  frame.particle_limit = particle_limit(1);
   for (const Cell& c : cells) {
     evaluate(effects[c.effect], c.clock, frame);
     extend_bounds(frame, bounds);
@@ -226,6 +227,7 @@ int run_atlas(const AtlasArgs& args) {
         const size_t e = cells[i].effect;
         if (!renderer || renderer_effect != e) {
           renderer = std::make_unique<FrameRenderer>(effects[e], cell_w, cell_h, raster_threads, view, textures_for(e));
+          renderer->set_particle_limit(particle_limit(workers));
           renderer_effect = e;
         }
         renderer->render(cells[i].clock);

@@ -3,6 +3,7 @@
 
 #include "commands.h"
 #include "eval.h"
+#include "frame.h"
 #include "frames.h"
 #include "json.h"
 
@@ -31,7 +32,9 @@ int run_inspect(const InspectArgs& args) {
   if (!std::isfinite(args.time) || std::abs(args.time) > kMaxTimeS)
     throw Error("--time must be finite, within ±1e9 s");
   const double clock = clock_at_time(fx, args.time);
-  const Frame frame = evaluate(fx, clock);
+  Frame frame;
+  frame.particle_limit = particle_limit(1);
+  evaluate(fx, clock, frame);
 
   if (args.json) {
     std::string out = "{\"time\": " + json_number(args.time) + ", \"clock\": " +

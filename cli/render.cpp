@@ -133,11 +133,10 @@ FramePlan plan_frames(int threads, uint64_t frames, int width, int height, uint6
   constexpr double kFrameBudget = 1024.0 * 1024 * 1024;  // bytes of frames in flight
   // Per frame in flight: the float buffer, the RGBA8 copy and the PNG, and
   // the same again in the report window; and each renderer's particles and
-  // sprites (an effect of ten million particles takes about 3 GB per frame
+  // sprites (an effect of ten million particles takes about 4 GB per frame
   // in flight, so it is drawn one frame at a time, in strips).
-  const double particle_bytes = sizeof(Particle) + sizeof(Sprite) + 2 * sizeof(void*);
   const double frame_bytes =
-      2.0 * 24.0 * width * height + particle_bytes * static_cast<double>(max_particles);
+      2.0 * 24.0 * width * height + kBytesPerParticle * static_cast<double>(max_particles);
   const double fit = std::max(1.0, std::floor(kFrameBudget / frame_bytes));
   FramePlan plan;
   plan.workers = static_cast<int>(std::max<double>(
@@ -314,6 +313,7 @@ void render_effect(const RenderArgs& args, const Effect& fx, const std::string& 
               shared = *textures;
             }
             renderer = std::make_unique<FrameRenderer>(fx, width, height, plan.raster_threads, std::move(shared));
+            renderer->set_particle_limit(particle_limit(plan.workers));
           }
           slot.particles = renderer->render(slot.item.clock);
           slot.covered = renderer->rasterizer().stats().covered_pixels;

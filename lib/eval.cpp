@@ -2,7 +2,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <limits>
 
+#include "error.h"
 #include "hash.h"
 #include "motion.h"
 #include "shape.h"
@@ -268,7 +271,31 @@ bool evaluate_particle(const Emitter& em, uint64_t key, double birth_s, double c
   return true;
 }
 
+uint64_t window_size(const Effect& fx, double clock) {
+  double total = 0;  // in double, like max_alive: no 64-bit wrap-around
+  for (uint32_t e : fx.draw_order)
+    for_each_window(
+        fx, fx.emitters[e], clock,
+        [&](int64_t lo, int64_t hi) { total += static_cast<double>(hi - lo) + 1; },
+        [&](double, uint64_t, uint32_t count) { total += count; });
+  return static_cast<uint64_t>(std::min(total, 1e18));
+}
+
 void evaluate(const Effect& fx, double clock, Frame& out) {
+  if (out.particle_limit != std::numeric_limits<uint64_t>::max()) {
+    const uint64_t need = window_size(fx, clock);
+    if (need > out.particle_limit) {
+      char buf[320];
+      std::snprintf(
+          buf, sizeof buf,
+          "at clock %.6g s the effect can hold %llu particles, more than the %llu that this "
+          "machine's memory allows while a frame is drawn; lower the rates, max_particles "
+          "or burst counts",
+          clock, static_cast<unsigned long long>(need),
+          static_cast<unsigned long long>(out.particle_limit));
+      throw Error(buf);
+    }
+  }
   out.clock = clock;
   out.emitters.resize(fx.draw_order.size());
   for (size_t k = 0; k < fx.draw_order.size(); ++k) {

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <vector>
 
 #include "effect.h"
@@ -37,6 +38,10 @@ struct EmitterFrame {
 struct Frame {
   double clock = 0;
   std::vector<EmitterFrame> emitters;  // enabled emitters, in draw order
+  // evaluate() throws spritz::Error, before evaluating anything, when the
+  // frame could hold more particles than this (window_size): a clear message
+  // instead of a process the system kills for its memory.
+  uint64_t particle_limit = std::numeric_limits<uint64_t>::max();
 };
 
 // The effect clock for requested time `t` seconds: c = start + time_scale t,
@@ -56,6 +61,10 @@ double loop_warmup(const Effect& fx);
 // (at most max_particles + 1), a burst group its count times the firings that can
 // overlap, in every period that can (looped effects).
 uint64_t max_alive(const Effect& fx);
+
+// The keys of every enabled emitter that can be alive at `clock`: at least
+// the particles evaluate() finds there, and computed without evaluating them.
+uint64_t window_size(const Effect& fx, double clock);
 
 // Evaluates every enabled emitter at `clock` into `out`, reusing its buffers
 // (no allocation in steady use). Particles whose state is not finite are

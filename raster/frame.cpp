@@ -1,5 +1,10 @@
 #include "frame.h"
 
+#include <unistd.h>
+
+#include <algorithm>
+#include <limits>
+
 #include "encode.h"
 
 namespace spritz {
@@ -7,12 +12,21 @@ namespace spritz {
 FrameRenderer::FrameRenderer(const Effect& fx, int width, int height, int threads)
     : FrameRenderer(fx, width, height, threads, canvas_view(fx.canvas, width, height)) {}
 
+uint64_t particle_limit(int frames_in_flight) {
+  const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+  if (pages <= 0 || page <= 0) return std::numeric_limits<uint64_t>::max();
+  const double bytes = 0.5 * static_cast<double>(pages) * static_cast<double>(page);
+  return static_cast<uint64_t>(bytes / kBytesPerParticle / std::max(1, frames_in_flight));
+}
+
 FrameRenderer::FrameRenderer(const Effect& fx, int width, int height, int threads, const View& view)
     : fx_(fx),
       width_(width),
       height_(height),
       textures_(load_textures(fx, view.scale)),
-      raster_(fx, textures_, width, height, threads, view) {}
+      raster_(fx, textures_, width, height, threads, view) {
+  frame_.particle_limit = particle_limit(1);
+}
 
 FrameRenderer::FrameRenderer(const Effect& fx, int width, int height, int threads, TextureSet textures)
     : FrameRenderer(fx, width, height, threads, canvas_view(fx.canvas, width, height), std::move(textures)) {}
@@ -23,7 +37,9 @@ FrameRenderer::FrameRenderer(const Effect& fx, int width, int height, int thread
       width_(width),
       height_(height),
       textures_(std::move(textures)),
-      raster_(fx, textures_, width, height, threads, view) {}
+      raster_(fx, textures_, width, height, threads, view) {
+  frame_.particle_limit = particle_limit(1);
+}
 
 uint64_t FrameRenderer::render(double clock) {
   evaluate(fx_, clock, frame_);

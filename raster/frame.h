@@ -13,6 +13,17 @@
 
 namespace spritz {
 
+// Bytes one particle may take while its frame is drawn: its state (twice,
+// for the growth of the vectors that hold it), its sprite and the
+// rasterizer's index entries. Measured: about 400 for two million particles.
+inline constexpr size_t kBytesPerParticle =
+    2 * sizeof(Particle) + sizeof(Sprite) + 2 * sizeof(void*);
+
+// The most particles one frame may hold when `frames_in_flight` frames are
+// drawn at once: half of this machine's physical memory at kBytesPerParticle
+// each. A frame that could hold more is refused (Frame::particle_limit).
+uint64_t particle_limit(int frames_in_flight);
+
 class FrameRenderer {
  public:
   // Loads (or generates) the effect's textures; throws spritz::Error.
@@ -28,6 +39,9 @@ class FrameRenderer {
   // Evaluates the effect at `clock` and rasterizes it into image().
   // Returns the number of particles alive.
   uint64_t render(double clock);
+
+  // See particle_limit(); the constructors set particle_limit(1).
+  void set_particle_limit(uint64_t n) { frame_.particle_limit = n; }
 
   const Image& image() const { return image_; }
   const Frame& frame() const { return frame_; }

@@ -961,6 +961,26 @@ TEST_CASE("warnings: printed once with their position, in validate's JSON, and n
       std::string::npos);
 }
 
+TEST_CASE("an effect too big for the machine's memory is refused at once, not killed by the system",
+          "[cli]") {
+  const fs::path d = fresh_dir("too_big");
+  std::string text;
+  // A billion particles alive at 5 s: about 400 GB to draw.
+  for (int i = 0; i < 100; ++i)
+    text += "[[emitter]]\nname = \"e" + std::to_string(i) +
+            "\"\nrate = 1e9\nmax_particles = 10000000\nlifetime = 5\n";
+  write(d / "big.toml", text);
+  for (const std::string cmd : {"render big.toml --time 5 -o big.png", "inspect big.toml --time 5",
+                                "atlas big.toml --time 5 --seeds 1 -o sheet.png"}) {
+    INFO(cmd);
+    const Run r = run_spritz(cmd, d);
+    CHECK(r.code == 2);
+    CHECK_THAT(r.err, Catch::Contains("the effect can hold 1000000100 particles, more than the"));
+  }
+  CHECK_FALSE(fs::exists(d / "big.png"));
+  CHECK_FALSE(fs::exists(d / "sheet.png"));
+}
+
 TEST_CASE("atlas cells rendered on several threads give the same sheet", "[cli]") {
   const fs::path d = fresh_dir("atlas_threads");
   for (const char* t : {"1", "3"})

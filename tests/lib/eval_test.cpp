@@ -362,3 +362,20 @@ TEST_CASE("max_alive saturates instead of overflowing", "[eval]") {
   }
   CHECK(max_alive(fx) == 1'000'000'000'000'000'000ull);
 }
+
+TEST_CASE("a frame that could hold more particles than its limit is refused before evaluation",
+          "[eval]") {
+  const Effect fx = fx_from("[[emitter]]\nrate = 1000\nmax_particles = 5000\nlifetime = 2\n");
+  const double clock = 3;
+  const uint64_t need = window_size(fx, clock);
+  CHECK(need == 2001);  // stream indices 1000..3000
+  Frame frame;
+  frame.particle_limit = need;
+  evaluate(fx, clock, frame);
+  CHECK(frame.emitters.at(0).particles.size() <= need);
+  frame.particle_limit = need - 1;
+  CHECK_THROWS_WITH(
+      evaluate(fx, clock, frame),
+      "at clock 3 s the effect can hold 2001 particles, more than the 2000 that this machine's "
+      "memory allows while a frame is drawn; lower the rates, max_particles or burst counts");
+}

@@ -87,6 +87,7 @@ TEST_CASE("mutated effect files load cleanly or fail with an Error, and never dr
       uint64_t alive = 0;
       for (const EmitterFrame& ef : frame.emitters) alive += ef.particles.size();
       REQUIRE(alive <= bound);  // the bound that sizes memory holds
+      REQUIRE(alive <= window_size(fx, clock_at_time(fx, t)));  // and the one that refuses a frame
     }
   }
   INFO("loaded " << loaded << ", refused " << refused);
