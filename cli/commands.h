@@ -38,7 +38,7 @@ struct RenderArgs {
   EffectArgs effect;
   std::string frames;
   std::optional<double> fps;
-  std::vector<double> times;
+  std::vector<double> times;  // from parse_times: each finite, within ±kMaxTimeS
   std::string output;  // empty: out/<name>_####.png
   std::string size;    // "WxH"
   std::optional<double> scale;
