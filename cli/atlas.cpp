@@ -180,9 +180,13 @@ int run_atlas(const AtlasArgs& args) {
   Bounds bounds;
   Frame frame;
   frame.particle_limit = particle_limit(1);
+  std::vector<double> clocks;  // with motion blur, every sample of a cell
   for (const Cell& c : cells) {
-    evaluate(effects[c.effect], c.clock, frame);
-    extend_bounds(frame, bounds);
+    shutter_clocks(effects[c.effect], c.clock, 1 / frame_s, clocks);
+    for (double clock : clocks) {
+      evaluate(effects[c.effect], clock, frame);
+      extend_bounds(frame, bounds);
+    }
   }
   const View view = args.fit ? fit_view(bounds, fx.canvas, cell_w, cell_h, 1.0)
                              : canvas_view(fx.canvas, cell_w, cell_h);
@@ -203,8 +207,12 @@ int run_atlas(const AtlasArgs& args) {
   // bytes for any thread count.
   const int threads = thread_count(args.threads);
   uint64_t particles = 0;
-  for (const Effect& e : effects) particles = std::max(particles, max_alive(e));
-  const FramePlan plan = plan_frames(threads, cells.size(), cell_w, cell_h, particles);
+  bool blur = false;
+  for (const Effect& e : effects) {
+    particles = std::max(particles, max_alive(e));
+    blur = blur || e.canvas.blur_samples > 1;
+  }
+  const FramePlan plan = plan_frames(threads, cells.size(), cell_w, cell_h, particles, blur);
   const int workers = plan.workers, raster_threads = plan.raster_threads;
   std::mutex texture_mutex;
   std::vector<std::optional<TextureSet>> textures(effects.size());
@@ -228,6 +236,7 @@ int run_atlas(const AtlasArgs& args) {
         if (!renderer || renderer_effect != e) {
           renderer = std::make_unique<FrameRenderer>(effects[e], cell_w, cell_h, raster_threads, view, textures_for(e));
           renderer->set_particle_limit(particle_limit(workers));
+          renderer->set_frame_rate(1 / frame_s);  // the motion-blur shutter spans a cell's interval
           renderer_effect = e;
         }
         renderer->render(cells[i].clock);
@@ -258,6 +267,7 @@ int run_atlas(const AtlasArgs& args) {
   int seam = 0;
   if (!sweep) {
     FrameRenderer r(effects[0], cell_w, cell_h, threads, view, textures_for(0));
+    r.set_frame_rate(1 / frame_s);
     r.render(after.clock);
     std::vector<uint8_t> rgba;
     encode_rgba8(r.image(), fx.canvas.tonemap, alpha, rgba);

@@ -137,7 +137,9 @@ int thread_count(int requested);
 struct FramePlan {
   int workers = 1, raster_threads = 1;
 };
-FramePlan plan_frames(int threads, uint64_t frames, int width, int height, uint64_t max_particles);
+// With motion blur each frame in flight also holds one sample's float image.
+FramePlan plan_frames(int threads, uint64_t frames, int width, int height, uint64_t max_particles,
+                      bool motion_blur = false);
 
 // Parses "WxH" (each side 1..16384); throws spritz::Error.
 void parse_size(const std::string& text, int* width, int* height);

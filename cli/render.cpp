@@ -129,14 +129,15 @@ void parse_size(const std::string& text, int* width, int* height) {
   parse_pair(text, "--size", kMaxSide, width, height);
 }
 
-FramePlan plan_frames(int threads, uint64_t frames, int width, int height, uint64_t max_particles) {
+FramePlan plan_frames(int threads, uint64_t frames, int width, int height, uint64_t max_particles,
+                      bool motion_blur) {
   constexpr double kFrameBudget = 1024.0 * 1024 * 1024;  // bytes of frames in flight
   // Per frame in flight: the float buffer, the RGBA8 copy and the PNG, and
   // the same again in the report window; and each renderer's particles and
   // sprites (an effect of ten million particles takes about 4 GB per frame
   // in flight, so it is drawn one frame at a time, in strips).
-  const double frame_bytes =
-      2.0 * 24.0 * width * height + kBytesPerParticle * static_cast<double>(max_particles);
+  const double frame_bytes = (2.0 * 24.0 + (motion_blur ? 16.0 : 0.0)) * width * height +
+                             kBytesPerParticle * static_cast<double>(max_particles);
   const double fit = std::max(1.0, std::floor(kFrameBudget / frame_bytes));
   FramePlan plan;
   plan.workers = static_cast<int>(std::max<double>(
@@ -233,7 +234,8 @@ void render_effect(const RenderArgs& args, const Effect& fx, const std::string& 
 
   totals.threads = thread_count(args.threads);
   const std::string seed_json = seed ? ",\"seed\":" + std::to_string(*seed) : "";
-  const FramePlan plan = plan_frames(totals.threads, end - begin, width, height, max_alive(fx));
+  const FramePlan plan = plan_frames(totals.threads, end - begin, width, height, max_alive(fx),
+                                     fx.canvas.blur_samples > 1);
 
   // Frame workers: each takes the next frame of the list, renders it with its
   // own FrameRenderer and encodes and writes it, so rendering one frame
@@ -311,9 +313,10 @@ void render_effect(const RenderArgs& args, const Effect& fx, const std::string& 
             }
             renderer = std::make_unique<FrameRenderer>(fx, width, height, plan.raster_threads, std::move(shared));
             renderer->set_particle_limit(particle_limit(plan.workers));
+            renderer->set_frame_rate(fps);
           }
           slot.particles = renderer->render(slot.item.clock);
-          slot.covered = renderer->rasterizer().stats().covered_pixels;
+          slot.covered = renderer->covered_pixels();
           if (raw) renderer->encode(slot.rgba);
         } catch (...) {
           slot.fatal = std::current_exception();

@@ -90,6 +90,11 @@ struct Canvas {
   Rgb ambient_srgb{1, 1, 1};
   Tonemap tonemap = Tonemap::kWhite;
   AlphaMode alpha = AlphaMode::kStraight;
+  // Motion blur (docs/rendering.md): each frame is the mean of `blur_samples`
+  // evaluations spread evenly over `shutter` frame intervals centred on the
+  // frame's time. 1 sample is no blur.
+  int blur_samples = 1;
+  double shutter = 0.5;  // frame intervals, in [0, 1]
 };
 
 // What `spritz check` compares (issue: golden images).

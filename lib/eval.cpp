@@ -197,6 +197,19 @@ double clock_at_time(const Effect& fx, double t) {
   return loop_warmup(fx) + wrap(effect_time, fx.duration_s);
 }
 
+void shutter_clocks(const Effect& fx, double clock, double fps, std::vector<double>& out) {
+  const int n = std::max(1, fx.canvas.blur_samples);
+  out.assign(static_cast<size_t>(n), clock);
+  if (n == 1) return;
+  const double warmup = fx.loop ? loop_warmup(fx) : 0;
+  for (int k = 0; k < n; ++k) {
+    const double frames = fx.canvas.shutter * (2.0 * k + 1 - n) / (2.0 * n);
+    double c = clock + fx.time_scale * frames / fps;
+    if (fx.loop && c < warmup) c += fx.duration_s;
+    out[static_cast<size_t>(k)] = c;
+  }
+}
+
 double clock_at_frame(const Effect& fx, int64_t frame, double fps) {
   if (fx.loop) {
     // Period and offset in frames; when both are whole, reduce the index

@@ -56,6 +56,14 @@ double clock_at_frame(const Effect& fx, int64_t frame, double fps);
 // The steady-state clock offset of a looped effect: T ceil(L_max / T).
 double loop_warmup(const Effect& fx);
 
+// The clocks of a frame's motion-blur samples (docs/rendering.md), into `out`:
+// canvas.blur_samples of them, spread evenly over canvas.shutter frame
+// intervals of 1 / fps seconds centred on the frame's clock `clock` (sample k
+// of N at (2k + 1 - N) / 2N of the shutter). One sample is `clock` itself. A
+// looped effect's samples stay in its steady state: a sample before it moves
+// one period later, so frame f and frame f + period still match byte for byte.
+void shutter_clocks(const Effect& fx, double clock, double fps, std::vector<double>& out);
+
 // An upper bound on the particles of `fx` alive at any one clock, for sizing
 // memory (evaluation needs none): a stream holds at most ceil(r L_max) + 1
 // (at most max_particles + 1), a burst group its count times the firings that can

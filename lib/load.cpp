@@ -18,6 +18,8 @@ namespace {
 namespace fs = std::filesystem;
 
 constexpr int kMaxCanvasSide = 16384;
+// Motion blur samples per frame: each one is a whole evaluation and raster pass.
+constexpr int kMaxBlurSamples = 256;
 constexpr int64_t kMaxParticlesLimit = 10'000'000;
 constexpr double kMaxFps = 10000;
 constexpr const char* kSetPrefix = "--set ";
@@ -26,7 +28,8 @@ using Keys = std::vector<std::string_view>;
 
 const Keys kRootKeys = {"effect", "canvas", "emitter", "check"};
 const Keys kEffectKeys = {"name", "seed", "duration", "fps", "loop", "start", "time_scale"};
-const Keys kCanvasKeys = {"size", "background", "ambient", "tonemap", "alpha"};
+const Keys kCanvasKeys = {"size", "background", "ambient", "tonemap", "alpha", "motion_blur"};
+const Keys kMotionBlurKeys = {"samples", "shutter"};
 const Keys kEmitterKeys = {"name",          "enabled",        "position",     "rate",
                            "max_particles", "lifetime",       "speed",        "direction",
                            "spread",        "acceleration",   "drag",         "rotation",
@@ -518,6 +521,7 @@ class Translator {
   void read_canvas(const toml::table& t, Canvas& canvas);
   void read_emitter(const toml::table& t, Emitter& em);
   void read_flipbook(const toml::node& n, Flipbook& fb);
+  void read_motion_blur(const toml::node& n, Canvas& canvas);
   void read_shape(const toml::node& n, Shape& shape);
   void read_bursts(const toml::node& n, Emitter& em, uint64_t max_count);
   void read_check(const toml::table& t, CheckSpec& check);
@@ -583,6 +587,31 @@ void Translator::read_canvas(const toml::table& t, Canvas& canvas) {
   if (auto n = t.get("alpha"))
     if (auto i = choice(*n, "canvas.alpha", {"straight", "premultiplied"}))
       canvas.alpha = static_cast<AlphaMode>(*i);
+  if (auto n = t.get("motion_blur")) read_motion_blur(*n, canvas);
+}
+
+void Translator::read_motion_blur(const toml::node& n, Canvas& canvas) {
+  const toml::table* t = n.as_table();
+  if (!t) {
+    error(n,
+          "canvas.motion_blur must be a table { samples = 8, shutter = 0.5 }, got " + type_name(n));
+    return;
+  }
+  check_keys(*t, kMotionBlurKeys, "canvas.motion_blur");
+  // Present means on: 8 samples over half a frame interval unless given.
+  canvas.blur_samples = 8;
+  if (auto s = t->get("samples"))
+    if (auto v = integer(*s, "canvas.motion_blur.samples", 1, kMaxBlurSamples,
+                         "within [1, " + std::to_string(kMaxBlurSamples) + "]"))
+      canvas.blur_samples = static_cast<int>(*v);
+  if (auto s = t->get("shutter"))
+    if (auto v = bounded(*s, "canvas.motion_blur.shutter", 0, 1, "within [0, 1] frame intervals"))
+      canvas.shutter = *v;
+  if (canvas.shutter == 0 && canvas.blur_samples > 1)
+    warnings.push_back(
+        {loc(*t->get("shutter")), "canvas.motion_blur.shutter is 0: every frame is drawn " +
+                                      std::to_string(canvas.blur_samples) +
+                                      " times at the same time, with no blur"});
 }
 
 void Translator::read_flipbook(const toml::node& n, Flipbook& fb) {

@@ -24,7 +24,8 @@ FrameRenderer::FrameRenderer(const Effect& fx, int width, int height, int thread
       width_(width),
       height_(height),
       textures_(load_textures(fx, view.scale)),
-      raster_(fx, textures_, width, height, threads, view) {
+      raster_(fx, textures_, width, height, threads, view),
+      fps_(fx.fps) {
   frame_.particle_limit = particle_limit(1);
 }
 
@@ -37,16 +38,46 @@ FrameRenderer::FrameRenderer(const Effect& fx, int width, int height, int thread
       width_(width),
       height_(height),
       textures_(std::move(textures)),
-      raster_(fx, textures_, width, height, threads, view) {
+      raster_(fx, textures_, width, height, threads, view),
+      fps_(fx.fps) {
   frame_.particle_limit = particle_limit(1);
 }
 
 uint64_t FrameRenderer::render(double clock) {
-  evaluate(fx_, clock, frame_);
-  raster_.render(frame_, image_);
-  uint64_t n = 0;
-  for (const EmitterFrame& ef : frame_.emitters) n += ef.particles.size();
-  return n;
+  auto alive = [&] {
+    uint64_t n = 0;
+    for (const EmitterFrame& ef : frame_.emitters) n += ef.particles.size();
+    return n;
+  };
+  if (fx_.canvas.blur_samples <= 1) {
+    evaluate(fx_, clock, frame_);
+    raster_.render(frame_, image_);
+    covered_ = raster_.stats().covered_pixels;
+    return alive();
+  }
+  // Each sample's image divided by N, summed in sample order: the same
+  // operations for every pixel whatever the thread count, and no overflow
+  // where one sample's values are finite.
+  shutter_clocks(fx_, clock, fps_, clocks_);
+  const float n = static_cast<float>(clocks_.size());
+  uint64_t most = 0;
+  covered_ = 0;
+  for (size_t k = 0; k < clocks_.size(); ++k) {
+    evaluate(fx_, clocks_[k], frame_);
+    Image& target = k == 0 ? image_ : sample_;
+    raster_.render(frame_, target);
+    covered_ += raster_.stats().covered_pixels;
+    most = std::max(most, alive());
+    float* acc = image_.rgba.data();
+    const float* add = target.rgba.data();
+    const size_t count = image_.rgba.size();
+    if (k == 0) {
+      for (size_t i = 0; i < count; ++i) acc[i] = acc[i] / n;
+    } else {
+      for (size_t i = 0; i < count; ++i) acc[i] += add[i] / n;
+    }
+  }
+  return most;
 }
 
 void FrameRenderer::encode(std::vector<uint8_t>& rgba) const {

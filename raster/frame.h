@@ -36,9 +36,18 @@ class FrameRenderer {
   // The same with a view; the textures must be loaded for view.scale.
   FrameRenderer(const Effect& fx, int width, int height, int threads, const View& view, TextureSet textures);
 
-  // Evaluates the effect at `clock` and rasterizes it into image().
-  // Returns the number of particles alive.
+  // Evaluates the effect at `clock` and rasterizes it into image(). With
+  // motion blur (canvas.motion_blur) image() is the mean of the samples'
+  // images at shutter_clocks(clock, frame rate). Returns the most particles
+  // alive at any one sample.
   uint64_t render(double clock);
+
+  // The frame rate whose frame interval the motion-blur shutter spans; the
+  // effect's fps unless set (render --fps, atlas cells).
+  void set_frame_rate(double fps) { fps_ = fps; }
+
+  // Pixel blends of the last render(), over all its samples.
+  uint64_t covered_pixels() const { return covered_; }
 
   // See particle_limit(); the constructors set particle_limit(1).
   void set_particle_limit(uint64_t n) { frame_.particle_limit = n; }
@@ -59,6 +68,10 @@ class FrameRenderer {
   Rasterizer raster_;
   Frame frame_;
   Image image_;
+  double fps_;
+  uint64_t covered_ = 0;
+  std::vector<double> clocks_;  // motion-blur samples
+  Image sample_;                // one sample's image while blurring
 };
 
 }  // namespace spritz

@@ -991,3 +991,38 @@ TEST_CASE("atlas cells rendered on several threads give the same sheet", "[cli]"
     REQUIRE(run_spritz("atlas " + kConfigs + "/confetti.toml --seeds 1-5 --time 1 -o v" + t + ".png --cell 48x48 -q --threads " + t, d).code == 0);
   CHECK(read_bytes(d / "v1.png") == read_bytes(d / "v2.png"));
 }
+
+TEST_CASE("motion blur: same bytes on any thread count and frame order, loops stay seamless",
+          "[cli]") {
+  const fs::path d = fresh_dir("blur");
+  const std::string ring =
+      "render " + kConfigs + "/magic_ring.toml --size 64x64 -q --set canvas.motion_blur.shutter=1 ";
+  REQUIRE(run_spritz(ring + "-f 0-2,59,60 -o a_##.png --threads 2", d).code == 0);
+  REQUIRE(run_spritz(ring + "-f 60,59,2-0 -o b_##.png --threads 1", d).code == 0);
+  for (const char* f : {"00", "01", "02", "59", "60"})
+    CHECK(read_bytes(d / ("a_" + std::string(f) + ".png")) ==
+          read_bytes(d / ("b_" + std::string(f) + ".png")));
+  auto pixels = [&](const std::string& name) {
+    return spritz::decode_png(read_bytes(d / name), name).rgba;
+  };
+  // One period (60 frames) on, the same pixels: frame 0's early samples are
+  // frame 59's late ones.
+  CHECK(pixels("a_60.png") == pixels("a_00.png"));
+  // The blur shows.
+  REQUIRE(
+      run_spritz("render " + kConfigs + "/magic_ring.toml --size 64x64 -q -f 1 -o sharp_##.png", d)
+          .code == 0);
+  CHECK(pixels("sharp_01.png") != pixels("a_01.png"));
+  // Baked into a flipbook, the blurred loop has no seam.
+  const Run atlas =
+      run_spritz("atlas " + kConfigs +
+                     "/fire_loop.toml -o fire.png --grid 4x2 --cell 64x64 --max-seam 0 "
+                     "--set canvas.motion_blur.samples=4",
+                 d);
+  CHECK(atlas.code == 0);
+  CHECK_THAT(atlas.err, Catch::Contains("loop seam 0"));
+  const Run bad = run_spritz(ring + "-f 0 -o c.png --set canvas.motion_blur.samples=0", d);
+  CHECK(bad.code == 2);
+  CHECK_THAT(bad.err, Catch::Contains("canvas.motion_blur.samples must be within [1, 256], got 0"));
+  CHECK_FALSE(fs::exists(d / "c.png"));
+}

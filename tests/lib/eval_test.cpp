@@ -304,6 +304,63 @@ bursts = [{ time = 0.5, count = 7 }]
   CHECK(p.life_s == q.life_s);
 }
 
+TEST_CASE("motion-blur samples spread evenly over the shutter, centred on the frame", "[eval]") {
+  Effect fx = fx_from(
+      "[effect]\ntime_scale = 2\n[canvas]\nmotion_blur = { samples = 4, shutter = 0.5 "
+      "}\n[[emitter]]\n");
+  std::vector<double> c;
+  shutter_clocks(fx, 10, 25, c);
+  // Half of a 1/25 s frame at time_scale 2 is 0.04 s of clock, cut in four
+  // equal parts, each sample at a part's middle.
+  REQUIRE(c.size() == 4);
+  CHECK(c[0] == Approx(10 - 0.015));
+  CHECK(c[1] == Approx(10 - 0.005));
+  CHECK(c[2] == Approx(10 + 0.005));
+  CHECK(c[3] == Approx(10 + 0.015));
+  CHECK(c[0] + c[3] == Approx(20).epsilon(1e-15));
+  // One sample is the frame's own clock, bit for bit; an odd count has it in
+  // the middle.
+  fx.canvas.blur_samples = 1;
+  shutter_clocks(fx, 10.1, 25, c);
+  CHECK(c == std::vector<double>{10.1});
+  fx.canvas.blur_samples = 5;
+  shutter_clocks(fx, 10.1, 25, c);
+  CHECK(c[2] == 10.1);
+  // A zero shutter puts every sample at the frame's clock.
+  fx.canvas.shutter = 0;
+  shutter_clocks(fx, 3.3, 25, c);
+  CHECK(c == std::vector<double>(5, 3.3));
+}
+
+TEST_CASE("a looped effect's blur samples stay in its steady state and keep it periodic",
+          "[eval]") {
+  const Effect fx = fx_from(R"(
+[effect]
+duration = 2
+loop = true
+[canvas]
+motion_blur = { samples = 6, shutter = 1 }
+[[emitter]]
+lifetime = 2
+rate = 200
+)");
+  const double warmup = loop_warmup(fx);
+  REQUIRE(warmup == 2);  // the steady state begins at clock L_max = T
+  std::vector<double> at0, again, last;
+  shutter_clocks(fx, clock_at_frame(fx, 0, 30), 30, at0);
+  shutter_clocks(fx, clock_at_frame(fx, 60, 30), 30, again);
+  CHECK(at0 == again);
+  // Frame 0's early samples would fall before the steady state, where the
+  // stream has not filled yet: they move one period on, next to frame 59's.
+  shutter_clocks(fx, clock_at_frame(fx, 59, 30), 30, last);
+  for (double c : at0) CHECK(c >= warmup);
+  CHECK(at0[0] == Approx(warmup + 2 - 5 / 360.0));
+  CHECK(last[5] == Approx(warmup + 59 / 30.0 + 5 / 360.0));
+  // Each sample holds the steady stream's 400 particles (rate 200 x life 2);
+  // a sample left before the steady state would lack the ones born before 0.
+  for (double c : at0) CHECK(evaluate(fx, c).emitters[0].particles.size() >= 400);
+}
+
 TEST_CASE("the clock follows start and time_scale", "[eval]") {
   const Effect fx = fx_from(R"(
 [effect]

@@ -42,6 +42,17 @@ TEST_CASE("defaults follow config.md", "[load]") {
   CHECK(em.shape.kind == ShapeKind::kPoint);
 }
 
+TEST_CASE("canvas.motion_blur is off by default and on with defaults when present", "[load]") {
+  CHECK(load_effect("[[emitter]]\n", "x.toml", ".").canvas.blur_samples == 1);
+  const Effect on = load_effect("[canvas]\nmotion_blur = {}\n[[emitter]]\n", "x.toml", ".");
+  CHECK(on.canvas.blur_samples == 8);
+  CHECK(on.canvas.shutter == 0.5);
+  const Effect set = load_effect(
+      "[canvas]\nmotion_blur = { samples = 3, shutter = 1 }\n[[emitter]]\n", "x.toml", ".");
+  CHECK(set.canvas.blur_samples == 3);
+  CHECK(set.canvas.shutter == 1);
+}
+
 TEST_CASE("every key of config.md's example loads", "[load]") {
   const std::string text = R"(
 [effect]
@@ -107,7 +118,8 @@ TEST_CASE("bad input gives file:line:col messages", "[load]") {
     const char* expect;
   };
   const Case cases[] = {
-      {"[[emitter]]\nrat = 5\n", "fx.toml:2:1: unknown key 'rat' in [[emitter]]; did you mean 'rate'?"},
+      {"[[emitter]]\nrat = 5\n",
+       "fx.toml:2:1: unknown key 'rat' in [[emitter]]; did you mean 'rate'?"},
       {"[[emitter]]\nrate = \"fast\"\n", "fx.toml:2:8: rate must be a number, got a string"},
       {"[[emitter]]\nrate = nan\n", "fx.toml:2:8: rate must be a finite number"},
       {"[[emitter]]\nrate = inf\n", "rate must be a finite number"},
@@ -115,8 +127,10 @@ TEST_CASE("bad input gives file:line:col messages", "[load]") {
       {"[[emitter]]\nlifetime = [2, 1]\n", "lifetime range must have min <= max"},
       {"[[emitter]]\nlifetime = -1\n", "lifetime must not be negative"},
       {"[[emitter]]\nmax_particles = 0\n", "max_particles must be within [1, 10000000], got 0"},
-      {"[[emitter]]\nsize = [10, 0]\n", "size is a curve: give one number or keypoints [[time, value], ...]"},
-      {"[[emitter]]\nsize = [[0, 1], [0.5, 2], [0.4, 3], [1, 0]]\n", "keypoint times must be strictly increasing"},
+      {"[[emitter]]\nsize = [10, 0]\n",
+       "size is a curve: give one number or keypoints [[time, value], ...]"},
+      {"[[emitter]]\nsize = [[0, 1], [0.5, 2], [0.4, 3], [1, 0]]\n",
+       "keypoint times must be strictly increasing"},
       {"[[emitter]]\nsize = [[0.1, 1], [1, 2]]\n", "size must start at time 0"},
       {"[[emitter]]\nsize = [[0, 1], [0.9, 2]]\n", "size must end at time 1"},
       {"[[emitter]]\nlight_emission = 1.5\n", "light_emission must be within [0, 1], got 1.5"},
@@ -124,20 +138,38 @@ TEST_CASE("bad input gives file:line:col messages", "[load]") {
       {"[[emitter]]\ncolor = \"#12345\"\n", "color must be a colour"},
       {"[[emitter]]\ncolor = \"#ff000080\"\n", "color must be opaque"},
       {"[[emitter]]\norientation = \"facin\"\n", "did you mean \"facing\"?"},
-      {"[[emitter]]\nshape = { kind = \"ellipse\", size = [10, 0] }\n", "an ellipse needs both sizes > 0"},
-      {"[[emitter]]\nshape = { kind = \"cube\" }\n", "shape.kind must be \"point\", \"box\" or \"ellipse\""},
+      {"[[emitter]]\nshape = { kind = \"ellipse\", size = [10, 0] }\n",
+       "an ellipse needs both sizes > 0"},
+      {"[[emitter]]\nshape = { kind = \"cube\" }\n",
+       "shape.kind must be \"point\", \"box\" or \"ellipse\""},
       {"[[emitter]]\nflipbook = { mode = \"loop\" }\n", "flipbook needs a layout"},
       {"[[emitter]]\nbursts = [{ time = 1 }]\n", "a burst needs a count"},
       {"[[emitter]]\nbursts = [{ count = 1, repeat = 3 }]\n", "needs an interval > 0"},
-      {"[[emitter]]\ntexture = \"missing.png\"\n", "fx.toml:2:11: texture file not found: missing.png"},
+      {"[[emitter]]\ntexture = \"missing.png\"\n",
+       "fx.toml:2:11: texture file not found: missing.png"},
       {"[[emitter]]\ntexture = \"/\"\n", "texture is not a regular file"},
-      {"[[emitter]]\nname = \"a\"\n[[emitter]]\nname = \"a\"\n", "fx.toml:4:8: emitter name \"a\" is used twice"},
+      {"[[emitter]]\nname = \"a\"\n[[emitter]]\nname = \"a\"\n",
+       "fx.toml:4:8: emitter name \"a\" is used twice"},
       {"[canvas]\nsize = [0, 100]\n[[emitter]]\n", "canvas width must be within [1, 16384], got 0"},
-      {"[canvas]\nsize = [100000, 100000]\n[[emitter]]\n", "canvas width must be within [1, 16384]"},
-      {"[effect]\nloop = true\nduration = 0\n[[emitter]]\n", "effect.loop needs a positive effect.duration"},
+      {"[canvas]\nsize = [100000, 100000]\n[[emitter]]\n",
+       "canvas width must be within [1, 16384]"},
+      {"[effect]\nloop = true\nduration = 0\n[[emitter]]\n",
+       "effect.loop needs a positive effect.duration"},
       {"[effect]\nfps = 0\n[[emitter]]\n", "effect.fps must be within"},
+      {"[canvas]\nmotion_blur = 8\n[[emitter]]\n",
+       "fx.toml:2:15: canvas.motion_blur must be a table { samples = 8, shutter = 0.5 }, got an "
+       "integer"},
+      {"[canvas]\nmotion_blur = { samples = 0 }\n[[emitter]]\n",
+       "fx.toml:2:27: canvas.motion_blur.samples must be within [1, 256], got 0"},
+      {"[canvas]\nmotion_blur = { samples = 2.5 }\n[[emitter]]\n",
+       "canvas.motion_blur.samples must be a whole number"},
+      {"[canvas]\nmotion_blur = { shutter = 1.5 }\n[[emitter]]\n",
+       "canvas.motion_blur.shutter must be within [0, 1] frame intervals, got 1.5"},
+      {"[canvas]\nmotion_blur = { sample = 4 }\n[[emitter]]\n",
+       "unknown key 'sample' in canvas.motion_blur; did you mean 'samples'?"},
       {"[effect]\nseed = -1\n[[emitter]]\n", "effect.seed must be within [0, 4294967295]"},
-      {"[effects]\n[[emitter]]\n", "fx.toml:1:2: unknown key 'effects' in the effect file; did you mean 'effect'?"},
+      {"[effects]\n[[emitter]]\n",
+       "fx.toml:1:2: unknown key 'effects' in the effect file; did you mean 'effect'?"},
       {"", "fx.toml: the effect file is empty: an effect needs at least one [[emitter]]"},
       {"[effect]\nseed = 1\n", "the effect has no [[emitter]] table"},
       {"emitter = 3\n", "emitter must be written as [[emitter]] tables"},
@@ -347,6 +379,11 @@ TEST_CASE("an emitter that can never show a particle loads with a warning at its
   CHECK(
       warnings("[[emitter]]\nsize = [[0, 0], [1, -3]]\n") ==
       "fx.toml:2:8: emitter 'emitter0' draws nothing: its size is 0 or less over the whole life\n");
+  CHECK(warnings("[canvas]\nmotion_blur = { shutter = 0 }\n[[emitter]]\n") ==
+        "fx.toml:2:27: canvas.motion_blur.shutter is 0: every frame is drawn 8 times at the same "
+        "time, "
+        "with no blur\n");
+  CHECK(warnings("[canvas]\nmotion_blur = { shutter = 0, samples = 1 }\n[[emitter]]\n").empty());
   CHECK(warnings("[[emitter]]\nenabled = false\nrate = 0\n") ==
         "fx.toml: every emitter is disabled (enabled = false): nothing is drawn\n");
   // A --set that makes it so is placed at the --set.
