@@ -50,9 +50,11 @@ int run_inspect(const InspectArgs& args) {
                ", \"alive\": " + std::to_string(ef.stats.alive) + "}";
       }
       out += ", \"particles\": [";
-      for (size_t i = 0; i < ef.particles.size(); ++i) {
-        const Particle& p = ef.particles[i];
-        out += i ? ", " : "";
+      bool first = true;
+      for (const Particle& p : ef.particles) {
+        if (p.trail) continue;  // a trail ghost is the particle at an earlier clock
+        out += first ? "" : ", ";
+        first = false;
         out += "{\"key\": " + std::to_string(p.key) + ", \"age\": " + json_number(p.age_s) +
                ", \"life\": " + json_number(p.life_s) + ", \"x\": " + json_number(p.x) +
                ", \"y\": " + json_number(p.y) + ", \"vx\": " + json_number(p.vx) +
@@ -74,7 +76,8 @@ int run_inspect(const InspectArgs& args) {
   std::printf("%s at time %g (clock %g)\n", fx.name.c_str(), args.time, clock);
   for (const EmitterFrame& ef : frame.emitters) {
     const Emitter& em = fx.emitters[ef.emitter];
-    std::printf("\nemitter %s: %zu alive", em.name.c_str(), ef.particles.size());
+    std::printf("\nemitter %s: %llu alive", em.name.c_str(),
+                static_cast<unsigned long long>(ef.stats.alive));
     if (args.stats)
       std::printf(" (window %llu, visited %llu)", static_cast<unsigned long long>(ef.stats.window),
                   static_cast<unsigned long long>(ef.stats.visited));
@@ -83,6 +86,7 @@ int run_inspect(const InspectArgs& args) {
     std::printf("%10s %7s %7s %9s %9s %8s %8s %8s %6s %5s  %s\n", "key", "age", "life", "x", "y",
                 "w", "h", "rot", "alpha", "cell", "color");
     for (const Particle& p : ef.particles) {
+      if (p.trail) continue;
       std::printf("%10llu %s %s %s %s %s %s %s %6.3f %5d  #%02x%02x%02x\n",
                   static_cast<unsigned long long>(p.key), column(p.age_s, 7, 3).c_str(),
                   column(p.life_s, 7, 3).c_str(), column(p.x, 9, 2).c_str(),

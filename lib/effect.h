@@ -45,6 +45,18 @@ struct BurstGroup {
   uint64_t first_index = 0;
 };
 
+// A trail (docs/config.md, model.md 9): `count` ghosts of each particle as it
+// was up to `length_s` seconds of its age ago. Ghost k (1..count) sits at
+// u = k / count along the trail: the particle evaluated at clock c - u length,
+// its opacity times fade(u) and its size times scale(u). A particle's ghosts
+// are drawn just before it, oldest first, so the particle is on top.
+struct Trail {
+  int count = 0;  // 0: no trail
+  double length_s = 0.1;
+  Curve fade = Curve::constant(1);   // in [0, 1]
+  Curve scale = Curve::constant(1);  // in [0, 1]
+};
+
 struct Emitter {
   std::string name;
   uint32_t index = 0;  // 0-based position in the file, disabled emitters included
@@ -75,6 +87,7 @@ struct Emitter {
   Flipbook flipbook;
   Shape shape;
   std::vector<BurstGroup> bursts;
+  Trail trail;
 
   // Derived at load.
   uint32_t seed = 0;             // s_e

@@ -122,6 +122,33 @@ void for_each_window(const Effect& fx, const Emitter& em, double clock, OnStream
   }
 }
 
+// Puts each particle's trail ghosts just before it, oldest first: ghost k at
+// u = k / count is the particle at clock - u length (not yet born: none),
+// opacity times fade(u), size times scale(u).
+void add_trails(const Emitter& em, double clock, EmitterFrame& out) {
+  const Trail& trail = em.trail;
+  out.scratch.clear();
+  Particle g;
+  for (const Particle& p : out.particles) {
+    for (int k = trail.count; k >= 1; --k) {
+      const double u = static_cast<double>(k) / trail.count;
+      const double fade = std::clamp(trail.fade.evaluate(u, 0), 0.0, 1.0);
+      const double scale = std::clamp(trail.scale.evaluate(u, 0), 0.0, 1.0);
+      if (!(fade > 0 && scale > 0)) continue;
+      if (!evaluate_particle(em, p.key, p.birth_s, clock - u * trail.length_s, g) ||
+          !finite_particle(g))
+        continue;
+      g.alpha *= fade;
+      g.w *= scale;
+      g.h *= scale;
+      g.trail = k;
+      out.scratch.push_back(g);
+    }
+    out.scratch.push_back(p);
+  }
+  out.particles.swap(out.scratch);
+}
+
 void evaluate_emitter(const Effect& fx, const Emitter& em, double clock, EmitterFrame& out) {
   out.particles.clear();
   out.stats = {};
@@ -160,6 +187,7 @@ void evaluate_emitter(const Effect& fx, const Emitter& em, double clock, Emitter
               return a.key < b.key;
             });
   out.stats.alive = out.particles.size();
+  if (em.trail.count > 0) add_trails(em, clock, out);
 }
 
 }  // namespace
@@ -172,7 +200,7 @@ uint64_t max_alive(const Effect& fx) {
     // The window (c - L_max, c] holds at most ceil(r L_max) + 1 stream keys;
     // with r = P / L_max that is P + 1 at the instant one key is born as
     // another dies.
-    total += std::min(cap + 1, std::ceil(em.stream_rate_per_s * life) + 1);
+    double n = std::min(cap + 1, std::ceil(em.stream_rate_per_s * life) + 1);
     // A looped effect repeats its bursts every period: ceil(L_max / T) + 1
     // periods can hold live burst particles at once.
     const double periods = fx.loop && fx.duration_s > 0 ? std::ceil(life / fx.duration_s) + 1 : 1;
@@ -180,8 +208,9 @@ uint64_t max_alive(const Effect& fx) {
       // Firings `interval` apart overlap for at most ceil(L_max / interval) + 1.
       const double overlap = b.interval_s > 0 ? std::ceil(life / b.interval_s) + 1 : 1;
       const double firings = std::min(static_cast<double>(b.repeat), overlap) * periods;
-      total += b.count * firings;
+      n += b.count * firings;
     }
+    total += n * (1.0 + em.trail.count);  // and each one's trail ghosts
   }
   return static_cast<uint64_t>(std::min(total, 1e18));
 }
@@ -286,11 +315,13 @@ bool evaluate_particle(const Emitter& em, uint64_t key, double birth_s, double c
 
 uint64_t window_size(const Effect& fx, double clock) {
   double total = 0;  // in double, like max_alive: no 64-bit wrap-around
-  for (uint32_t e : fx.draw_order)
+  for (uint32_t e : fx.draw_order) {
+    const double ghosts = 1.0 + fx.emitters[e].trail.count;  // a particle and its trail
     for_each_window(
         fx, fx.emitters[e], clock,
-        [&](int64_t lo, int64_t hi) { total += static_cast<double>(hi - lo) + 1; },
-        [&](double, uint64_t, uint32_t count) { total += count; });
+        [&](int64_t lo, int64_t hi) { total += (static_cast<double>(hi - lo) + 1) * ghosts; },
+        [&](double, uint64_t, uint32_t count) { total += count * ghosts; });
+  }
   return static_cast<uint64_t>(std::min(total, 1e18));
 }
 

@@ -21,18 +21,21 @@ struct Particle {
   Rgb color_srgb;        // curve colour, envelope applied, before brightness
   double alpha = 1;      // opacity after the transparency curve
   int cell = 0;          // 1-based flipbook cell, 0 without a flipbook
+  int trail = 0;         // 0 for the particle itself, k for its k-th trail ghost
 };
 
 struct EmitterStats {
   uint64_t window = 0;   // stream indices in the window plus burst particles considered
   uint64_t visited = 0;  // keys whose lifetime was rolled
-  uint64_t alive = 0;
+  uint64_t alive = 0;    // particles, trail ghosts not counted
 };
 
 struct EmitterFrame {
   uint32_t emitter = 0;  // index into Effect::emitters
-  std::vector<Particle> particles;  // in draw order
+  // In draw order; with a trail each particle follows its ghosts (trail > 0).
+  std::vector<Particle> particles;
   EmitterStats stats;
+  std::vector<Particle> scratch;  // reused while trails are added
 };
 
 struct Frame {
@@ -67,11 +70,13 @@ void shutter_clocks(const Effect& fx, double clock, double fps, std::vector<doub
 // An upper bound on the particles of `fx` alive at any one clock, for sizing
 // memory (evaluation needs none): a stream holds at most ceil(r L_max) + 1
 // (at most max_particles + 1), a burst group its count times the firings that can
-// overlap, in every period that can (looped effects).
+// overlap, in every period that can (looped effects); each with its trail
+// ghosts, as they take a frame's memory too.
 uint64_t max_alive(const Effect& fx);
 
-// The keys of every enabled emitter that can be alive at `clock`: at least
-// the particles evaluate() finds there, and computed without evaluating them.
+// The keys of every enabled emitter that can be alive at `clock`, times one
+// plus the emitter's trail count: at least the particles and ghosts evaluate()
+// finds there, and computed without evaluating them.
 uint64_t window_size(const Effect& fx, double clock);
 
 // Evaluates every enabled emitter at `clock` into `out`, reusing its buffers

@@ -20,6 +20,8 @@ namespace fs = std::filesystem;
 constexpr int kMaxCanvasSide = 16384;
 // Motion blur samples per frame: each one is a whole evaluation and raster pass.
 constexpr int kMaxBlurSamples = 256;
+// Trail ghosts per particle: each is one more evaluation and sprite.
+constexpr int kMaxTrailCount = 64;
 constexpr int64_t kMaxParticlesLimit = 10'000'000;
 constexpr double kMaxFps = 10000;
 constexpr const char* kSetPrefix = "--set ";
@@ -30,13 +32,17 @@ const Keys kRootKeys = {"effect", "canvas", "emitter", "check"};
 const Keys kEffectKeys = {"name", "seed", "duration", "fps", "loop", "start", "time_scale"};
 const Keys kCanvasKeys = {"size", "background", "ambient", "tonemap", "alpha", "motion_blur"};
 const Keys kMotionBlurKeys = {"samples", "shutter"};
-const Keys kEmitterKeys = {"name",          "enabled",        "position",     "rate",
-                           "max_particles", "lifetime",       "speed",        "direction",
-                           "spread",        "acceleration",   "drag",         "rotation",
-                           "rotation_speed", "orientation",   "size",         "transparency",
-                           "squash",        "color",          "brightness",   "light_emission",
-                           "light_influence", "z_offset",     "draw_order",   "texture",
-                           "flipbook",      "shape",          "bursts"};
+const Keys kEmitterKeys = {"name",           "enabled",        "position",
+                           "rate",           "max_particles",  "lifetime",
+                           "speed",          "direction",      "spread",
+                           "acceleration",   "drag",           "rotation",
+                           "rotation_speed", "orientation",    "size",
+                           "transparency",   "squash",         "color",
+                           "brightness",     "light_emission", "light_influence",
+                           "z_offset",       "draw_order",     "texture",
+                           "flipbook",       "shape",          "bursts",
+                           "trail"};
+const Keys kTrailKeys = {"count", "length", "fade", "scale"};
 const Keys kFlipbookKeys = {"layout", "mode", "fps", "random_start"};
 const Keys kShapeKeys = {"kind", "size", "style", "in_out", "inner"};
 const Keys kBurstKeys = {"time", "count", "repeat", "interval"};
@@ -522,6 +528,8 @@ class Translator {
   void read_emitter(const toml::table& t, Emitter& em);
   void read_flipbook(const toml::node& n, Flipbook& fb);
   void read_motion_blur(const toml::node& n, Canvas& canvas);
+  void read_trail(const toml::node& n, Trail& trail);
+  std::optional<Curve> unit_curve(const toml::node& n, std::string_view what);
   void read_shape(const toml::node& n, Shape& shape);
   void read_bursts(const toml::node& n, Emitter& em, uint64_t max_count);
   void read_check(const toml::table& t, CheckSpec& check);
@@ -612,6 +620,49 @@ void Translator::read_motion_blur(const toml::node& n, Canvas& canvas) {
         {loc(*t->get("shutter")), "canvas.motion_blur.shutter is 0: every frame is drawn " +
                                       std::to_string(canvas.blur_samples) +
                                       " times at the same time, with no blur"});
+}
+
+// A curve of one value per position along a trail: within [0, 1], and no
+// envelope (a trail has no random roll of its own).
+std::optional<Curve> Translator::unit_curve(const toml::node& n, std::string_view what) {
+  auto c = curve(n, what);
+  if (!c) return std::nullopt;
+  if (c->has_envelope()) {
+    error(n, std::string(what) + " takes no envelope: give [time, value] keypoints");
+    return std::nullopt;
+  }
+  if (c->min_value() < 0 || c->max_value() > 1) {
+    error(n, std::string(what) + " values must be within [0, 1], got " +
+                 fmt(c->min_value() < 0 ? c->min_value() : c->max_value()));
+    return std::nullopt;
+  }
+  return c;
+}
+
+void Translator::read_trail(const toml::node& n, Trail& trail) {
+  const toml::table* t = n.as_table();
+  if (!t) {
+    error(n, "trail must be a table { count = 8, length = 0.1 }, got " + type_name(n));
+    return;
+  }
+  check_keys(*t, kTrailKeys, "trail");
+  // Present means on: 8 ghosts over 0.1 s, fading out, unless given.
+  trail.count = 8;
+  trail.fade.count = 2;
+  trail.fade.t[1] = 1;
+  trail.fade.value = {};
+  trail.fade.value[0] = 1;
+  if (auto c = t->get("count"))
+    if (auto v = integer(*c, "trail.count", 0, kMaxTrailCount,
+                         "within [0, " + std::to_string(kMaxTrailCount) + "]"))
+      trail.count = static_cast<int>(*v);
+  if (auto l = t->get("length"))
+    if (auto v = bounded(*l, "trail.length", 0, 1e4, "within [0, 1e4] seconds"))
+      trail.length_s = *v;
+  if (auto f = t->get("fade"))
+    if (auto c = unit_curve(*f, "trail.fade")) trail.fade = *c;
+  if (auto f = t->get("scale"))
+    if (auto c = unit_curve(*f, "trail.scale")) trail.scale = *c;
 }
 
 void Translator::read_flipbook(const toml::node& n, Flipbook& fb) {
@@ -855,6 +906,7 @@ void Translator::read_emitter(const toml::table& t, Emitter& em) {
   if (auto n = t.get("flipbook")) read_flipbook(*n, em.flipbook);
   if (auto n = t.get("shape")) read_shape(*n, em.shape);
   if (auto n = t.get("bursts")) read_bursts(*n, em, em.max_particles);
+  if (auto n = t.get("trail")) read_trail(*n, em.trail);
   warn_invisible(t, em);
 }
 

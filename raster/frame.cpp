@@ -46,7 +46,7 @@ FrameRenderer::FrameRenderer(const Effect& fx, int width, int height, int thread
 uint64_t FrameRenderer::render(double clock) {
   auto alive = [&] {
     uint64_t n = 0;
-    for (const EmitterFrame& ef : frame_.emitters) n += ef.particles.size();
+    for (const EmitterFrame& ef : frame_.emitters) n += ef.stats.alive;  // not trail ghosts
     return n;
   };
   if (fx_.canvas.blur_samples <= 1) {

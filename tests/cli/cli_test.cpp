@@ -1026,3 +1026,21 @@ TEST_CASE("motion blur: same bytes on any thread count and frame order, loops st
   CHECK_THAT(bad.err, Catch::Contains("canvas.motion_blur.samples must be within [1, 256], got 0"));
   CHECK_FALSE(fs::exists(d / "c.png"));
 }
+
+TEST_CASE("inspect lists an emitter's particles, not their trail ghosts", "[cli]") {
+  const fs::path d = fresh_dir("inspect_trail");
+  const Run json = run_spritz("inspect " + kConfigs + "/comets.toml --time 1 --json --stats", d);
+  REQUIRE(json.code == 0);
+  const size_t comets = json.out.find("\"name\": \"comets\"");
+  const size_t sparks = json.out.find("\"name\": \"sparks\"");
+  REQUIRE(comets != std::string::npos);
+  REQUIRE(sparks != std::string::npos);
+  const std::string first = json.out.substr(comets, sparks - comets);
+  const size_t alive = first.find("\"alive\": ");
+  REQUIRE(alive != std::string::npos);
+  const size_t listed = count_of(first, "\"key\": ");
+  CHECK(listed > 3);
+  CHECK(std::to_string(listed) == first.substr(alive + 9, first.find('}', alive) - alive - 9));
+  const Run table = run_spritz("inspect " + kConfigs + "/comets.toml --time 1", d);
+  CHECK_THAT(table.out, Catch::Contains("emitter comets: " + std::to_string(listed) + " alive"));
+}

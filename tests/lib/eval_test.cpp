@@ -361,6 +361,69 @@ rate = 200
   for (double c : at0) CHECK(evaluate(fx, c).emitters[0].particles.size() >= 400);
 }
 
+TEST_CASE("a trail is each particle's own past, faded and scaled, drawn under it", "[eval]") {
+  const Effect fx = fx_from(R"(
+[[emitter]]
+rate = 10
+lifetime = 2
+speed = [50, 90]
+spread = 40
+acceleration = [0, -100]
+size = [[0, 4], [1, 12]]
+color = [[0, "#ff0000"], [1, "#0000ff"]]
+trail = { count = 4, length = 0.4, fade = [[0, 1], [1, 0.2]], scale = [[0, 1], [1, 0.5]] }
+)");
+  const double clock = 1.23;
+  const Frame f = evaluate(fx, clock);
+  const EmitterFrame& ef = f.emitters[0];
+  Effect plain = fx;
+  plain.emitters[0].trail.count = 0;
+  const Frame heads = evaluate(plain, clock);
+  REQUIRE(ef.stats.alive == heads.emitters[0].particles.size());
+  size_t at = 0, ghosts = 0;
+  for (const Particle& head : heads.emitters[0].particles) {
+    // Ghosts 4, 3, 2, 1 (those born by then), then the particle itself.
+    for (int k = 4; k >= 1; --k) {
+      const double u = k / 4.0;
+      Particle past;
+      if (!evaluate_particle(fx.emitters[0], head.key, head.birth_s, clock - 0.4 * u, past)) {
+        CHECK(head.age_s < 0.4 * u + 1e-12);
+        continue;
+      }
+      REQUIRE(at < ef.particles.size());
+      const Particle& g = ef.particles[at++];
+      ++ghosts;
+      CHECK(g.trail == k);
+      CHECK(g.key == head.key);
+      CHECK(g.x == past.x);
+      CHECK(g.y == past.y);
+      CHECK(g.age_s == past.age_s);
+      CHECK(g.color_srgb.r == past.color_srgb.r);  // its colour then, not now
+      CHECK(g.alpha == Approx(past.alpha * (1 - 0.8 * u)));
+      CHECK(g.w == Approx(past.w * (1 - 0.5 * u)));
+    }
+    REQUIRE(at < ef.particles.size());
+    const Particle& p = ef.particles[at++];
+    CHECK(p.trail == 0);
+    CHECK(std::memcmp(&p, &head, sizeof p) == 0);
+  }
+  CHECK(at == ef.particles.size());
+  CHECK(ghosts > 3 * ef.stats.alive);  // most particles are older than the trail
+  // The memory bounds count the ghosts.
+  CHECK(ef.particles.size() <= window_size(fx, clock));
+  CHECK(ef.particles.size() <= max_alive(fx));
+  CHECK(max_alive(fx) == 5 * max_alive(plain));
+}
+
+TEST_CASE("a trail's ghosts that fade to nothing are not drawn", "[eval]") {
+  const Effect fx = fx_from("[[emitter]]\nrate = 10\nlifetime = 5\ntrail = { count = 4 }\n");
+  const Frame f = evaluate(fx, 3);
+  // The default fade goes from 1 to 0: the oldest ghost (u = 1) is invisible.
+  for (const Particle& p : f.emitters[0].particles) CHECK(p.trail < 4);
+  const EmitterFrame& ef = f.emitters[0];
+  CHECK(ef.particles.size() > 3 * ef.stats.alive);
+}
+
 TEST_CASE("the clock follows start and time_scale", "[eval]") {
   const Effect fx = fx_from(R"(
 [effect]

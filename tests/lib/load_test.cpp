@@ -53,6 +53,27 @@ TEST_CASE("canvas.motion_blur is off by default and on with defaults when presen
   CHECK(set.canvas.shutter == 1);
 }
 
+TEST_CASE("trail is off by default and on with defaults when present", "[load]") {
+  CHECK(load_effect("[[emitter]]\n", "x.toml", ".").emitters[0].trail.count == 0);
+  const Trail on = load_effect("[[emitter]]\ntrail = {}\n", "x.toml", ".").emitters[0].trail;
+  CHECK(on.count == 8);
+  CHECK(on.length_s == 0.1);
+  CHECK(on.fade.evaluate(0, 0) == 1);
+  CHECK(on.fade.evaluate(0.25, 0) == 0.75);
+  CHECK(on.fade.evaluate(1, 0) == 0);
+  CHECK(on.scale.evaluate(0.5, 0) == 1);
+  const Trail set = load_effect(
+                        "[[emitter]]\ntrail = { count = 3, length = 0.5, fade = 0.5, scale = [[0, "
+                        "1], [1, 0]] }\n",
+                        "x.toml", ".")
+                        .emitters[0]
+                        .trail;
+  CHECK(set.count == 3);
+  CHECK(set.length_s == 0.5);
+  CHECK(set.fade.evaluate(0.7, 0) == 0.5);
+  CHECK(set.scale.evaluate(0.5, 0) == 0.5);
+}
+
 TEST_CASE("every key of config.md's example loads", "[load]") {
   const std::string text = R"(
 [effect]
@@ -156,6 +177,19 @@ TEST_CASE("bad input gives file:line:col messages", "[load]") {
       {"[effect]\nloop = true\nduration = 0\n[[emitter]]\n",
        "effect.loop needs a positive effect.duration"},
       {"[effect]\nfps = 0\n[[emitter]]\n", "effect.fps must be within"},
+      {"[[emitter]]\ntrail = true\n",
+       "fx.toml:2:9: trail must be a table { count = 8, length = 0.1 }, got a boolean"},
+      {"[[emitter]]\ntrail = { count = 65 }\n", "trail.count must be within [0, 64], got 65"},
+      {"[[emitter]]\ntrail = { length = -1 }\n",
+       "trail.length must be within [0, 1e4] seconds, got -1"},
+      {"[[emitter]]\ntrail = { fade = [[0, 1, 0.2], [1, 0]] }\n",
+       "fx.toml:2:18: trail.fade takes no envelope"},
+      {"[[emitter]]\ntrail = { scale = [[0, 1], [1, 2]] }\n",
+       "trail.scale values must be within [0, 1], got 2"},
+      {"[[emitter]]\ntrail = { fade = -0.5 }\n",
+       "trail.fade values must be within [0, 1], got -0.5"},
+      {"[[emitter]]\ntrail = { lenght = 1 }\n",
+       "unknown key 'lenght' in trail; did you mean 'length'?"},
       {"[canvas]\nmotion_blur = 8\n[[emitter]]\n",
        "fx.toml:2:15: canvas.motion_blur must be a table { samples = 8, shutter = 0.5 }, got an "
        "integer"},
