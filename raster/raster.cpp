@@ -14,6 +14,13 @@ namespace {
 
 constexpr double kDegToRad = 3.14159265358979323846 / 180.0;
 constexpr double kMaxHalfExtentPx = 1e7;  // larger sprites are clamped (they cover the canvas anyway)
+// Thinner sprites are drawn this thin with their colour and alpha scaled down
+// to keep their light (area x colour). Float coverage resolves edges only to
+// about 1e-7 px in a sprite's local coordinates, so a 1e-7 px line lost all
+// its light; and a half extent of 1e-320 px made 1 / extent infinite in float
+// and the mip level a wild integer, which read texels far outside the
+// texture (a crash in the SIMD kernels).
+constexpr double kMinHalfExtentPx = 1e-5;
 // Mip selection aims at sqrt(2) texels per pixel, half a level blurrier than
 // 1:1: point-sampling a sharper level at pixel centres would gain or lose a
 // few percent of a small sprite's light with its subpixel phase. With it, a
@@ -174,8 +181,10 @@ bool make_sprite(const Particle& p, const Emitter& em, const Texture& tex, Rgb a
   const double scale = view.scale;
   const double cx = width * 0.5 + (p.x - view.center_x) * scale;
   const double cy = height * 0.5 - (p.y - view.center_y) * scale;
-  const double hw = std::min(p.w * scale * 0.5, kMaxHalfExtentPx);
-  const double hh = std::min(p.h * scale * 0.5, kMaxHalfExtentPx);
+  const double hw_true = std::min(p.w * scale * 0.5, kMaxHalfExtentPx);
+  const double hh_true = std::min(p.h * scale * 0.5, kMaxHalfExtentPx);
+  const double hw = std::max(hw_true, kMinHalfExtentPx), hh = std::max(hh_true, kMinHalfExtentPx);
+  const double thin = (hw_true / hw) * (hh_true / hh);  // 1 unless widened here
   const double theta = std::fmod(p.rotation_deg, 360.0) * kDegToRad;
   const double c = std::cos(theta), sn = std::sin(theta);
   const double ext_x = std::abs(c) * hw + std::abs(sn) * hh;
@@ -210,12 +219,14 @@ bool make_sprite(const Particle& p, const Emitter& em, const Texture& tex, Rgb a
   // Linear colour, brightness (HDR above 1), then light influence toward the
   // ambient colour: c' = c (1 - L + L ambient).
   const double li = em.light_influence;
-  const double k = em.brightness * p.alpha;
-  s.colour = Float4{
-      static_cast<float>(srgb_to_linear_fast(p.color_srgb.r) * k * (1 - li + li * ambient_linear.r)),
-      static_cast<float>(srgb_to_linear_fast(p.color_srgb.g) * k * (1 - li + li * ambient_linear.g)),
-      static_cast<float>(srgb_to_linear_fast(p.color_srgb.b) * k * (1 - li + li * ambient_linear.b)),
-      static_cast<float>(p.alpha * (1 - em.light_emission))};
+  const double k = em.brightness * p.alpha * thin;
+  s.colour = Float4{static_cast<float>(srgb_to_linear_fast(p.color_srgb.r) * k *
+                                       (1 - li + li * ambient_linear.r)),
+                    static_cast<float>(srgb_to_linear_fast(p.color_srgb.g) * k *
+                                       (1 - li + li * ambient_linear.g)),
+                    static_cast<float>(srgb_to_linear_fast(p.color_srgb.b) * k *
+                                       (1 - li + li * ambient_linear.b)),
+                    static_cast<float>(p.alpha * thin * (1 - em.light_emission))};
 
   s.cell = &tex.cell(p.cell >= 1 && p.cell <= static_cast<int>(tex.cells.size()) ? p.cell : 1);
   // Texels per screen pixel picks the mip level; trilinear between two levels

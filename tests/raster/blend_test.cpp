@@ -216,6 +216,40 @@ TEST_CASE("no NaN reaches a pixel from extreme particles", "[blend]") {
   for (float v : img.rgba) REQUIRE(std::isfinite(v));
 }
 
+// A size of 1e-320 (the fuzz test's mutation of `size`) made 1 / extent
+// infinite in float and the mip level a wild integer: the SIMD kernels read
+// far outside the texture and crashed.
+TEST_CASE("particles far thinner than a pixel draw safely, keep their light, on every path",
+          "[blend]") {
+  const Scene s = scene("texture = \"builtin:soft\"\nlight_emission = 1");
+  const double mean = s.textures[0]->cells[0].mean[0];
+  for (double thin : {1e-320, 1e-300, 1e-40, 1e-12, 1e-7, 1e-5, 1e-3}) {
+    for (double rot : {0.0, 30.0}) {
+      Particle line = particle(0.3, 0.2, 6, {1, 1, 1}, 1, rot);
+      line.w = thin;
+      Particle dot = particle(-9, 4, thin);
+      Frame f;
+      f.emitters.resize(1);
+      f.emitters[0].particles = {line, dot};
+      Image want;
+      for (DrawPath path : {DrawPath::kReference, DrawPath::kPortable, DrawPath::kAvx2}) {
+        if (!draw_path_available(path)) continue;
+        Rasterizer r(s.fx, s.textures, 64, 64, 1);
+        r.set_draw_path(path);
+        Image img;
+        r.render(f, img);
+        INFO("width " << thin << " rotation " << rot << " with " << draw_path_name(path));
+        for (float v : img.rgba) REQUIRE(std::isfinite(v));
+        CHECK(total(img, 0) == Approx(thin * 6 * mean).epsilon(0.02).margin(1e-30));
+        if (path == DrawPath::kReference)
+          want = img;
+        else
+          CHECK(std::memcmp(want.rgba.data(), img.rgba.data(), want.rgba.size() * 4) == 0);
+      }
+    }
+  }
+}
+
 // The plain x86-64 build's fused multiply-add (soft_fma, and fused() on
 // four lanes, which runs two lanes per SSE2 vector there) against the C
 // library's fmaf (correctly rounded by definition): random operands whose product and
