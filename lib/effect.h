@@ -9,6 +9,7 @@
 #include "color.h"
 #include "curve.h"
 #include "error.h"
+#include "path.h"
 #include "shape.h"
 #include "vec2.h"
 
@@ -22,6 +23,7 @@ struct Range {
 
 enum class Orientation { kFacing, kVelocityParallel, kVelocityPerpendicular };
 enum class DrawOrder { kOldestFirst, kNewestFirst };
+enum class Space { kWorld, kLocal };
 enum class FlipbookMode { kOneshot, kLoop, kPingpong, kRandom };
 enum class Tonemap { kWhite, kClamp };
 enum class AlphaMode { kStraight, kPremultiplied };
@@ -62,6 +64,14 @@ struct Emitter {
   uint32_t index = 0;  // 0-based position in the file, disabled emitters included
   bool enabled = true;
   Vec2 position;  // design px from the canvas centre, y up
+  // A moving emitter (model.md 9): the path's offset is added to position.
+  // World space: a particle starts at the emitter's place at its birth and
+  // then moves on its own; local space: particles ride along with the path.
+  // inherit_velocity adds that factor of the path's velocity at birth to v0.
+  Path path;
+  SourceLoc path_loc;
+  Space space = Space::kWorld;
+  double inherit_velocity = 0;
   double rate_per_s = 10;
   uint32_t max_particles = 1000;
   Range lifetime_s{1, 1};

@@ -272,8 +272,13 @@ bool evaluate_particle(const Emitter& em, uint64_t key, double birth_s, double c
   const double spread = (2 * unit(st, Channel::kSpread) - 1) * em.spread_deg * kDegToRad;
   const Vec2 dir = em.spread_deg != 0 ? rotate(s.normal, spread) : s.normal;
   const double speed = em.speed_px_per_s.at(unit(st, Channel::kSpeed));
-  const MotionState m =
-      move_particle(em.position + s.offset, dir * speed, em.acceleration, em.drag_per_s, age);
+  Vec2 origin = em.position;
+  Vec2 v0 = dir * speed;
+  if (!em.path.empty()) {
+    origin = origin + em.path.at(em.space == Space::kLocal ? clock : birth_s);
+    if (em.inherit_velocity != 0) v0 = v0 + em.path.velocity(birth_s) * em.inherit_velocity;
+  }
+  const MotionState m = move_particle(origin + s.offset, v0, em.acceleration, em.drag_per_s, age);
 
   // Size and squash: (w, h) = (s / l, s l) for q >= 0, (s l, s / l) for q < 0,
   // l = 1 + |q|, so w h = s^2.

@@ -22,6 +22,8 @@ constexpr int kMaxCanvasSide = 16384;
 constexpr int kMaxBlurSamples = 256;
 // Trail ghosts per particle: each is one more evaluation and sprite.
 constexpr int kMaxTrailCount = 64;
+// Keyframes in an emitter's path.
+constexpr size_t kMaxPathKeys = 4096;
 constexpr int64_t kMaxParticlesLimit = 10'000'000;
 constexpr double kMaxFps = 10000;
 constexpr const char* kSetPrefix = "--set ";
@@ -32,16 +34,38 @@ const Keys kRootKeys = {"effect", "canvas", "emitter", "check"};
 const Keys kEffectKeys = {"name", "seed", "duration", "fps", "loop", "start", "time_scale"};
 const Keys kCanvasKeys = {"size", "background", "ambient", "tonemap", "alpha", "motion_blur"};
 const Keys kMotionBlurKeys = {"samples", "shutter"};
-const Keys kEmitterKeys = {"name",           "enabled",        "position",
-                           "rate",           "max_particles",  "lifetime",
-                           "speed",          "direction",      "spread",
-                           "acceleration",   "drag",           "rotation",
-                           "rotation_speed", "orientation",    "size",
-                           "transparency",   "squash",         "color",
-                           "brightness",     "light_emission", "light_influence",
-                           "z_offset",       "draw_order",     "texture",
-                           "flipbook",       "shape",          "bursts",
-                           "trail"};
+const Keys kEmitterKeys = {"name",
+                           "enabled",
+                           "position",
+                           "rate",
+                           "max_particles",
+                           "lifetime",
+                           "speed",
+                           "direction",
+                           "spread",
+                           "acceleration",
+                           "drag",
+                           "rotation",
+                           "rotation_speed",
+                           "orientation",
+                           "size",
+                           "transparency",
+                           "squash",
+                           "color",
+                           "brightness",
+                           "light_emission",
+                           "light_influence",
+                           "z_offset",
+                           "draw_order",
+                           "texture",
+                           "flipbook",
+                           "shape",
+                           "bursts",
+                           "trail",
+                           "path",
+                           "path_interpolation",
+                           "space",
+                           "inherit_velocity"};
 const Keys kTrailKeys = {"count", "length", "fade", "scale"};
 const Keys kFlipbookKeys = {"layout", "mode", "fps", "random_start"};
 const Keys kShapeKeys = {"kind", "size", "style", "in_out", "inner"};
@@ -529,6 +553,7 @@ class Translator {
   void read_flipbook(const toml::node& n, Flipbook& fb);
   void read_motion_blur(const toml::node& n, Canvas& canvas);
   void read_trail(const toml::node& n, Trail& trail);
+  void read_path(const toml::node& n, Path& path);
   std::optional<Curve> unit_curve(const toml::node& n, std::string_view what);
   void read_shape(const toml::node& n, Shape& shape);
   void read_bursts(const toml::node& n, Emitter& em, uint64_t max_count);
@@ -663,6 +688,37 @@ void Translator::read_trail(const toml::node& n, Trail& trail) {
     if (auto c = unit_curve(*f, "trail.fade")) trail.fade = *c;
   if (auto f = t->get("scale"))
     if (auto c = unit_curve(*f, "trail.scale")) trail.scale = *c;
+}
+
+void Translator::read_path(const toml::node& n, Path& path) {
+  const toml::array* keys = n.as_array();
+  if (!keys || keys->empty() || !(*keys)[0].is_array()) {
+    error(n, "path must be keyframes [[t, x, y], ...] in effect-clock seconds and design px");
+    return;
+  }
+  if (keys->size() > kMaxPathKeys) {
+    error(n, "path must have 1 to " + std::to_string(kMaxPathKeys) + " keyframes, got " +
+                 std::to_string(keys->size()));
+    return;
+  }
+  for (size_t k = 0; k < keys->size(); ++k) {
+    const toml::array* kf = (*keys)[k].as_array();
+    if (!kf || kf->size() != 3) {
+      error((*keys)[k], "a path keyframe is [t, x, y]");
+      return;
+    }
+    auto t = bounded((*kf)[0], "path time", -1e9, 1e9, "within ±1e9 s");
+    auto x = bounded((*kf)[1], "path x", -1e9, 1e9, "within ±1e9 px");
+    auto y = bounded((*kf)[2], "path y", -1e9, 1e9, "within ±1e9 px");
+    if (!t || !x || !y) return;
+    if (!path.t.empty() && !(*t > path.t.back())) {
+      error((*kf)[0], "path times must be strictly increasing, got " + fmt(*t) + " after " +
+                          fmt(path.t.back()));
+      return;
+    }
+    path.t.push_back(*t);
+    path.p.push_back({*x, *y});
+  }
 }
 
 void Translator::read_flipbook(const toml::node& n, Flipbook& fb) {
@@ -907,6 +963,17 @@ void Translator::read_emitter(const toml::table& t, Emitter& em) {
   if (auto n = t.get("shape")) read_shape(*n, em.shape);
   if (auto n = t.get("bursts")) read_bursts(*n, em, em.max_particles);
   if (auto n = t.get("trail")) read_trail(*n, em.trail);
+  if (auto n = t.get("path")) {
+    em.path_loc = loc(*n);
+    read_path(*n, em.path);
+  }
+  if (auto n = t.get("path_interpolation"))
+    if (auto i = choice(*n, "path_interpolation", {"linear", "smooth"})) em.path.smooth = *i == 1;
+  if (auto n = t.get("space"))
+    if (auto i = choice(*n, "space", {"world", "local"})) em.space = static_cast<Space>(*i);
+  if (auto n = t.get("inherit_velocity"))
+    if (auto v = bounded(*n, "inherit_velocity", -1e3, 1e3, "within [-1e3, 1e3]"))
+      em.inherit_velocity = *v;
   warn_invisible(t, em);
 }
 
@@ -1211,6 +1278,7 @@ void derive(Effect& fx) {
       rate = n / fx.duration_s;
     }
     em.stream_rate_per_s = rate;
+    em.path.period = fx.loop ? fx.duration_s : 0;
   }
   fx.draw_order.clear();
   for (const Emitter& em : fx.emitters)
@@ -1301,6 +1369,23 @@ Effect load_effect(std::string_view text, const std::string& source_name,
   fx.source_path = source_name;
   fx.content_hash = hash;
   derive(fx);
+  // A looped effect reads each path over one period: one that ends away from
+  // where it starts jumps at the seam.
+  if (fx.loop)
+    for (const Emitter& em : fx.emitters) {
+      if (em.path.empty() || !em.enabled) continue;
+      Path open = em.path;
+      open.period = 0;
+      const Vec2 a = open.at(0), b = open.at(fx.duration_s);
+      if (a.x != b.x || a.y != b.y) {
+        char where[160];
+        std::snprintf(where, sizeof where,
+                      " path is at (%g, %g) at clock 0 but at (%g, %g) when the period ends "
+                      "(%g s): the loop jumps there",
+                      a.x, a.y, b.x, b.y, fx.duration_s);
+        fx.warnings.push_back({em.path_loc, "emitter '" + em.name + "'" + where});
+      }
+    }
   return fx;
 }
 

@@ -424,6 +424,71 @@ TEST_CASE("a trail's ghosts that fade to nothing are not drawn", "[eval]") {
   CHECK(ef.particles.size() > 3 * ef.stats.alive);
 }
 
+TEST_CASE("a moving emitter: world space keeps the birth place, local space rides along",
+          "[eval]") {
+  const char* base = R"(
+[[emitter]]
+position = [5, -5]
+rate = 4
+lifetime = 3
+speed = 0
+path = [[0, 0, 0], [2, 100, 40]]
+)";
+  const Effect world = fx_from(base);
+  const Effect local = fx_from(std::string(base) + "space = \"local\"\n");
+  const double clock = 1.3;
+  const Frame w = evaluate(world, clock), l = evaluate(local, clock);
+  REQUIRE(w.emitters[0].particles.size() == 6);  // born at 0, 0.25, ..., 1.25
+  for (const Particle& p : w.emitters[0].particles) {
+    CHECK(p.x == Approx(5 + 50 * p.birth_s));
+    CHECK(p.y == Approx(-5 + 20 * p.birth_s));
+  }
+  for (const Particle& p : l.emitters[0].particles) {
+    CHECK(p.x == Approx(5 + 50 * clock));
+    CHECK(p.y == Approx(-5 + 20 * clock));
+  }
+}
+
+TEST_CASE("inherit_velocity adds a factor of the path's velocity at birth", "[eval]") {
+  const Effect fx = fx_from(R"(
+[[emitter]]
+rate = 10
+lifetime = 1
+speed = 30
+direction = 90
+path = [[0, 0, 0], [1, 20, 0], [3, 20, -100]]
+inherit_velocity = 0.5
+)");
+  const Frame f = evaluate(fx, 1.55);
+  REQUIRE(f.emitters[0].particles.size() == 10);
+  for (const Particle& p : f.emitters[0].particles) {
+    const double vx_path = p.birth_s < 1 ? 20 : 0, vy_path = p.birth_s < 1 ? 0 : -50;
+    CHECK(p.vx == Approx(0.5 * vx_path).margin(1e-9));
+    CHECK(p.vy == Approx(30 + 0.5 * vy_path));
+  }
+}
+
+TEST_CASE("a looped effect's path repeats each period, so frames still loop exactly", "[eval]") {
+  const Effect fx = fx_from(R"(
+[effect]
+duration = 2
+loop = true
+[[emitter]]
+rate = 30
+lifetime = [0.5, 1.5]
+speed = [10, 40]
+spread = 180
+path = [[0, 70, 0], [0.5, 0, 70], [1, -70, 0], [1.5, 0, -70], [2, 70, 0]]
+path_interpolation = "smooth"
+inherit_velocity = 0.3
+)");
+  CHECK(fx.warnings.empty());  // it ends where it starts
+  for (int f = 0; f < 60; f += 7) {
+    CHECK(same_frame(evaluate(fx, clock_at_frame(fx, f, 30)),
+                     evaluate(fx, clock_at_frame(fx, f + 60, 30))));
+  }
+}
+
 TEST_CASE("the clock follows start and time_scale", "[eval]") {
   const Effect fx = fx_from(R"(
 [effect]

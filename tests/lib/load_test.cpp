@@ -177,6 +177,16 @@ TEST_CASE("bad input gives file:line:col messages", "[load]") {
       {"[effect]\nloop = true\nduration = 0\n[[emitter]]\n",
        "effect.loop needs a positive effect.duration"},
       {"[effect]\nfps = 0\n[[emitter]]\n", "effect.fps must be within"},
+      {"[[emitter]]\npath = 3\n", "fx.toml:2:8: path must be keyframes [[t, x, y], ...]"},
+      {"[[emitter]]\npath = [[0, 1]]\n", "fx.toml:2:9: a path keyframe is [t, x, y]"},
+      {"[[emitter]]\npath = [[0, 1, 2], [0, 3, 4]]\n",
+       "fx.toml:2:21: path times must be strictly increasing, got 0 after 0"},
+      {"[[emitter]]\npath = [[0, 1, nan]]\n", "path y must be a finite number"},
+      {"[[emitter]]\npath = [[0, 1e10, 0]]\n", "path x must be within ±1e9 px, got 1e+10"},
+      {"[[emitter]]\npath_interpolation = \"smoth\"\n", "did you mean \"smooth\"?"},
+      {"[[emitter]]\nspace = \"global\"\n", "space must be \"world\" or \"local\""},
+      {"[[emitter]]\ninherit_velocity = 5000\n",
+       "inherit_velocity must be within [-1e3, 1e3], got 5000"},
       {"[[emitter]]\ntrail = true\n",
        "fx.toml:2:9: trail must be a table { count = 8, length = 0.1 }, got a boolean"},
       {"[[emitter]]\ntrail = { count = 65 }\n", "trail.count must be within [0, 64], got 65"},
@@ -418,6 +428,14 @@ TEST_CASE("an emitter that can never show a particle loads with a warning at its
         "time, "
         "with no blur\n");
   CHECK(warnings("[canvas]\nmotion_blur = { shutter = 0, samples = 1 }\n[[emitter]]\n").empty());
+  CHECK(warnings("[effect]\nloop = true\nduration = 2\n[[emitter]]\nname = \"t\"\npath = [[0, 0, "
+                 "0], [1, 10, 0]]\n") ==
+        "fx.toml:6:8: emitter 't' path is at (0, 0) at clock 0 but at (10, 0) when the period ends "
+        "(2 s): "
+        "the loop jumps there\n");
+  CHECK(warnings("[effect]\nloop = true\nduration = 2\n[[emitter]]\npath = [[0, 0, 0], [1, 10, 0], "
+                 "[2, 0, 0]]\n")
+            .empty());
   CHECK(warnings("[[emitter]]\nenabled = false\nrate = 0\n") ==
         "fx.toml: every emitter is disabled (enabled = false): nothing is drawn\n");
   // A --set that makes it so is placed at the --set.
