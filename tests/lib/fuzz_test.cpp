@@ -4,6 +4,7 @@
 // may be NaN or infinite.
 #include <catch2/catch.hpp>
 #include <cmath>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 
@@ -60,8 +61,12 @@ TEST_CASE("mutated effect files load cleanly or fail with an Error, and never dr
   int loaded = 0, refused = 0;
   Frame frame;
   Image image;
-  for (uint32_t i = 0; i < 3000; ++i) {
+  // SPRITZ_FUZZ_CASES=100000 runs a longer search by hand; CI runs 3000.
+  const char* cases_env = std::getenv("SPRITZ_FUZZ_CASES");
+  const uint32_t cases = cases_env ? static_cast<uint32_t>(std::strtoul(cases_env, nullptr, 10)) : 3000;
+  for (uint32_t i = 0; i < cases; ++i) {
     const std::string text = mutate(sources[i % sources.size()], i);
+    INFO("case " << i << ", a mutation of a bundled effect:\n" << text);
     Effect fx;
     try {
       fx = load_effect(text, "fuzz.toml", ".");
