@@ -552,7 +552,7 @@ class Translator {
   void read_emitter(const toml::table& t, Emitter& em);
   void read_flipbook(const toml::node& n, Flipbook& fb);
   void read_motion_blur(const toml::node& n, Canvas& canvas);
-  void read_trail(const toml::node& n, Trail& trail);
+  void read_trail(const toml::node& n, Trail& trail, const std::string& emitter);
   void read_path(const toml::node& n, Path& path);
   std::optional<Curve> unit_curve(const toml::node& n, std::string_view what);
   void read_shape(const toml::node& n, Shape& shape);
@@ -664,7 +664,7 @@ std::optional<Curve> Translator::unit_curve(const toml::node& n, std::string_vie
   return c;
 }
 
-void Translator::read_trail(const toml::node& n, Trail& trail) {
+void Translator::read_trail(const toml::node& n, Trail& trail, const std::string& emitter) {
   const toml::table* t = n.as_table();
   if (!t) {
     error(n, "trail must be a table { count = 8, length = 0.1 }, got " + type_name(n));
@@ -688,6 +688,14 @@ void Translator::read_trail(const toml::node& n, Trail& trail) {
     if (auto c = unit_curve(*f, "trail.fade")) trail.fade = *c;
   if (auto f = t->get("scale"))
     if (auto c = unit_curve(*f, "trail.scale")) trail.scale = *c;
+  if (trail.count > 0 && trail.length_s == 0)
+    warnings.push_back(
+        {loc(*t->get("length")),
+         "emitter '" + emitter + "' trail.length is 0: every ghost is drawn on its particle"});
+  else if (trail.count > 0 && (trail.fade.max_value() <= 0 || trail.scale.max_value() <= 0))
+    warnings.push_back({loc(n), "emitter '" + emitter + "' trail draws nothing: its " +
+                                    std::string(trail.fade.max_value() <= 0 ? "fade" : "scale") +
+                                    " is 0 along the whole trail"});
 }
 
 void Translator::read_path(const toml::node& n, Path& path) {
@@ -962,7 +970,7 @@ void Translator::read_emitter(const toml::table& t, Emitter& em) {
   if (auto n = t.get("flipbook")) read_flipbook(*n, em.flipbook);
   if (auto n = t.get("shape")) read_shape(*n, em.shape);
   if (auto n = t.get("bursts")) read_bursts(*n, em, em.max_particles);
-  if (auto n = t.get("trail")) read_trail(*n, em.trail);
+  if (auto n = t.get("trail")) read_trail(*n, em.trail, em.name);
   if (auto n = t.get("path")) {
     em.path_loc = loc(*n);
     read_path(*n, em.path);

@@ -436,6 +436,13 @@ TEST_CASE("an emitter that can never show a particle loads with a warning at its
   CHECK(warnings("[effect]\nloop = true\nduration = 2\n[[emitter]]\npath = [[0, 0, 0], [1, 10, 0], "
                  "[2, 0, 0]]\n")
             .empty());
+  CHECK(
+      warnings("[[emitter]]\ntrail = { length = 0 }\n") ==
+      "fx.toml:2:20: emitter 'emitter0' trail.length is 0: every ghost is drawn on its particle\n");
+  CHECK(
+      warnings("[[emitter]]\ntrail = { fade = 0 }\n") ==
+      "fx.toml:2:9: emitter 'emitter0' trail draws nothing: its fade is 0 along the whole trail\n");
+  CHECK(warnings("[[emitter]]\ntrail = { count = 0, fade = 0 }\n").empty());
   CHECK(warnings("[[emitter]]\nenabled = false\nrate = 0\n") ==
         "fx.toml: every emitter is disabled (enabled = false): nothing is drawn\n");
   // A --set that makes it so is placed at the --set.
