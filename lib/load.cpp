@@ -712,7 +712,10 @@ void Translator::read_path(const toml::node& n, Path& path) {
   for (size_t k = 0; k < keys->size(); ++k) {
     const toml::array* kf = (*keys)[k].as_array();
     if (!kf || kf->size() != 3) {
-      error((*keys)[k], "a path keyframe is [t, x, y]");
+      error((*keys)[k],
+            "a path keyframe is [t, x, y], got " +
+                (kf ? std::to_string(kf->size()) + (kf->size() == 1 ? " value" : " values")
+                    : type_name((*keys)[k])));
       return;
     }
     auto t = bounded((*kf)[0], "path time", -1e9, 1e9, "within ±1e9 s");
