@@ -52,8 +52,10 @@ struct BurstGroup {
 // u = k / count along the trail: the particle evaluated at clock c - u length,
 // its opacity times fade(u) and its size times scale(u). A particle's ghosts
 // are drawn just before it, oldest first, so the particle is on top.
+inline constexpr int kMaxTrailCount = 64;  // ghosts per particle, each one more evaluation
+
 struct Trail {
-  int count = 0;  // 0: no trail
+  int count = 0;  // 0: no trail, at most kMaxTrailCount
   double length_s = 0.1;
   Curve fade = Curve::constant(1);   // in [0, 1]
   Curve scale = Curve::constant(1);  // in [0, 1]

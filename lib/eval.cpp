@@ -127,21 +127,30 @@ void for_each_window(const Effect& fx, const Emitter& em, double clock, OnStream
 // opacity times fade(u), size times scale(u).
 void add_trails(const Emitter& em, double clock, EmitterFrame& out) {
   const Trail& trail = em.trail;
+  // The ghosts that show, oldest first; the same for every particle.
+  struct Ghost {
+    int k;
+    double age_back, fade, scale;
+  };
+  Ghost ghosts[kMaxTrailCount];
+  int n = 0;
+  for (int k = std::min(trail.count, kMaxTrailCount); k >= 1; --k) {
+    const double u = static_cast<double>(k) / trail.count;
+    const double fade = std::clamp(trail.fade.evaluate(u, 0), 0.0, 1.0);
+    const double scale = std::clamp(trail.scale.evaluate(u, 0), 0.0, 1.0);
+    if (fade > 0 && scale > 0) ghosts[n++] = {k, u * trail.length_s, fade, scale};
+  }
   out.scratch.clear();
   Particle g;
   for (const Particle& p : out.particles) {
-    for (int k = trail.count; k >= 1; --k) {
-      const double u = static_cast<double>(k) / trail.count;
-      const double fade = std::clamp(trail.fade.evaluate(u, 0), 0.0, 1.0);
-      const double scale = std::clamp(trail.scale.evaluate(u, 0), 0.0, 1.0);
-      if (!(fade > 0 && scale > 0)) continue;
-      if (!evaluate_particle(em, p.key, p.birth_s, clock - u * trail.length_s, g) ||
+    for (int i = 0; i < n; ++i) {
+      if (!evaluate_particle(em, p.key, p.birth_s, clock - ghosts[i].age_back, g) ||
           !finite_particle(g))
         continue;
-      g.alpha *= fade;
-      g.w *= scale;
-      g.h *= scale;
-      g.trail = k;
+      g.alpha *= ghosts[i].fade;
+      g.w *= ghosts[i].scale;
+      g.h *= ghosts[i].scale;
+      g.trail = ghosts[i].k;
       out.scratch.push_back(g);
     }
     out.scratch.push_back(p);

@@ -20,8 +20,6 @@ namespace fs = std::filesystem;
 constexpr int kMaxCanvasSide = 16384;
 // Motion blur samples per frame: each one is a whole evaluation and raster pass.
 constexpr int kMaxBlurSamples = 256;
-// Trail ghosts per particle: each is one more evaluation and sprite.
-constexpr int kMaxTrailCount = 64;
 // Keyframes in an emitter's path.
 constexpr size_t kMaxPathKeys = 4096;
 constexpr int64_t kMaxParticlesLimit = 10'000'000;
@@ -226,6 +224,20 @@ class Translator {
         error(node, msg);
       }
     }
+  }
+
+  // An inline table such as `flipbook = { ... }`: its keys checked against
+  // `keys`, or nullptr after `must_be` ("flipbook must be a table { ... }",
+  // then what it was) when it is not a table.
+  const toml::table* inline_table(const toml::node& n, const Keys& keys, std::string_view where,
+                                  std::string_view must_be) {
+    const toml::table* t = n.as_table();
+    if (!t) {
+      error(n, std::string(must_be) + ", got " + type_name(n));
+      return nullptr;
+    }
+    check_keys(*t, keys, where);
+    return t;
   }
 
   const toml::table* table_at(const toml::table& parent, std::string_view key,
@@ -624,13 +636,10 @@ void Translator::read_canvas(const toml::table& t, Canvas& canvas) {
 }
 
 void Translator::read_motion_blur(const toml::node& n, Canvas& canvas) {
-  const toml::table* t = n.as_table();
-  if (!t) {
-    error(n,
-          "canvas.motion_blur must be a table { samples = 8, shutter = 0.5 }, got " + type_name(n));
-    return;
-  }
-  check_keys(*t, kMotionBlurKeys, "canvas.motion_blur");
+  const toml::table* t =
+      inline_table(n, kMotionBlurKeys, "canvas.motion_blur",
+                   "canvas.motion_blur must be a table { samples = 8, shutter = 0.5 }");
+  if (!t) return;
   // Present means on: 8 samples over half a frame interval unless given.
   canvas.blur_samples = 8;
   if (auto s = t->get("samples"))
@@ -665,12 +674,9 @@ std::optional<Curve> Translator::unit_curve(const toml::node& n, std::string_vie
 }
 
 void Translator::read_trail(const toml::node& n, Trail& trail, const std::string& emitter) {
-  const toml::table* t = n.as_table();
-  if (!t) {
-    error(n, "trail must be a table { count = 8, length = 0.1 }, got " + type_name(n));
-    return;
-  }
-  check_keys(*t, kTrailKeys, "trail");
+  const toml::table* t =
+      inline_table(n, kTrailKeys, "trail", "trail must be a table { count = 8, length = 0.1 }");
+  if (!t) return;
   // Present means on: 8 ghosts over 0.1 s, fading out, unless given.
   trail.count = 8;
   trail.fade.count = 2;
@@ -733,12 +739,10 @@ void Translator::read_path(const toml::node& n, Path& path) {
 }
 
 void Translator::read_flipbook(const toml::node& n, Flipbook& fb) {
-  const toml::table* t = n.as_table();
-  if (!t) {
-    error(n, "flipbook must be a table { layout = [cols, rows], mode = \"loop\", fps = 10 }");
-    return;
-  }
-  check_keys(*t, kFlipbookKeys, "flipbook");
+  const toml::table* t =
+      inline_table(n, kFlipbookKeys, "flipbook",
+                   "flipbook must be a table { layout = [cols, rows], mode = \"loop\", fps = 10 }");
+  if (!t) return;
   fb.enabled = true;
   if (auto l = t->get("layout")) {
     const toml::array* a = l->as_array();
@@ -765,12 +769,9 @@ void Translator::read_flipbook(const toml::node& n, Flipbook& fb) {
 }
 
 void Translator::read_shape(const toml::node& n, Shape& shape) {
-  const toml::table* t = n.as_table();
-  if (!t) {
-    error(n, "shape must be a table { kind = \"ellipse\", size = [w, h] }");
-    return;
-  }
-  check_keys(*t, kShapeKeys, "shape");
+  const toml::table* t = inline_table(
+      n, kShapeKeys, "shape", "shape must be a table { kind = \"ellipse\", size = [w, h] }");
+  if (!t) return;
   if (auto k = t->get("kind"))
     if (auto i = choice(*k, "shape.kind", {"point", "box", "ellipse"}))
       shape.kind = static_cast<ShapeKind>(*i);
