@@ -474,6 +474,13 @@ int run_render(const RenderArgs& args) {
       if (name.empty()) {
         name = fx.name;
         if (!args.quiet) print_warnings(fx.warnings);  // once, not once per seed
+        // With --time, --fps only sets the frame interval a motion-blur
+        // shutter spans: without blur it would be silently ignored.
+        if (!args.quiet && !args.times.empty() && args.fps && fx.canvas.blur_samples <= 1)
+          std::fprintf(
+              stderr,
+              "spritz: warning: --fps does nothing with --time (times are seconds) unless the "
+              "effect has motion blur; for frame numbers use --frames\n");
       }
       std::string out = output.empty() ? "out/" + fx.name + "_####.png" : output;
       if (shown_pattern.empty()) shown_pattern = out;

@@ -1044,3 +1044,16 @@ TEST_CASE("inspect lists an emitter's particles, not their trail ghosts", "[cli]
   const Run table = run_spritz("inspect " + kConfigs + "/comets.toml --time 1", d);
   CHECK_THAT(table.out, Catch::Contains("emitter comets: " + std::to_string(listed) + " alive"));
 }
+
+TEST_CASE("render warns that --fps does nothing with --time unless motion blur uses it", "[cli]") {
+  const fs::path d = fresh_dir("fps_time");
+  const std::string base =
+      "render " + kConfigs + "/sparks.toml --size 32x32 --time 0.5 -o a.png --fps 60";
+  const Run plain = run_spritz(base, d);
+  CHECK(plain.code == 0);
+  CHECK_THAT(plain.err, Catch::Contains("warning: --fps does nothing with --time"));
+  const Run blurred = run_spritz(base + " --set canvas.motion_blur.samples=2", d);
+  CHECK(blurred.code == 0);
+  CHECK_THAT(blurred.err, !Catch::Contains("warning"));
+  CHECK(run_spritz(base + " -q", d).err.empty());
+}
