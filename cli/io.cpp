@@ -291,6 +291,38 @@ void write_file_atomic(const std::string& path, const void* data, size_t size) {
   release_slot(slot);
 }
 
+bool finished_frame(const std::string& path, ImageFormat format) {
+  std::error_code ec;
+  if (!fs::is_regular_file(path, ec)) return false;
+  const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return false;
+  struct stat st;
+  bool ok = fstat(fd, &st) == 0;
+  const off_t size = ok ? st.st_size : 0;
+  auto read_at = [&](off_t at, unsigned char* out, size_t n) {
+    return pread(fd, out, n, at) == static_cast<ssize_t>(n);
+  };
+  if (format == ImageFormat::kPng) {
+    static const unsigned char kSignature[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
+    // A zero-length IEND chunk and its CRC.
+    static const unsigned char kEnd[12] = {0, 0, 0, 0, 'I', 'E', 'N', 'D', 0xae, 0x42, 0x60, 0x82};
+    unsigned char head[8], tail[12];
+    ok = ok && size >= 8 + 25 + 12 && read_at(0, head, 8) && read_at(size - 12, tail, 12) &&
+         std::memcmp(head, kSignature, 8) == 0 && std::memcmp(tail, kEnd, 12) == 0;
+  } else {
+    // stb_image_write's header: "#?RADIANCE\n...\n\n-Y H +X W\n", then pixels.
+    unsigned char head[10];
+    char header[256] = {};
+    const ssize_t got = ok ? pread(fd, header, sizeof header - 1, 0) : -1;
+    const char* dims = got > 0 ? std::strstr(header, "\n\n-Y ") : nullptr;
+    const char* end = dims ? std::strchr(dims + 2, '\n') : nullptr;
+    ok = ok && read_at(0, head, 10) && std::memcmp(head, "#?RADIANCE", 10) == 0 && end &&
+         size > end + 1 - header;
+  }
+  close(fd);
+  return ok;
+}
+
 void install_signal_handlers() {
   std::signal(SIGINT, on_signal);
   std::signal(SIGTERM, on_signal);

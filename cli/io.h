@@ -34,6 +34,14 @@ void check_not_input(const std::string& path);
 // images); `option` names the option in messages ("-o").
 enum class ImageFormat { kPng, kHdr };
 ImageFormat output_format(const std::string& path, bool hdr_ok, const std::string& option);
+// Whether `path` holds a finished frame, for --skip-existing: a regular file
+// that is a whole PNG (the PNG signature first, the IEND chunk last), or for
+// kHdr a Radiance file past its header. Writes are atomic, so a killed
+// process leaves no partial frame; a machine that crashes can (the rename is
+// not fsynced: ext4 may keep an empty or cut file), and such a frame is
+// rendered again instead of skipped.
+bool finished_frame(const std::string& path, ImageFormat format);
+
 // `path` with a frame token before its .png or .hdr extension (any case), or
 // with "_####.png" appended when it has neither: the fix suggested when several
 // frames would go to one file.

@@ -295,8 +295,10 @@ void render_effect(const RenderArgs& args, const Effect& fx, const std::string& 
       try {
         slot.item = item_at(i);
         slot.path = raw ? std::string() : pattern.format(slot.item.number);
-        // --skip-existing: writes are atomic, so an existing file is complete.
-        skip = !raw && args.skip_existing && std::filesystem::is_regular_file(slot.path);
+        // --skip-existing: writes are atomic, so an existing file is complete
+        // unless the machine crashed before the disk had it; that is checked.
+        skip = !raw && args.skip_existing &&
+               finished_frame(slot.path, hdr ? ImageFormat::kHdr : ImageFormat::kPng);
       } catch (...) {  // e.g. a directory on the path that cannot be searched
         slot.fatal = std::current_exception();
       }

@@ -1057,3 +1057,40 @@ TEST_CASE("render warns that --fps does nothing with --time unless motion blur u
   CHECK_THAT(blurred.err, !Catch::Contains("warning"));
   CHECK(run_spritz(base + " -q", d).err.empty());
 }
+
+TEST_CASE("skip-existing renders again a frame a machine crash left empty or cut", "[cli]") {
+  const fs::path d = fresh_dir("resume_cut");
+  const std::string snow = "render " + kConfigs + "/snow.toml --size 48x48 -f 0-5 -q -o ";
+  REQUIRE(run_spritz(snow + "full/f_##.png", d).code == 0);
+  REQUIRE(run_spritz(snow + "part/f_##.png", d).code == 0);
+  // What ext4 can keep after a power cut: an empty file, a cut one, a tail
+  // that is not the end of a PNG; and a file that is not a PNG at all.
+  std::vector<uint8_t> whole = read_bytes(d / "part/f_01.png");
+  { std::ofstream(d / "part/f_00.png", std::ios::trunc); }
+  std::ofstream(d / "part/f_01.png", std::ios::binary | std::ios::trunc)
+      .write(reinterpret_cast<const char*>(whole.data()),
+             static_cast<std::streamsize>(whole.size() / 2));
+  whole = read_bytes(d / "part/f_02.png");
+  whole.back() ^= 1;
+  std::ofstream(d / "part/f_02.png", std::ios::binary | std::ios::trunc)
+      .write(reinterpret_cast<const char*>(whole.data()),
+             static_cast<std::streamsize>(whole.size()));
+  write(d / "part/f_03.png", "hello");
+  const Run r =
+      run_spritz("render " + kConfigs +
+                     "/snow.toml --size 48x48 -f 0-5 -o part/f_##.png --skip-existing --json",
+                 d);
+  CHECK(r.code == 0);
+  CHECK_THAT(r.out, Catch::Contains("\"frames\":6,\"rendered\":4,\"skipped\":2,\"failed\":0"));
+  for (const char* f : {"00", "01", "02", "03", "04", "05"})
+    CHECK(read_bytes(d / "full" / ("f_" + std::string(f) + ".png")) ==
+          read_bytes(d / "part" / ("f_" + std::string(f) + ".png")));
+  // Radiance HDR: an empty file is rendered again, a whole one is kept.
+  REQUIRE(run_spritz(snow + "h_##.hdr", d).code == 0);
+  { std::ofstream(d / "h_04.hdr", std::ios::trunc); }
+  const Run hdr = run_spritz(
+      "render " + kConfigs + "/snow.toml --size 48x48 -f 0-5 -o h_##.hdr --skip-existing --json",
+      d);
+  CHECK_THAT(hdr.out, Catch::Contains("\"rendered\":1,\"skipped\":5"));
+  CHECK(fs::file_size(d / "h_04.hdr") > 100);
+}
