@@ -33,6 +33,15 @@ Curve Curve::constant(double v) {
   return c;
 }
 
+Curve Curve::line(double from, double to) {
+  Curve c;
+  c.count = 2;
+  c.t[1] = 1;
+  c.value[0] = from;
+  c.value[1] = to;
+  return c;
+}
+
 bool Curve::has_envelope() const {
   return std::any_of(envelope.begin(), envelope.begin() + count, [](double e) { return e != 0; });
 }

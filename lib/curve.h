@@ -19,6 +19,7 @@ struct Curve {
   std::array<double, kMaxCurveKeys> envelope{};
 
   static Curve constant(double v);
+  static Curve line(double from, double to);  // [[0, from], [1, to]]
   bool has_envelope() const;
   double evaluate(double tau, double eps) const;
   // Largest value the curve can take for any tau and eps (for sizing textures).

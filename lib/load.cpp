@@ -679,10 +679,7 @@ void Translator::read_trail(const toml::node& n, Trail& trail, const std::string
   if (!t) return;
   // Present means on: 8 ghosts over 0.1 s, fading out, unless given.
   trail.count = 8;
-  trail.fade.count = 2;
-  trail.fade.t[1] = 1;
-  trail.fade.value = {};
-  trail.fade.value[0] = 1;
+  trail.fade = Curve::line(1, 0);
   if (auto c = t->get("count"))
     if (auto v = integer(*c, "trail.count", 0, kMaxTrailCount,
                          "within [0, " + std::to_string(kMaxTrailCount) + "]"))
@@ -1290,7 +1287,7 @@ void derive(Effect& fx) {
       rate = n / fx.duration_s;
     }
     em.stream_rate_per_s = rate;
-    em.path.period = fx.loop ? fx.duration_s : 0;
+    em.path.set_period(fx.loop ? fx.duration_s : 0);
   }
   fx.draw_order.clear();
   for (const Emitter& em : fx.emitters)
@@ -1387,7 +1384,7 @@ Effect load_effect(std::string_view text, const std::string& source_name,
     for (const Emitter& em : fx.emitters) {
       if (em.path.empty() || !em.enabled) continue;
       Path open = em.path;
-      open.period = 0;
+      open.set_period(0);
       const Vec2 a = open.at(0), b = open.at(fx.duration_s);
       if (a.x != b.x || a.y != b.y) {
         char where[160];

@@ -24,21 +24,25 @@ Basis hermite_slope(double s) {
 
 }  // namespace
 
+void Path::set_period(double period) {
+  period_ = period;
+  closed_ = period > 0 && t.size() >= 3 && t.front() == 0 && t.back() == period &&
+            p.front().x == p.back().x && p.front().y == p.back().y;
+}
+
 double Path::reduce(double clock) const {
-  if (!(period > 0)) return clock;
-  double r = std::fmod(clock, period);
-  if (r < 0) r += period;
-  if (r >= period) r = 0;
+  if (!(period_ > 0)) return clock;
+  double r = std::fmod(clock, period_);
+  if (r < 0) r += period_;
+  if (r >= period_) r = 0;
   return r;
 }
 
 Vec2 Path::tangent(size_t k) const {
   const size_t n = t.size();
   const size_t last = n - 1;
-  const bool closed = period > 0 && n >= 3 && t.front() == 0 && t.back() == period &&
-                      p.front().x == p.back().x && p.front().y == p.back().y;
   if (k == 0 || k == last) {
-    if (closed) return (p[1] - p[last - 1]) * (1.0 / ((t[1] - t[0]) + (t[last] - t[last - 1])));
+    if (closed_) return (p[1] - p[last - 1]) * (1.0 / ((t[1] - t[0]) + (t[last] - t[last - 1])));
     return k == 0 ? (p[1] - p[0]) * (1.0 / (t[1] - t[0]))
                   : (p[last] - p[last - 1]) * (1.0 / (t[last] - t[last - 1]));
   }

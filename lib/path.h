@@ -16,13 +16,13 @@ struct Path {
   // through the keys, each key's tangent the slope between its neighbours
   // (Catmull-Rom for uneven times), one-sided at the ends.
   bool smooth = false;
+  bool empty() const { return t.empty(); }
   // A looped effect's period T: the path is read at the clock reduced into
   // [0, T), so it repeats every period (0: not looped). When the keys span
   // exactly [0, T] and end where they start, a smooth path is closed: the
   // tangent at the seam is the same from both sides.
-  double period = 0;
-
-  bool empty() const { return t.empty(); }
+  void set_period(double period);
+  double period() const { return period_; }
   // The offset at effect clock `clock`: held at the first key before it and at
   // the last key after it.
   Vec2 at(double clock) const;
@@ -30,6 +30,8 @@ struct Path {
   Vec2 velocity(double clock) const;
 
  private:
+  double period_ = 0;
+  bool closed_ = false;
   double reduce(double clock) const;
   Vec2 tangent(size_t k) const;
 };

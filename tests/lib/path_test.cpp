@@ -18,7 +18,7 @@ Path make(std::vector<std::array<double, 3>> keys, bool smooth, double period = 
     p.p.push_back({k[1], k[2]});
   }
   p.smooth = smooth;
-  p.period = period;
+  p.set_period(period);
   return p;
 }
 
