@@ -24,6 +24,11 @@ struct Range {
 enum class Orientation { kFacing, kVelocityParallel, kVelocityPerpendicular };
 enum class DrawOrder { kOldestFirst, kNewestFirst };
 enum class Space { kWorld, kLocal };
+// How a sprite samples its texture (docs/rendering.md): a blend of two mip
+// levels (the default: no shimmer, light kept at any size), bilinear from the
+// full-size texture (sharp, what most 2D libraries do), or the nearest texel
+// of it (hard pixels, for pixel art).
+enum class TextureFilter { kTrilinear, kBilinear, kNearest };
 enum class FlipbookMode { kOneshot, kLoop, kPingpong, kRandom };
 enum class Tonemap { kWhite, kClamp };
 enum class AlphaMode { kStraight, kPremultiplied };
@@ -96,6 +101,7 @@ struct Emitter {
   DrawOrder draw_order = DrawOrder::kOldestFirst;
   std::string texture = "builtin:soft";  // "builtin:NAME" or a resolved file path
   SourceLoc texture_loc;                   // where the texture was named, for errors
+  TextureFilter filter = TextureFilter::kTrilinear;
   Flipbook flipbook;
   Shape shape;
   std::vector<BurstGroup> bursts;

@@ -56,6 +56,7 @@ const Keys kEmitterKeys = {"name",
                            "z_offset",
                            "draw_order",
                            "texture",
+                           "filter",
                            "flipbook",
                            "shape",
                            "bursts",
@@ -968,6 +969,9 @@ void Translator::read_emitter(const toml::table& t, Emitter& em) {
   } else {
     em.texture_loc = loc(t);
   }
+  if (auto n = t.get("filter"))
+    if (auto i = choice(*n, "filter", {"trilinear", "bilinear", "nearest"}))
+      em.filter = static_cast<TextureFilter>(*i);
   if (auto n = t.get("flipbook")) read_flipbook(*n, em.flipbook);
   if (auto n = t.get("shape")) read_shape(*n, em.shape);
   if (auto n = t.get("bursts")) read_bursts(*n, em, em.max_particles);

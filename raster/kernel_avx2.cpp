@@ -105,6 +105,27 @@ SPRITZ_AVX2 void taps8(const LevelView& l, __m256 u, __m256 v, int* off, float* 
   _mm256_store_si256(reinterpret_cast<__m256i*>(off), o);
 }
 
+// The nearest texel's offset for the eight pixels of a group (filter =
+// "nearest"): x = u w, ix = int(x + 1) - 1, as bilinear_taps computes it.
+SPRITZ_AVX2 void nearest8(const LevelView& l, __m256 u, __m256 v, int* off) {
+  const __m256 one = _mm256_set1_ps(1.0f);
+  const __m256i one_i = _mm256_set1_epi32(1);
+  const __m256 x = _mm256_mul_ps(u, _mm256_set1_ps(l.width));
+  const __m256 y = _mm256_mul_ps(v, _mm256_set1_ps(l.height));
+  const __m256i ix = _mm256_sub_epi32(_mm256_cvttps_epi32(_mm256_add_ps(x, one)), one_i);
+  const __m256i iy = _mm256_sub_epi32(_mm256_cvttps_epi32(_mm256_add_ps(y, one)), one_i);
+  const __m256i o = _mm256_add_epi32(_mm256_mullo_epi32(iy, _mm256_set1_epi32(l.stride)),
+                                     _mm256_slli_epi32(ix, 2));
+  _mm256_store_si256(reinterpret_cast<__m256i*>(off), o);
+}
+
+// The nearest texels of pixels i and i + 1 as [rgba_i | rgba_i+1]: two
+// 16-byte loads (the texel past the border column is not the texture's).
+SPRITZ_AVX2 __m256 nearest2(const LevelView& l, const int* off, int i) {
+  return _mm256_insertf128_ps(_mm256_castps128_ps256(_mm_loadu_ps(l.origin + off[i])),
+                              _mm_loadu_ps(l.origin + off[i + 1]), 1);
+}
+
 // The bilinear samples of pixels i and i + 1 as [rgba_i | rgba_i+1], each
 // lerp fused:
 //   left = a + (c - a) ty, right = b + (d - b) ty, texel = left + (right - left) tx
@@ -121,10 +142,12 @@ SPRITZ_AVX2 __m256 bilinear2(const LevelView& l, const int* off, const float* ty
 
 // What one sprite's draw needs, as vectors, and the work on one group of
 // eight pixels, shared by the row walk and the packed walk below. Compiled
-// once for each combination of trilinear sampling and exact edge coverage:
-// each copy has no per-pair test and fewer live values.
-template <bool trilinear, bool exact>
+// once for each combination of trilinear sampling, exact edge coverage and
+// nearest sampling (never with trilinear): each copy has no per-pair test
+// and fewer live values.
+template <bool trilinear, bool exact, bool nearest>
 struct Kernel {
+  static_assert(!(trilinear && nearest));
   const Sprite s;  // a copy: stores to the image cannot alias it
   const RowSpans spans;
   const ExactEdges edges;
@@ -199,14 +222,21 @@ struct Kernel {
 
     const __m256 u = _mm256_min_ps(_mm256_max_ps(_mm256_fmadd_ps(lx, inv_w, half), zero), one);
     const __m256 v = _mm256_min_ps(_mm256_max_ps(_mm256_fnmadd_ps(ly, inv_h, half), zero), one);
-    __m256 tx0, tx1 = zero;
-    taps8(l0, u, v, off0, ty0, &tx0);
+    __m256 tx0 = zero, tx1 = zero;
+    if constexpr (nearest)
+      nearest8(l0, u, v, off0);
+    else
+      taps8(l0, u, v, off0, ty0, &tx0);
     if constexpr (trilinear) taps8(l1, u, v, off1, ty1, &tx1);
 
     for (int k = 0; k < pairs; ++k) {
       const int i = 2 * k;
       const __m256 cov2 = _mm256_permutevar8x32_ps(cov, pair_index[k]);
-      __m256 t = bilinear2(l0, off0, ty0, i, _mm256_permutevar8x32_ps(tx0, pair_index[k]));
+      __m256 t;
+      if constexpr (nearest)
+        t = nearest2(l0, off0, i);
+      else
+        t = bilinear2(l0, off0, ty0, i, _mm256_permutevar8x32_ps(tx0, pair_index[k]));
       if constexpr (trilinear) {
         const __m256 hi = bilinear2(l1, off1, ty1, i, _mm256_permutevar8x32_ps(tx1, pair_index[k]));
         t = _mm256_fmadd_ps(_mm256_sub_ps(hi, t), mix, t);
@@ -333,9 +363,10 @@ SPRITZ_AVX2 uint64_t draw_packed(K& kernel, Image& img, int ylo, int yhi) {
   return blended;
 }
 
-template <bool trilinear, bool exact>
-__attribute__((target("avx2,fma"))) uint64_t draw(const Sprite& sprite, Image& img, int row_begin, int row_end) {
-  Kernel<trilinear, exact> kernel(sprite);
+template <bool trilinear, bool exact, bool nearest = false>
+__attribute__((target("avx2,fma"))) uint64_t draw(const Sprite& sprite, Image& img, int row_begin,
+                                                  int row_end) {
+  Kernel<trilinear, exact, nearest> kernel(sprite);
   const int ylo = std::max(sprite.y0, row_begin), yhi = std::min(sprite.y1, row_end);
   return sprite.x1 - sprite.x0 <= kPackedWidth ? draw_packed(kernel, img, ylo, yhi) : draw_rows(kernel, img, ylo, yhi);
 }
@@ -343,6 +374,9 @@ __attribute__((target("avx2,fma"))) uint64_t draw(const Sprite& sprite, Image& i
 }  // namespace
 
 __attribute__((target("avx2,fma"))) uint64_t draw_sprite_avx2(const Sprite& s, Image& img, int row_begin, int row_end) {
+  if (s.nearest)
+    return s.exact_edges ? draw<false, true, true>(s, img, row_begin, row_end)
+                         : draw<false, false, true>(s, img, row_begin, row_end);
   const bool trilinear = s.level_mix > 0;
   if (s.exact_edges)
     return trilinear ? draw<true, true>(s, img, row_begin, row_end) : draw<false, true>(s, img, row_begin, row_end);

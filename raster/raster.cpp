@@ -45,10 +45,14 @@ using detail::level_view;
 // u, v in [0, 1] put the taps within [-1, width] x [-1, height], which the
 // padded border (a copy of the edge) covers: the same values as clamping each
 // tap to the texture, without the clamps.
-inline Bilinear bilinear_taps(const LevelView& m, float u, float v) {
+//
+// Nearest (filter = "nearest"): the texel under (u, w) is number u width
+// rounded down, x = u width and tx = ty = 0; u = 1 takes the border's copy
+// of the last texel. Only r0 and x0 are used then.
+inline Bilinear bilinear_taps(const LevelView& m, float u, float v, bool nearest = false) {
   using detail::fused;
-  const float x = fused(u, m.width, -0.5f);
-  const float y = fused(v, m.height, -0.5f);
+  const float x = nearest ? u * m.width : fused(u, m.width, -0.5f);
+  const float y = nearest ? v * m.height : fused(v, m.height, -0.5f);
   const int ix = static_cast<int>(x + 1.0f) - 1, iy = static_cast<int>(y + 1.0f) - 1;
   const float fx0 = static_cast<float>(ix), fy0 = static_cast<float>(iy);
   Bilinear b;
@@ -82,7 +86,14 @@ inline Float4 bilinear4(const LevelView& m, float u, float v) {
   return fused(right - left, splat(b.tx), left);
 }
 
-inline Float4 sample4(const LevelView& l0, const LevelView& l1, float mix, float u, float v) {
+inline Float4 nearest4(const LevelView& m, float u, float v) {
+  const Bilinear b = bilinear_taps(m, u, v, true);
+  return load4(b.r0 + b.x0);
+}
+
+inline Float4 sample4(const LevelView& l0, const LevelView& l1, float mix, bool nearest, float u,
+                      float v) {
+  if (nearest) return nearest4(l0, u, v);
   const Float4 lo = bilinear4(l0, u, v);
   if (mix <= 0) return lo;
   const Float4 hi = bilinear4(l1, u, v);
@@ -91,6 +102,12 @@ inline Float4 sample4(const LevelView& l0, const LevelView& l1, float mix, float
 
 // The same sample one channel at a time (the reference).
 inline void sample_scalar(const Sprite& s, float u, float v, float out[4]) {
+  if (s.nearest) {
+    const Bilinear b =
+        bilinear_taps(level_view(s.cell->levels[static_cast<size_t>(s.level0)]), u, v, true);
+    for (int c = 0; c < 4; ++c) out[c] = b.r0[b.x0 + c];
+    return;
+  }
   for (int level = 0; level < (s.level_mix > 0 ? 2 : 1); ++level) {
     const Bilinear b = bilinear_taps(level_view(s.cell->levels[static_cast<size_t>(level ? s.level1 : s.level0)]), u, v);
     for (int c = 0; c < 4; ++c) {
@@ -234,7 +251,8 @@ bool make_sprite(const Particle& p, const Emitter& em, const Texture& tex, Rgb a
   const double texels_per_px =
       std::max(tex.cell_width / (2 * hw), tex.cell_height / (2 * hh)) * kLodBias;
   const int last = static_cast<int>(s.cell->levels.size()) - 1;
-  if (texels_per_px <= 1) {
+  s.nearest = em.filter == TextureFilter::kNearest;
+  if (texels_per_px <= 1 || em.filter != TextureFilter::kTrilinear) {  // the full-size texture
     s.level0 = s.level1 = 0;
     s.level_mix = 0;
   } else {
@@ -270,7 +288,7 @@ uint64_t draw_sprite_portable(const Sprite& sprite, Image& img, int row_begin, i
       const float v = std::clamp(detail::fused(-g.ly, s.inv_h, 0.5f), 0.0f, 1.0f);
       // src = colour texel cov: (C, A (1 - E)); k = 1 - A (1 - E):
       //   dst = src + dst k, fused
-      const Float4 src = s.colour * sample4(l0, l1, mix, u, v) * g.cov;
+      const Float4 src = s.colour * sample4(l0, l1, mix, s.nearest, u, v) * g.cov;
       const float occl = std::min(1.0f, src[3]);
       Float4 add = src;
       add[3] = occl;

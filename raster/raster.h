@@ -39,6 +39,7 @@ struct Sprite {
   const TextureCell* cell = nullptr;
   int level0 = 0, level1 = 0;  // trilinear mip levels
   float level_mix = 0;         // weight of level1
+  bool nearest = false;        // the nearest texel of level0, not a bilinear blend
 };
 
 struct RasterStats {

@@ -1094,3 +1094,48 @@ TEST_CASE("skip-existing renders again a frame a machine crash left empty or cut
   CHECK_THAT(hdr.out, Catch::Contains("\"rendered\":1,\"skipped\":5"));
   CHECK(fs::file_size(d / "h_04.hdr") > 100);
 }
+
+TEST_CASE("filter = nearest draws a pixel-art texture as hard blocks from the command line",
+          "[cli]") {
+  const fs::path d = fresh_dir("filter_nearest");
+  // 4x4 texels, each its own colour, drawn 64 px wide on a 64x64 canvas: 16x16 blocks.
+  std::vector<uint8_t> px(4 * 4 * 4);
+  for (int y = 0; y < 4; ++y)
+    for (int x = 0; x < 4; ++x) {
+      uint8_t* p = &px[static_cast<size_t>((y * 4 + x) * 4)];
+      p[0] = static_cast<uint8_t>(30 + 60 * x), p[1] = static_cast<uint8_t>(20 + 70 * y),
+      p[2] = 200, p[3] = 255;
+    }
+  const std::vector<uint8_t> png = spritz::encode_png(px.data(), 4, 4);
+  std::ofstream(d / "t.png", std::ios::binary)
+      .write(reinterpret_cast<const char*>(png.data()), static_cast<std::streamsize>(png.size()));
+  write(d / "fx.toml",
+        "[canvas]\nsize = [64, 64]\n[[emitter]]\nrate = 0\nbursts = [{ time = 0, count = 1 "
+        "}]\nlifetime = 10\n"
+        "speed = 0\nsize = 64\ntexture = \"t.png\"\nfilter = \"nearest\"\n");
+  REQUIRE(run_spritz("render fx.toml --time 0.5 -o nearest.png -q", d).code == 0);
+  REQUIRE(
+      run_spritz(
+          "render fx.toml --time 0.5 -o bilinear.png -q --set 'emitter.0.filter=\"bilinear\"'", d)
+          .code == 0);
+  const spritz::DecodedPng nearest =
+      spritz::decode_png(read_bytes(d / "nearest.png"), "nearest.png");
+  const spritz::DecodedPng bilinear =
+      spritz::decode_png(read_bytes(d / "bilinear.png"), "bilinear.png");
+  REQUIRE(nearest.width == 64);
+  int blended = 0;
+  for (int y = 0; y < 64; ++y)
+    for (int x = 0; x < 64; ++x) {
+      const uint8_t* want = &px[static_cast<size_t>(((y / 16) * 4 + x / 16) * 4)];
+      const uint8_t* got = &nearest.rgba[static_cast<size_t>((y * 64 + x) * 4)];
+      INFO("pixel " << x << "," << y);
+      REQUIRE(std::equal(want, want + 4, got));  // the texel's own sRGB bytes
+      blended += !std::equal(want, want + 4, &bilinear.rgba[static_cast<size_t>((y * 64 + x) * 4)]);
+    }
+  CHECK(blended > 64 * 64 / 2);  // bilinear blends neighbouring texels across most pixels
+  write(d / "fx.toml", "[[emitter]]\nfilter = \"point\"\n");
+  const Run bad = run_spritz("validate fx.toml", d);
+  CHECK(bad.code == 2);
+  CHECK_THAT(bad.err, Catch::Contains("fx.toml:2:10:"));
+  CHECK_THAT(bad.err, Catch::Contains("\"nearest\""));
+}

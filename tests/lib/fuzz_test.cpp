@@ -2,6 +2,7 @@
 // bundled effects go through the loader, and whatever loads is evaluated and
 // drawn. Every outcome must be a clean load or a spritz::Error, and no pixel
 // may be NaN or infinite.
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <cstdlib>
@@ -52,9 +53,14 @@ std::string mutate(const std::string& text, uint32_t seed) {
 
 TEST_CASE("mutated effect files load cleanly or fail with an Error, and never draw NaN", "[fuzz]") {
   namespace fs = std::filesystem;
+  const fs::path configs = fs::path(SPRITZ_SOURCE_DIR) / "configs";
+  std::vector<fs::path> paths;  // sorted, so case i mutates the same effect on every machine
+  for (const auto& entry : fs::directory_iterator(configs))
+    if (entry.path().extension() == ".toml") paths.push_back(entry.path());
+  std::sort(paths.begin(), paths.end());
   std::vector<std::string> sources;
-  for (const auto& entry : fs::directory_iterator(fs::path(SPRITZ_SOURCE_DIR) / "configs")) {
-    std::ifstream in(entry.path());
+  for (const fs::path& p : paths) {
+    std::ifstream in(p);
     sources.emplace_back(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
   }
   REQUIRE(!sources.empty());
@@ -69,7 +75,7 @@ TEST_CASE("mutated effect files load cleanly or fail with an Error, and never dr
     INFO("case " << i << ", a mutation of a bundled effect:\n" << text);
     Effect fx;
     try {
-      fx = load_effect(text, "fuzz.toml", ".");
+      fx = load_effect(text, "fuzz.toml", configs.string());  // bundled textures resolve
     } catch (const Error& e) {
       ++refused;
       REQUIRE(std::string(e.what()).size() > 0);

@@ -63,7 +63,7 @@ TEST_CASE("fit frames every particle of the bundled effects", "[atlas]") {
     if (entry.path().extension() != ".toml") continue;
     std::ifstream in(entry.path());
     const std::string text((std::istreambuf_iterator<char>(in)), {});
-    const Effect fx = load_effect(text, entry.path().string(), ".");
+    const Effect fx = load_effect(text, entry.path().string(), entry.path().parent_path().string());
     Bounds b;
     Frame f;
     for (int i = 0; i < 16; ++i) {

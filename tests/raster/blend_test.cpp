@@ -326,41 +326,52 @@ TEST_CASE("every sprite draw path matches the scalar reference bit for bit", "[b
   // star: detail inside, transparent edges. noise: a different value in
   // every texel and channel up to the edge, where coverage is fractional, so
   // any change in the order of operations shows.
-  const Scene s = scene("texture = \"builtin:star\"\nlight_emission = 0.3", "background = \"#203040\"");
-  const Emitter& em = s.fx.emitters[0];
+  const Scene s =
+      scene("texture = \"builtin:star\"\nlight_emission = 0.3", "background = \"#203040\"");
   std::vector<float> noise(24 * 20 * 4);
   for (size_t i = 0; i < noise.size(); ++i) noise[i] = 0.05f + 0.9f * static_cast<float>((i * 2654435761u) % 1000) / 1000;
   const Texture noise_texture = texture_from_linear(24, 20, noise, 1, 1);
-  for (const Texture* texture : {s.textures[0].get(), &noise_texture})
-  for (DrawPath path : {DrawPath::kPortable, DrawPath::kAvx2}) {
-    const Texture& tex = *texture;
-    if (!draw_path_available(path)) {
-      WARN("draw path " << draw_path_name(path) << " is not available on this CPU");
-      continue;
-    }
-    INFO("path " << draw_path_name(path) << (texture == &noise_texture ? ", noise" : ", star"));
-    Image fast, ref;
-    fast.resize(61, 64);
-    for (size_t i = 0; i < fast.rgba.size(); ++i) fast.rgba[i] = 0.1f + 0.0001f * static_cast<float>(i % 977);
-    ref = fast;
-    View view{1, 0, 0};
-    int trilinear = 0, exact = 0, bilinear = 0;
-    for (int i = 0; i < 600; ++i) {
-      const Particle p = particle(std::sin(i * 0.37) * 35, std::cos(i * 0.91) * 35, 0.2 + (i % 41) * 1.3,
-                                  {0.9, 0.4 + 0.001 * i, 0.2}, 0.3 + (i % 7) * 0.1, i % 5 == 0 ? 0 : i * 13.7);
-      Sprite sp;
-      if (!make_sprite(p, em, tex, {1, 1, 1}, 61, 64, view, sp)) continue;
-      (sp.exact_edges ? exact : sp.level_mix > 0 ? trilinear : bilinear) += 1;
-      const int row_begin = i % 3 == 0 ? 16 : 0, row_end = i % 3 == 0 ? 48 : 64;  // strips
-      const uint64_t a = draw_sprite(sp, fast, row_begin, row_end, path);
-      const uint64_t b = draw_sprite_reference(sp, ref, row_begin, row_end);
-      REQUIRE(a == b);
-    }
-    CHECK(trilinear > 50);
-    CHECK(bilinear > 20);
-    CHECK(exact > 10);
-    CHECK(std::memcmp(fast.rgba.data(), ref.rgba.data(), fast.rgba.size() * sizeof(float)) == 0);
-  }
+  for (TextureFilter filter :
+       {TextureFilter::kTrilinear, TextureFilter::kBilinear, TextureFilter::kNearest})
+    for (const Texture* texture : {s.textures[0].get(), &noise_texture})
+      for (DrawPath path : {DrawPath::kPortable, DrawPath::kAvx2}) {
+        Emitter em = s.fx.emitters[0];
+        em.filter = filter;
+        const Texture& tex = *texture;
+        if (!draw_path_available(path)) {
+          WARN("draw path " << draw_path_name(path) << " is not available on this CPU");
+          continue;
+        }
+        INFO("path " << draw_path_name(path) << (texture == &noise_texture ? ", noise" : ", star")
+                     << ", filter " << static_cast<int>(filter));
+        Image fast, ref;
+        fast.resize(61, 64);
+        for (size_t i = 0; i < fast.rgba.size(); ++i)
+          fast.rgba[i] = 0.1f + 0.0001f * static_cast<float>(i % 977);
+        ref = fast;
+        View view{1, 0, 0};
+        int trilinear = 0, exact = 0, bilinear = 0;
+        for (int i = 0; i < 600; ++i) {
+          const Particle p =
+              particle(std::sin(i * 0.37) * 35, std::cos(i * 0.91) * 35, 0.2 + (i % 41) * 1.3,
+                       {0.9, 0.4 + 0.001 * i, 0.2}, 0.3 + (i % 7) * 0.1, i % 5 == 0 ? 0 : i * 13.7);
+          Sprite sp;
+          if (!make_sprite(p, em, tex, {1, 1, 1}, 61, 64, view, sp)) continue;
+          (sp.exact_edges ? exact : sp.level_mix > 0 ? trilinear : bilinear) += 1;
+          const int row_begin = i % 3 == 0 ? 16 : 0, row_end = i % 3 == 0 ? 48 : 64;  // strips
+          const uint64_t a = draw_sprite(sp, fast, row_begin, row_end, path);
+          const uint64_t b = draw_sprite_reference(sp, ref, row_begin, row_end);
+          REQUIRE(a == b);
+        }
+        if (filter == TextureFilter::kTrilinear)
+          CHECK(trilinear > 50);
+        else
+          CHECK(trilinear == 0);  // the full-size texture only
+        CHECK(bilinear > 20);
+        CHECK(exact > 10);
+        CHECK(std::memcmp(fast.rgba.data(), ref.rgba.data(), fast.rgba.size() * sizeof(float)) ==
+              0);
+      }
 }
 
 // The AVX2 kernel computes four rows' spans at once. Spans decide which
@@ -408,38 +419,47 @@ TEST_CASE("the AVX2 kernel's four-row spans equal RowSpans::at", "[blend]") {
 // across every edge of the image and every strip boundary, at odd and even
 // span lengths, and compare with the reference.
 TEST_CASE("small sprites at the image's edges and strip boundaries match the reference", "[blend]") {
-  const Scene s = scene("texture = \"builtin:soft\"\nlight_emission = 0.6", "background = \"#102030\"");
-  const Emitter& em = s.fx.emitters[0];
+  const Scene s =
+      scene("texture = \"builtin:soft\"\nlight_emission = 0.6", "background = \"#102030\"");
   const int w = 47, h = 41;  // odd, so the last pixel of a row has no partner
   const View view{1, 0, 0};
-  for (DrawPath path : {DrawPath::kPortable, DrawPath::kAvx2}) {
-    if (!draw_path_available(path)) continue;
-    INFO("path " << draw_path_name(path));
-    Image fast, ref;
-    fast.resize(w, h);
-    for (size_t i = 0; i < fast.rgba.size(); ++i) fast.rgba[i] = 0.05f + 0.0003f * static_cast<float>(i % 1013);
-    ref = fast;
-    int drawn = 0;
-    for (int i = 0; i < 900; ++i) {
-      // Centres along the four edges and the strip boundary at y = 16.
-      const double t = (i * 0.618033988749895 - static_cast<int>(i * 0.618033988749895)) * 2 - 1;
-      const double edge = (i / 5) % 5;
-      const double x = edge == 0 ? -w / 2.0 + 0.3 * (i % 7) : edge == 1 ? w / 2.0 - 0.3 * (i % 7) : t * w / 2;
-      const double y = edge == 2 ? -h / 2.0 + 0.3 * (i % 7) : edge == 3 ? h / 2.0 - 0.3 * (i % 7)
-                                                                         : edge == 4 ? h / 2.0 - 16 + t * 3 : t * h / 2;
-      const Particle p = particle(x, y, 0.5 + (i % 31) * 0.55, {0.8, 0.5, 0.3 + 0.0005 * i}, 0.4 + (i % 5) * 0.15,
-                                  i * 23.3);
-      Sprite sp;
-      if (!make_sprite(p, em, *s.textures[0], {1, 1, 1}, w, h, view, sp)) continue;
-      ++drawn;
-      for (int row_begin = 0; row_begin < h; row_begin += kStripRows) {
-        const int row_end = std::min(h, row_begin + kStripRows);
-        REQUIRE(draw_sprite(sp, fast, row_begin, row_end, path) == draw_sprite_reference(sp, ref, row_begin, row_end));
+  for (TextureFilter filter : {TextureFilter::kTrilinear, TextureFilter::kNearest})
+    for (DrawPath path : {DrawPath::kPortable, DrawPath::kAvx2}) {
+      if (!draw_path_available(path)) continue;
+      Emitter em = s.fx.emitters[0];
+      em.filter = filter;
+      INFO("path " << draw_path_name(path) << ", filter " << static_cast<int>(filter));
+      Image fast, ref;
+      fast.resize(w, h);
+      for (size_t i = 0; i < fast.rgba.size(); ++i)
+        fast.rgba[i] = 0.05f + 0.0003f * static_cast<float>(i % 1013);
+      ref = fast;
+      int drawn = 0;
+      for (int i = 0; i < 900; ++i) {
+        // Centres along the four edges and the strip boundary at y = 16.
+        const double t = (i * 0.618033988749895 - static_cast<int>(i * 0.618033988749895)) * 2 - 1;
+        const double edge = (i / 5) % 5;
+        const double x = edge == 0   ? -w / 2.0 + 0.3 * (i % 7)
+                         : edge == 1 ? w / 2.0 - 0.3 * (i % 7)
+                                     : t * w / 2;
+        const double y = edge == 2   ? -h / 2.0 + 0.3 * (i % 7)
+                         : edge == 3 ? h / 2.0 - 0.3 * (i % 7)
+                         : edge == 4 ? h / 2.0 - 16 + t * 3
+                                     : t * h / 2;
+        const Particle p = particle(x, y, 0.5 + (i % 31) * 0.55, {0.8, 0.5, 0.3 + 0.0005 * i},
+                                    0.4 + (i % 5) * 0.15, i * 23.3);
+        Sprite sp;
+        if (!make_sprite(p, em, *s.textures[0], {1, 1, 1}, w, h, view, sp)) continue;
+        ++drawn;
+        for (int row_begin = 0; row_begin < h; row_begin += kStripRows) {
+          const int row_end = std::min(h, row_begin + kStripRows);
+          REQUIRE(draw_sprite(sp, fast, row_begin, row_end, path) ==
+                  draw_sprite_reference(sp, ref, row_begin, row_end));
+        }
       }
+      CHECK(drawn > 600);
+      CHECK(std::memcmp(fast.rgba.data(), ref.rgba.data(), fast.rgba.size() * sizeof(float)) == 0);
     }
-    CHECK(drawn > 600);
-    CHECK(std::memcmp(fast.rgba.data(), ref.rgba.data(), fast.rgba.size() * sizeof(float)) == 0);
-  }
 }
 
 namespace {
