@@ -10,6 +10,7 @@
 #include "curve.h"
 #include "error.h"
 #include "path.h"
+#include "rate.h"
 #include "shape.h"
 #include "vec2.h"
 
@@ -79,7 +80,11 @@ struct Emitter {
   SourceLoc path_loc;
   Space space = Space::kWorld;
   double inherit_velocity = 0;
-  double rate_per_s = 10;
+  double rate_per_s = 10;  // the rate, or the animated rate's largest key
+  // An animated rate (model.md 9): keyframes [t, r] over the effect clock;
+  // empty when `rate` is a number.
+  RateCurve rate_curve;
+  SourceLoc rate_loc;
   uint32_t max_particles = 1000;
   Range lifetime_s{1, 1};
   Range speed_px_per_s{50, 50};

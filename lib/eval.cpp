@@ -82,12 +82,23 @@ void for_each_window(const Effect& fx, const Emitter& em, double clock, OnStream
   const double life_max = em.lifetime_s.max;
   if (!(life_max > 0)) return;
 
-  // Stream: ceil((c - L_max) r) <= i <= floor(c r), i >= 0.
-  const double r = em.stream_rate_per_s;
-  if (r > 0) {
-    const double lo_d = std::max(0.0, std::ceil((clock - life_max) * r));
-    const double hi_d = std::floor(clock * r);
+  // Stream: ceil((c - L_max) r) <= i <= floor(c r), i >= 0; with an
+  // animated rate, ceil(N(c - L_max)) <= i <= floor(N(c)).
+  // Indices stay below 2^62, so they convert to int64 and their keys (2 i)
+  // fit 64 bits even where rate x clock is absurd (1e15/s at 1e9 s).
+  const auto stream = [&](double lo_d, double hi_d) {
+    constexpr double kMaxIndex = 0x1p62;
+    lo_d = std::min(std::max(0.0, lo_d), kMaxIndex);
+    hi_d = std::min(hi_d, kMaxIndex);
     if (hi_d >= lo_d) on_stream(static_cast<int64_t>(lo_d), static_cast<int64_t>(hi_d));
+  };
+  const double r = em.stream_rate_per_s;
+  if (!em.rate_curve.empty()) {
+    if (r > 0)
+      stream(std::ceil(em.rate_curve.count(clock - life_max)),
+             std::floor(em.rate_curve.count(clock)));
+  } else if (r > 0) {
+    stream(std::ceil((clock - life_max) * r), std::floor(clock * r));
   }
 
   // Bursts: occurrence k of a group fires at T_b = time + k interval; it can
@@ -163,6 +174,7 @@ void evaluate_emitter(const Effect& fx, const Emitter& em, double clock, Emitter
   out.stats = {};
   Particle p;
   const double r = em.stream_rate_per_s;
+  const bool animated = !em.rate_curve.empty();
   const uint64_t pcap = em.max_particles;
   for_each_window(
       fx, em, clock,
@@ -172,8 +184,8 @@ void evaluate_emitter(const Effect& fx, const Emitter& em, double clock, Emitter
           const uint64_t idx = static_cast<uint64_t>(i);
           const uint64_t key = 2 * (em.loop_keys ? idx % em.loop_keys : idx);
           ++out.stats.visited;
-          if (evaluate_particle(em, key, static_cast<double>(i) / r, clock, p) &&
-              finite_particle(p))
+          const double birth = animated ? em.rate_curve.birth(idx) : static_cast<double>(i) / r;
+          if (evaluate_particle(em, key, birth, clock, p) && finite_particle(p))
             out.particles.push_back(p);
         }
       },

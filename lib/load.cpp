@@ -567,6 +567,7 @@ class Translator {
   void read_motion_blur(const toml::node& n, Canvas& canvas);
   void read_trail(const toml::node& n, Trail& trail, const std::string& emitter);
   void read_path(const toml::node& n, Path& path);
+  void read_rate_keys(const toml::node& n, RateCurve& curve);
   std::optional<Curve> unit_curve(const toml::node& n, std::string_view what);
   void read_shape(const toml::node& n, Shape& shape);
   void read_bursts(const toml::node& n, Emitter& em, uint64_t max_count);
@@ -736,6 +737,47 @@ void Translator::read_path(const toml::node& n, Path& path) {
   }
 }
 
+void Translator::read_rate_keys(const toml::node& n, RateCurve& curve) {
+  const toml::array* keys = n.as_array();
+  if (!keys || keys->empty() || !(*keys)[0].is_array()) {
+    error(n,
+          "rate must be a number or keyframes [[t, rate], ...] in effect-clock seconds and "
+          "particles/s");
+    return;
+  }
+  if (keys->size() > kMaxRateKeys) {
+    error(n, "rate must have 1 to " + std::to_string(kMaxRateKeys) + " keyframes, got " +
+                 std::to_string(keys->size()));
+    return;
+  }
+  for (size_t k = 0; k < keys->size(); ++k) {
+    const toml::array* kf = (*keys)[k].as_array();
+    if (!kf || kf->size() != 2) {
+      error((*keys)[k],
+            "a rate keyframe is [t, rate], got " +
+                (kf ? std::to_string(kf->size()) + (kf->size() == 1 ? " value" : " values")
+                    : type_name((*keys)[k])));
+      return;
+    }
+    auto t = bounded((*kf)[0], "rate time", -1e9, 1e9, "within ±1e9 s");
+    auto r = bounded((*kf)[1], "rate", 0, 1e15, "within [0, 1e15] particles/s");
+    if (!t || !r) return;
+    if (!curve.key_t.empty() && *t < curve.key_t.back()) {
+      error((*kf)[0],
+            "rate times must not decrease, got " + fmt(*t) + " after " + fmt(curve.key_t.back()));
+      return;
+    }
+    if (curve.key_t.size() >= 2 && *t == curve.key_t.back() &&
+        *t == curve.key_t[curve.key_t.size() - 2]) {
+      error((*kf)[0],
+            "at most two rate keyframes share a time (a step), got a third at " + fmt(*t));
+      return;
+    }
+    curve.key_t.push_back(*t);
+    curve.key_r.push_back(*r);
+  }
+}
+
 void Translator::read_flipbook(const toml::node& n, Flipbook& fb) {
   const toml::table* t =
       inline_table(n, kFlipbookKeys, "flipbook",
@@ -884,9 +926,17 @@ void Translator::read_emitter(const toml::table& t, Emitter& em) {
     if (auto v = boolean(*n, "enabled")) em.enabled = *v;
   if (auto n = t.get("position"))
     if (auto v = vec2(*n, "position")) em.position = *v;
-  if (auto n = t.get("rate"))
-    if (auto v = bounded(*n, "rate", 0, std::numeric_limits<double>::max(), "non-negative"))
+  if (auto n = t.get("rate")) {
+    em.rate_loc = loc(*n);
+    if (n->is_array()) {
+      read_rate_keys(*n, em.rate_curve);
+      if (!em.rate_curve.empty())
+        em.rate_per_s = *std::max_element(em.rate_curve.key_r.begin(), em.rate_curve.key_r.end());
+    } else if (auto v =
+                   bounded(*n, "rate", 0, std::numeric_limits<double>::max(), "non-negative")) {
       em.rate_per_s = *v;
+    }
+  }
   if (auto n = t.get("max_particles"))
     if (auto v = integer(*n, "max_particles", 1, kMaxParticlesLimit, "within [1, 10000000]"))
       em.max_particles = static_cast<uint32_t>(*v);
@@ -1291,6 +1341,16 @@ void derive(Effect& fx) {
       rate = n / fx.duration_s;
     }
     em.stream_rate_per_s = rate;
+    if (!em.rate_curve.empty()) {
+      // An animated rate: the same clamp pointwise, the same whole count per
+      // period; the window's bound is its largest rate.
+      const double period = fx.loop ? fx.duration_s : 0;
+      em.loop_keys = life_max > 0
+                         ? em.rate_curve.prepare(em.max_particles / life_max, period,
+                                                 em.max_particles * fx.duration_s / life_max)
+                         : em.rate_curve.prepare(0, period, 0);
+      em.stream_rate_per_s = em.rate_curve.max_rate();
+    }
     em.path.set_period(fx.loop ? fx.duration_s : 0);
   }
   fx.draw_order.clear();
@@ -1398,6 +1458,29 @@ Effect load_effect(std::string_view text, const std::string& source_name,
                       a.x, a.y, b.x, b.y, fx.duration_s);
         fx.warnings.push_back({em.path_loc, "emitter '" + em.name + "'" + where});
       }
+    }
+  // A looped effect reads each animated rate over one period too.
+  if (fx.loop)
+    for (const Emitter& em : fx.emitters) {
+      const RateCurve& rc = em.rate_curve;
+      if (rc.empty() || !em.enabled) continue;
+      const std::string who = "emitter '" + em.name + "' rate";
+      const auto fmt = [](double v) {
+        char buf[32];
+        std::snprintf(buf, sizeof buf, "%g", v);
+        return std::string(buf);
+      };
+      if (rc.key_t.back() > fx.duration_s)
+        fx.warnings.push_back(
+            {em.rate_loc, who + " has keyframes after the period's end (" + fmt(fx.duration_s) +
+                              " s): a loop reads the rate over [0, " + fmt(fx.duration_s) +
+                              ") only, so they are never used"});
+      // The rate at clock 0 against the rate just before the period's end.
+      const double a = rc.key_value(0, false), b = rc.key_value(fx.duration_s, true);
+      if (a != b)
+        fx.warnings.push_back({em.rate_loc, who + " is " + fmt(a) + "/s at clock 0 but " + fmt(b) +
+                                                "/s when the period ends (" + fmt(fx.duration_s) +
+                                                " s): emission jumps at the loop's seam"});
     }
   return fx;
 }

@@ -186,6 +186,17 @@ TEST_CASE("bad input gives file:line:col messages", "[load]") {
       {"[[emitter]]\npath = [[0, 1, nan]]\n", "path y must be a finite number"},
       {"[[emitter]]\npath = [[0, 1e10, 0]]\n", "path x must be within ±1e9 px, got 1e+10"},
       {"[[emitter]]\npath_interpolation = \"smoth\"\n", "did you mean \"smooth\"?"},
+      {"[[emitter]]\nrate = []\n",
+       "fx.toml:2:8: rate must be a number or keyframes [[t, rate], ...]"},
+      {"[[emitter]]\nrate = [[0]]\n", "fx.toml:2:9: a rate keyframe is [t, rate], got 1 value"},
+      {"[[emitter]]\nrate = [[0, -5]]\n", "rate must be within [0, 1e15] particles/s, got -5"},
+      {"[[emitter]]\nrate = [[1, 5], [0.5, 5]]\n",
+       "fx.toml:2:18: rate times must not decrease, got 0.5 after 1"},
+      {"[[emitter]]\nrate = [[1, 5], [1, 0], [1, 3]]\n",
+       "fx.toml:2:26: at most two rate keyframes share a time (a step), got a third at 1"},
+      {"[[emitter]]\nrate = [[0, inf]]\n", "rate must be a finite number"},
+      {"[[emitter]]\nfilter = \"linear\"\n",
+       "filter must be \"trilinear\", \"bilinear\" or \"nearest\""},
       {"[[emitter]]\nspace = \"global\"\n", "space must be \"world\" or \"local\""},
       {"[[emitter]]\ninherit_velocity = 5000\n",
        "inherit_velocity must be within [-1e3, 1e3], got 5000"},
@@ -438,6 +449,22 @@ TEST_CASE("an emitter that can never show a particle loads with a warning at its
   CHECK(warnings("[effect]\nloop = true\nduration = 2\n[[emitter]]\npath = [[0, 0, 0], [1, 10, 0], "
                  "[2, 0, 0]]\n")
             .empty());
+  CHECK(warnings("[[emitter]]\nname = \"a\"\nrate = [[0, 0], [2, 0]]\n") ==
+        "fx.toml:3:8: emitter 'a' never emits: its rate is 0 and it has no bursts\n");
+  CHECK(warnings("[[emitter]]\nrate = [[0, 0], [2, 5]]\n").empty());
+  CHECK(warnings("[effect]\nloop = true\nduration = 2\n[[emitter]]\nname = \"r\"\nrate = [[0, 10], "
+                 "[1, 30], "
+                 "[3, 10]]\n") ==
+        "fx.toml:6:8: emitter 'r' rate has keyframes after the period's end (2 s): a loop reads "
+        "the rate "
+        "over [0, 2) only, so they are never used\n"
+        "fx.toml:6:8: emitter 'r' rate is 10/s at clock 0 but 20/s when the period ends (2 s): "
+        "emission "
+        "jumps at the loop's seam\n");
+  CHECK(
+      warnings(
+          "[effect]\nloop = true\nduration = 2\n[[emitter]]\nrate = [[0, 10], [1, 30], [2, 10]]\n")
+          .empty());
   CHECK(
       warnings("[[emitter]]\ntrail = { length = 0 }\n") ==
       "fx.toml:2:20: emitter 'emitter0' trail.length is 0: every ghost is drawn on its particle\n");
