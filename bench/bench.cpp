@@ -173,61 +173,84 @@ int main(int argc, char** argv) {
   }
 
   // --- Raster scenes S1..S3 -------------------------------------------------
-  std::printf("%-4s %-52s %6s %9s %9s %10s %9s %9s %10s %8s %8s\n", "", "scene", "Mpx", "ns/px 1T", "ns/px 2T",
-              "2T speedup", "Msprite/s", "portable", "x portable", "cairo", "x cairo");
-  std::string scenes_json = "[";
-  for (const Def& d : defs) {
-    const Scene s = make_scene(d.name, d.what, d.w, d.h, d.count, d.smin, d.smax, 0.5, 7, g_texture);
-    Image img;
-    double t[3] = {0, 0, 0};
-    double cairo = 0;
-    uint64_t covered = 0;
-    {
-      Rasterizer r1(s.fx, s.textures, s.width, s.height, 1), r2(s.fx, s.textures, s.width, s.height, 2);
-      Image img2;
-      r1.render(s.frame, img);
-      r2.render(s.frame, img2);
-      covered = r1.stats().covered_pixels;
-      // Cairo takes its turn between the two, so a slow spell of the host
-      // hits the three alike and the ratios stay honest; its time is its
-      // own drawing (cairo_draw leaves out making the surfaces).
-      std::vector<std::function<double()>> variants = {[&] { return seconds_of([&] { r1.render(s.frame, img); }); },
-                                                       [&] { return seconds_of([&] { r2.render(s.frame, img2); }); }};
-      if (cairo_available()) variants.push_back([&] { return cairo_draw(s); });
-      const std::vector<double> best = best_seconds_alternating(variants);
-      t[1] = best[0], t[2] = best[1];
-      cairo = cairo_available() ? best[2] : 0;
+  // Each scene with spritz's default filter (trilinear: two mip levels), and
+  // again with the Cairo peer's own filter (bilinear from the full-size
+  // texture), so the ratio is also measured filter for filter.
+  auto raster_table = [&](const char* filter, bool with_portable) {
+    std::printf("%-4s %-52s %6s %9s %9s %10s %9s %9s %10s %8s %8s\n", "", "scene", "Mpx",
+                "ns/px 1T", "ns/px 2T", "2T speedup", "Msprite/s", "portable", "x portable",
+                "cairo", "x cairo");
+    std::string scenes_json = "[";
+    for (const Def& d : defs) {
+      const Scene s =
+          make_scene(d.name, d.what, d.w, d.h, d.count, d.smin, d.smax, 0.5, 7, g_texture, filter);
+      Image img;
+      double t[3] = {0, 0, 0};
+      double cairo = 0;
+      uint64_t covered = 0;
+      {
+        Rasterizer r1(s.fx, s.textures, s.width, s.height, 1),
+            r2(s.fx, s.textures, s.width, s.height, 2);
+        Image img2;
+        r1.render(s.frame, img);
+        r2.render(s.frame, img2);
+        covered = r1.stats().covered_pixels;
+        // Cairo takes its turn between the two, so a slow spell of the host
+        // hits the three alike and the ratios stay honest; its time is its
+        // own drawing (cairo_draw leaves out making the surfaces).
+        std::vector<std::function<double()>> variants = {
+            [&] { return seconds_of([&] { r1.render(s.frame, img); }); },
+            [&] { return seconds_of([&] { r2.render(s.frame, img2); }); }};
+        if (cairo_available()) variants.push_back([&] { return cairo_draw(s); });
+        const std::vector<double> best = best_seconds_alternating(variants);
+        t[1] = best[0], t[2] = best[1];
+        cairo = cairo_available() ? best[2] : 0;
+      }
+      // The same scene through the portable kernel (four channels at once, no
+      // AVX), for the SIMD speedup measured in this run.
+      double portable = 0;
+      if (with_portable) {
+        Rasterizer r(s.fx, s.textures, s.width, s.height, 1);
+        r.set_draw_path(DrawPath::kPortable);
+        r.render(s.frame, img);
+        portable = best_seconds([&] { r.render(s.frame, img); });
+      }
+      const double ns1 = t[1] * 1e9 / static_cast<double>(covered),
+                   ns2 = t[2] * 1e9 / static_cast<double>(covered);
+      const double sprites_per_s = d.count / t[2];
+      const double ns_portable = portable * 1e9 / static_cast<double>(covered);
+      std::printf("%-4s %-52s %6.2f %9.2f %9.2f %10.2f %9.2f %9s %10s %8s %8s\n", d.name, d.what,
+                  covered / 1e6, ns1, ns2, t[1] / t[2], sprites_per_s / 1e6,
+                  portable ? num(ns_portable).c_str() : "-",
+                  portable ? num(portable / t[1]).c_str() : "-",
+                  cairo ? (num(cairo * 1e9 / static_cast<double>(covered)) + "ns").c_str() : "-",
+                  cairo ? num(cairo / t[1]).c_str() : "-");
+      scenes_json +=
+          std::string(scenes_json.size() > 1 ? "," : "") + "\n    {\"scene\": \"" + d.name +
+          "\", \"what\": \"" + d.what + "\", \"filter\": \"" + filter +
+          "\", \"sprites\": " + std::to_string(d.count) +
+          ", \"covered_pixels\": " + std::to_string(covered) +
+          ", \"ms_1_thread\": " + num(t[1] * 1e3, 5) + ", \"ms_2_threads\": " + num(t[2] * 1e3, 5) +
+          ", \"ns_per_pixel_1_thread\": " + num(ns1, 4) +
+          ", \"ns_per_pixel_2_threads\": " + num(ns2, 4) +
+          ", \"thread_speedup\": " + num(t[1] / t[2], 4) +
+          ", \"sprites_per_second_2_threads\": " + num(sprites_per_s, 4) +
+          (portable ? ", \"portable_ns_per_pixel_1_thread\": " + num(ns_portable, 4) +
+                          ", \"speedup_vs_portable_1_thread\": " + num(portable / t[1], 4)
+                    : std::string()) +
+          (cairo ? ", \"cairo_ms\": " + num(cairo * 1e3, 5) + ", \"cairo_ns_per_pixel\": " +
+                       num(cairo * 1e9 / static_cast<double>(covered), 4) +
+                       ", \"speedup_vs_cairo_1_thread\": " + num(cairo / t[1], 4)
+                 : std::string()) +
+          "}";
     }
-    // The same scene through the portable kernel (four channels at once, no
-    // AVX), for the SIMD speedup measured in this run.
-    double portable = 0;
-    {
-      Rasterizer r(s.fx, s.textures, s.width, s.height, 1);
-      r.set_draw_path(DrawPath::kPortable);
-      r.render(s.frame, img);
-      portable = best_seconds([&] { r.render(s.frame, img); });
-    }
-    const double ns1 = t[1] * 1e9 / static_cast<double>(covered), ns2 = t[2] * 1e9 / static_cast<double>(covered);
-    const double sprites_per_s = d.count / t[2];
-    const double ns_portable = portable * 1e9 / static_cast<double>(covered);
-    std::printf("%-4s %-52s %6.2f %9.2f %9.2f %10.2f %9.2f %9.2f %10.2f %8s %8s\n", d.name, d.what, covered / 1e6, ns1, ns2,
-                t[1] / t[2], sprites_per_s / 1e6, ns_portable, portable / t[1], cairo ? (num(cairo * 1e9 / static_cast<double>(covered)) + "ns").c_str() : "-",
-                cairo ? num(cairo / t[1]).c_str() : "-");
-    scenes_json += std::string(scenes_json.size() > 1 ? "," : "") + "\n    {\"scene\": \"" + d.name +
-                   "\", \"what\": \"" + d.what + "\", \"sprites\": " + std::to_string(d.count) +
-                   ", \"covered_pixels\": " + std::to_string(covered) + ", \"ms_1_thread\": " + num(t[1] * 1e3, 5) +
-                   ", \"ms_2_threads\": " + num(t[2] * 1e3, 5) + ", \"ns_per_pixel_1_thread\": " + num(ns1, 4) +
-                   ", \"ns_per_pixel_2_threads\": " + num(ns2, 4) + ", \"thread_speedup\": " + num(t[1] / t[2], 4) +
-                   ", \"sprites_per_second_2_threads\": " + num(sprites_per_s, 4) +
-                   ", \"portable_ns_per_pixel_1_thread\": " + num(ns_portable, 4) +
-                   ", \"speedup_vs_portable_1_thread\": " + num(portable / t[1], 4) +
-                   (cairo ? ", \"cairo_ms\": " + num(cairo * 1e3, 5) + ", \"cairo_ns_per_pixel\": " +
-                                num(cairo * 1e9 / static_cast<double>(covered), 4) + ", \"speedup_vs_cairo_1_thread\": " +
-                                num(cairo / t[1], 4)
-                          : std::string()) +
-                   "}";
-  }
-  json.raw("raster", scenes_json + "\n  ]");
+    return scenes_json + "\n  ]";
+  };
+  json.raw("raster", raster_table("trilinear", true));
+  std::printf(
+      "\nthe same sprites with filter = \"bilinear\" (the full-size texture only, as the Cairo "
+      "peer samples it)\n");
+  json.raw("raster_bilinear", raster_table("bilinear", false));
 
   // --- Size sweep: ns/px against sprite size (for the chart) ---------------
   std::string sweep = "[";

@@ -10,7 +10,7 @@ namespace spritz::bench {
 
 Scene make_scene(const std::string& name, const std::string& description, int width, int height,
                  int count, double size_min, double size_max, double additive_share, uint32_t seed,
-                 int texture_size) {
+                 int texture_size, const std::string& filter) {
   Scene s;
   s.name = name;
   s.description = description;
@@ -28,9 +28,11 @@ Scene make_scene(const std::string& name, const std::string& description, int wi
       uint8_t* p = &s.texture_rgba[static_cast<size_t>(y * n + x) * 4];
       p[0] = 255, p[1] = static_cast<uint8_t>(200 + 55 * a), p[2] = 180, p[3] = static_cast<uint8_t>(std::lround(a * 255));
     }
-  const std::string text = "[canvas]\nsize = [" + std::to_string(width) + ", " + std::to_string(height) +
-                           "]\nbackground = \"#101820\"\n[[emitter]]\nname = \"over\"\nlight_emission = 0\n"
-                           "[[emitter]]\nname = \"add\"\nlight_emission = 1\n";
+  const std::string text =
+      "[canvas]\nsize = [" + std::to_string(width) + ", " + std::to_string(height) +
+      "]\nbackground = \"#101820\"\n[[emitter]]\nname = \"over\"\nlight_emission = 0\n"
+      "filter = \"" +
+      filter + "\"\n[[emitter]]\nname = \"add\"\nlight_emission = 1\nfilter = \"" + filter + "\"\n";
   s.fx = load_effect(text, name, ".");
   const std::vector<uint8_t> png = encode_png(s.texture_rgba.data(), n, n);
   auto tex = std::make_shared<const Texture>(texture_from_encoded(png, "bench-texture", 1, 1));

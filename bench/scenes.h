@@ -23,9 +23,11 @@ struct Scene {
 };
 
 // count sprites of size_min..size_max px, rotated at random, on width x height;
-// `additive_share` of them additive; a soft disc texture of texture_size^2.
+// `additive_share` of them additive; a soft disc texture of texture_size^2
+// sampled with the emitter key `filter` ("trilinear", spritz's default, or
+// "bilinear", the Cairo peer's filter).
 Scene make_scene(const std::string& name, const std::string& description, int width, int height,
                  int count, double size_min, double size_max, double additive_share, uint32_t seed,
-                 int texture_size);
+                 int texture_size, const std::string& filter = "trilinear");
 
 }  // namespace spritz::bench
