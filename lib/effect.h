@@ -53,6 +53,25 @@ struct BurstGroup {
   uint64_t first_index = 0;
 };
 
+// A sub-emitter (model.md 9, docs/config.md): its particles are children of
+// another emitter's particles, born at each parent's death, at its birth, or
+// at `rate` per second along its life, starting where the parent is then
+// (the emitter's position and shape add to that place). Child j of the parent
+// with key K has key K spacing + j (mod 2^64), so its random numbers derive
+// from the parent's. No state: a parent's place at any age is closed form.
+enum class SubEvent { kDeath, kBirth, kLife };
+struct SubEmitter {
+  std::string parent_name;  // empty: an ordinary emitter
+  SourceLoc loc;            // the `sub` table, for messages
+  SubEvent on = SubEvent::kDeath;
+  uint32_t count = 10;        // children of each parent at its birth or death (clamped at load)
+  uint32_t count_asked = 10;  // as written
+  // Derived at load.
+  int32_t parent = -1;    // index into Effect::emitters
+  uint64_t spacing = 1;   // children a parent can have: count, or ceil(rate L_parent) for life
+  double rate_per_s = 0;  // on = life: children per second of a parent's life (clamped)
+};
+
 // A trail (docs/config.md, model.md 9): `count` ghosts of each particle as it
 // was up to `length_s` seconds of its age ago. Ghost k (1..count) sits at
 // u = k / count along the trail: the particle evaluated at clock c - u length,
@@ -111,6 +130,8 @@ struct Emitter {
   Shape shape;
   std::vector<BurstGroup> bursts;
   Trail trail;
+  SubEmitter sub;
+  bool is_sub() const { return sub.parent >= 0; }
 
   // Derived at load.
   uint32_t seed = 0;             // s_e

@@ -16,10 +16,16 @@ namespace {
 constexpr double kDegToRad = 3.14159265358979323846 / 180.0;
 constexpr double kRadToDeg = 180.0 / 3.14159265358979323846;
 
+// The longest a particle can live after the key that made it was born: a
+// child of a sub-emitter lives up to its parent's life and then its own.
 double max_lifetime(const Effect& fx) {
   double m = 0;
-  for (const Emitter& em : fx.emitters)
-    if (em.enabled) m = std::max(m, em.lifetime_s.max);
+  for (const Emitter& em : fx.emitters) {
+    if (!em.enabled) continue;
+    const double parent =
+        em.is_sub() ? fx.emitters[static_cast<size_t>(em.sub.parent)].lifetime_s.max : 0;
+    m = std::max(m, parent + em.lifetime_s.max);
+  }
   return m;
 }
 
@@ -76,11 +82,15 @@ bool finite_particle(const Particle& p) {
 // on_stream(lo, hi) for the stream indices lo..hi, then on_firing(tb, b, count)
 // for each burst firing at clock tb with burst index b. Shared by evaluation
 // and by the particle count a frame may need (window_size), so the two agree.
+//
+// `lookback` (default: the longest lifetime) is how far before `clock` a key
+// may have been born and still matter; a sub-emitter's parents look back over
+// their life and their children's.
 template <typename OnStream, typename OnFiring>
 void for_each_window(const Effect& fx, const Emitter& em, double clock, OnStream on_stream,
-                     OnFiring on_firing) {
-  const double life_max = em.lifetime_s.max;
-  if (!(life_max > 0)) return;
+                     OnFiring on_firing, double lookback = -1) {
+  if (!(em.lifetime_s.max > 0)) return;
+  const double life_max = lookback >= 0 ? lookback : em.lifetime_s.max;
 
   // Stream: ceil((c - L_max) r) <= i <= floor(c r), i >= 0; with an
   // animated rate, ceil(N(c - L_max)) <= i <= floor(N(c)).
@@ -133,6 +143,58 @@ void for_each_window(const Effect& fx, const Emitter& em, double clock, OnStream
   }
 }
 
+// The clock at which stream particle i of `em` is born (model.md 3; with an
+// animated rate, where the integrated rate reaches i).
+double stream_birth(const Emitter& em, int64_t i) {
+  return em.rate_curve.empty() ? static_cast<double>(i) / em.stream_rate_per_s
+                               : em.rate_curve.birth(static_cast<uint64_t>(i));
+}
+
+// The key of stream particle i (model.md 4.1, 4.4).
+uint64_t stream_key(const Emitter& em, int64_t i) {
+  const uint64_t idx = static_cast<uint64_t>(i);
+  return 2 * (em.loop_keys ? idx % em.loop_keys : idx);
+}
+
+// Calls f(key, birth) for every key of `em` born within `lookback` seconds
+// before `clock` (not after it).
+template <typename F>
+void for_each_key(const Effect& fx, const Emitter& em, double clock, double lookback, F f) {
+  const uint64_t pcap = em.max_particles;
+  for_each_window(
+      fx, em, clock,
+      [&](int64_t lo, int64_t hi) {
+        for (int64_t i = lo; i <= hi; ++i) f(stream_key(em, i), stream_birth(em, i));
+      },
+      [&](double tb, uint64_t b, uint32_t count) {
+        for (uint32_t j = 0; j < count; ++j) f(2 * (b * pcap + j) + 1, tb);
+      },
+      lookback);
+}
+
+// model.md 5 and 6: where the particle with stream `st` born at `birth_s` is
+// at `clock`, and its velocity, for any age (a parent's place at its death
+// too). A sub-emitter's child starts at its parent's place and adds
+// inherit_velocity times its parent's velocity.
+MotionState particle_motion(const Emitter& em, uint32_t st, double birth_s, double clock,
+                            const ParentState* parent = nullptr) {
+  const ShapeSample s = sample_shape(em.shape, em.direction, unit(st, Channel::kShapeU),
+                                     unit(st, Channel::kShapeV), unit(st, Channel::kInOutCoin));
+  const double spread = (2 * unit(st, Channel::kSpread) - 1) * em.spread_deg * kDegToRad;
+  const Vec2 dir = em.spread_deg != 0 ? rotate(s.normal, spread) : s.normal;
+  const double speed = em.speed_px_per_s.at(unit(st, Channel::kSpeed));
+  Vec2 origin = em.position;
+  Vec2 v0 = dir * speed;
+  if (parent) {
+    origin = origin + parent->position;
+    if (em.inherit_velocity != 0) v0 = v0 + parent->velocity * em.inherit_velocity;
+  } else if (!em.path.empty()) {
+    origin = origin + em.path.at(em.space == Space::kLocal ? clock : birth_s);
+    if (em.inherit_velocity != 0) v0 = v0 + em.path.velocity(birth_s) * em.inherit_velocity;
+  }
+  return move_particle(origin + s.offset, v0, em.acceleration, em.drag_per_s, clock - birth_s);
+}
+
 // Puts each particle's trail ghosts just before it, oldest first: ghost k at
 // u = k / count is the particle at clock - u length (not yet born: none),
 // opacity times fade(u), size times scale(u).
@@ -155,7 +217,8 @@ void add_trails(const Emitter& em, double clock, EmitterFrame& out) {
   Particle g;
   for (const Particle& p : out.particles) {
     for (int i = 0; i < n; ++i) {
-      if (!evaluate_particle(em, p.key, p.birth_s, clock - ghosts[i].age_back, g) ||
+      if (!evaluate_particle(em, p.key, p.birth_s, clock - ghosts[i].age_back, g,
+                             p.has_parent ? &p.parent : nullptr) ||
           !finite_particle(g))
         continue;
       g.alpha *= ghosts[i].fade;
@@ -169,23 +232,66 @@ void add_trails(const Emitter& em, double clock, EmitterFrame& out) {
   out.particles.swap(out.scratch);
 }
 
+// A sub-emitter's children alive at `clock`: for each parent key born within
+// the parent's and the child's longest lives before it, the children of its
+// death, its birth, or its life (born every 1 / rate seconds of it), each
+// starting at the parent's closed-form place and velocity then.
+void evaluate_children(const Effect& fx, const Emitter& em, double clock, EmitterFrame& out,
+                       Particle& p) {
+  const Emitter& parent = fx.emitters[static_cast<size_t>(em.sub.parent)];
+  const SubEmitter& sub = em.sub;
+  const double child_life = em.lifetime_s.max;
+  if (!parent.enabled || !(child_life > 0)) return;
+  const auto child = [&](uint64_t parent_key, double parent_birth, uint32_t st, double event,
+                         uint64_t j) {
+    const MotionState m = particle_motion(parent, st, parent_birth, event);
+    const ParentState src{m.position, m.velocity};
+    ++out.stats.visited;
+    if (std::isfinite(src.position.x) && std::isfinite(src.position.y) &&
+        std::isfinite(src.velocity.x) && std::isfinite(src.velocity.y) &&
+        evaluate_particle(em, parent_key * sub.spacing + j, event, clock, p, &src) &&
+        finite_particle(p))
+      out.particles.push_back(p);
+  };
+  for_each_key(fx, parent, clock, parent.lifetime_s.max + child_life,
+               [&](uint64_t key, double birth) {
+                 const uint32_t st = particle_stream(parent.seed, static_cast<uint32_t>(key));
+                 const double life = parent.lifetime_s.at(unit(st, Channel::kLifetime));
+                 if (sub.on == SubEvent::kLife) {
+                   // Children j = 0, 1, ... at birth + j / rate while that is within the
+                   // parent's life; those born within child_life before clock can live.
+                   const double r = sub.rate_per_s;
+                   if (!(r > 0) || !(life > 0)) return;
+                   const double n = std::ceil(life * r);  // j < n: j / r < life
+                   const double lo = std::max(0.0, std::ceil((clock - child_life - birth) * r));
+                   const double hi = std::min(n - 1, std::floor((clock - birth) * r));
+                   if (!(hi >= lo)) return;
+                   out.stats.window += static_cast<uint64_t>(hi - lo + 1);
+                   for (double j = lo; j <= hi; ++j)
+                     child(key, birth, st, birth + j / r, static_cast<uint64_t>(j));
+                   return;
+                 }
+                 const double event = sub.on == SubEvent::kDeath ? birth + life : birth;
+                 if (!(clock >= event && clock < event + child_life)) return;
+                 out.stats.window += sub.count;
+                 for (uint32_t j = 0; j < sub.count; ++j) child(key, birth, st, event, j);
+               });
+}
+
 void evaluate_emitter(const Effect& fx, const Emitter& em, double clock, EmitterFrame& out) {
   out.particles.clear();
   out.stats = {};
   Particle p;
-  const double r = em.stream_rate_per_s;
-  const bool animated = !em.rate_curve.empty();
   const uint64_t pcap = em.max_particles;
+  if (em.is_sub()) evaluate_children(fx, em, clock, out, p);
   for_each_window(
       fx, em, clock,
       [&](int64_t lo, int64_t hi) {
         out.stats.window += static_cast<uint64_t>(hi - lo + 1);
         for (int64_t i = lo; i <= hi; ++i) {
-          const uint64_t idx = static_cast<uint64_t>(i);
-          const uint64_t key = 2 * (em.loop_keys ? idx % em.loop_keys : idx);
           ++out.stats.visited;
-          const double birth = animated ? em.rate_curve.birth(idx) : static_cast<double>(i) / r;
-          if (evaluate_particle(em, key, birth, clock, p) && finite_particle(p))
+          if (evaluate_particle(em, stream_key(em, i), stream_birth(em, i), clock, p) &&
+              finite_particle(p))
             out.particles.push_back(p);
         }
       },
@@ -213,23 +319,59 @@ void evaluate_emitter(const Effect& fx, const Emitter& em, double clock, Emitter
 
 }  // namespace
 
+double keys_born_within(const Effect& fx, const Emitter& em, double span) {
+  const double life = em.lifetime_s.max, cap = em.max_particles;
+  if (!(life > 0)) return 0;
+  // (c - span, c] holds at most ceil(r span) + 1 stream keys; with
+  // r = P / L_max and span = L_max that is P + 1 at the instant one key is
+  // born as another dies.
+  double n = std::min(cap * (span / life) + 1, std::ceil(em.stream_rate_per_s * span) + 1);
+  // A looped effect repeats its bursts every period: ceil(span / T) + 1
+  // periods can hold them at once.
+  const double periods = fx.loop && fx.duration_s > 0 ? std::ceil(span / fx.duration_s) + 1 : 1;
+  for (const BurstGroup& b : em.bursts) {
+    // Firings `interval` apart: at most ceil(span / interval) + 1 of them.
+    const double overlap = b.interval_s > 0 ? std::ceil(span / b.interval_s) + 1 : 1;
+    const double firings = std::min(static_cast<double>(b.repeat), overlap) * periods;
+    n += b.count * firings;
+  }
+  return n;
+}
+
+namespace {
+
+// At most how many children of one parent a sub-emitter has alive at once.
+double children_per_parent(const Emitter& em) {
+  if (em.sub.on != SubEvent::kLife) return em.sub.count;
+  return std::min(static_cast<double>(em.sub.spacing),
+                  std::ceil(em.sub.rate_per_s * em.lifetime_s.max) + 1);
+}
+
+}  // namespace
+
+double sub_parent_span(const Emitter& parent, const Emitter& child) {
+  const double lc = child.lifetime_s.max;
+  switch (child.sub.on) {
+    case SubEvent::kDeath:
+      return lc + (parent.lifetime_s.max - parent.lifetime_s.min);
+    case SubEvent::kBirth:
+      return lc;
+    case SubEvent::kLife:
+      return lc + parent.lifetime_s.max;
+  }
+  return lc;
+}
+
 uint64_t max_alive(const Effect& fx) {
   double total = 0;  // summed in double: 200,000 emitters of huge bursts overflow 64 bits
   for (const Emitter& em : fx.emitters) {
     if (!em.enabled) continue;
-    const double life = em.lifetime_s.max, cap = em.max_particles;
-    // The window (c - L_max, c] holds at most ceil(r L_max) + 1 stream keys;
-    // with r = P / L_max that is P + 1 at the instant one key is born as
-    // another dies.
-    double n = std::min(cap + 1, std::ceil(em.stream_rate_per_s * life) + 1);
-    // A looped effect repeats its bursts every period: ceil(L_max / T) + 1
-    // periods can hold live burst particles at once.
-    const double periods = fx.loop && fx.duration_s > 0 ? std::ceil(life / fx.duration_s) + 1 : 1;
-    for (const BurstGroup& b : em.bursts) {
-      // Firings `interval` apart overlap for at most ceil(L_max / interval) + 1.
-      const double overlap = b.interval_s > 0 ? std::ceil(life / b.interval_s) + 1 : 1;
-      const double firings = std::min(static_cast<double>(b.repeat), overlap) * periods;
-      n += b.count * firings;
+    double n = keys_born_within(fx, em, em.lifetime_s.max);
+    if (em.is_sub() && em.lifetime_s.max > 0) {
+      // The parents whose events can have live children at once.
+      const Emitter& parent = fx.emitters[static_cast<size_t>(em.sub.parent)];
+      if (parent.enabled)
+        n += keys_born_within(fx, parent, sub_parent_span(parent, em)) * children_per_parent(em);
     }
     total += n * (1.0 + em.trail.count);  // and each one's trail ghosts
   }
@@ -278,8 +420,8 @@ double clock_at_frame(const Effect& fx, int64_t frame, double fps) {
   return clock_at_time(fx, static_cast<double>(frame) / fps);
 }
 
-bool evaluate_particle(const Emitter& em, uint64_t key, double birth_s, double clock,
-                       Particle& out) {
+bool evaluate_particle(const Emitter& em, uint64_t key, double birth_s, double clock, Particle& out,
+                       const ParentState* parent) {
   const uint32_t st = particle_stream(em.seed, static_cast<uint32_t>(key));
   // Lifetime first: most dead keys are rejected after one hash.
   const double life = em.lifetime_s.at(unit(st, Channel::kLifetime));
@@ -287,19 +429,7 @@ bool evaluate_particle(const Emitter& em, uint64_t key, double birth_s, double c
   if (!(age >= 0 && age < life)) return false;
   const double tau = age / life;
 
-  const ShapeSample s =
-      sample_shape(em.shape, em.direction, unit(st, Channel::kShapeU), unit(st, Channel::kShapeV),
-                   unit(st, Channel::kInOutCoin));
-  const double spread = (2 * unit(st, Channel::kSpread) - 1) * em.spread_deg * kDegToRad;
-  const Vec2 dir = em.spread_deg != 0 ? rotate(s.normal, spread) : s.normal;
-  const double speed = em.speed_px_per_s.at(unit(st, Channel::kSpeed));
-  Vec2 origin = em.position;
-  Vec2 v0 = dir * speed;
-  if (!em.path.empty()) {
-    origin = origin + em.path.at(em.space == Space::kLocal ? clock : birth_s);
-    if (em.inherit_velocity != 0) v0 = v0 + em.path.velocity(birth_s) * em.inherit_velocity;
-  }
-  const MotionState m = move_particle(origin + s.offset, v0, em.acceleration, em.drag_per_s, age);
+  const MotionState m = particle_motion(em, st, birth_s, clock, parent);
 
   // Size and squash: (w, h) = (s / l, s l) for q >= 0, (s l, s / l) for q < 0,
   // l = 1 + |q|, so w h = s^2.
@@ -336,6 +466,8 @@ bool evaluate_particle(const Emitter& em, uint64_t key, double birth_s, double c
   out.color_srgb = em.color.evaluate(tau, color_eps);
   out.alpha = 1 - std::clamp(em.transparency.evaluate(tau, transparency_eps), 0.0, 1.0);
   out.cell = em.flipbook.enabled ? flipbook_cell(em.flipbook, st, age, tau) : 0;
+  out.has_parent = parent != nullptr;
+  out.parent = parent ? *parent : ParentState{};
   return true;
 }
 
@@ -347,6 +479,17 @@ uint64_t window_size(const Effect& fx, double clock) {
         fx, fx.emitters[e], clock,
         [&](int64_t lo, int64_t hi) { total += (static_cast<double>(hi - lo) + 1) * ghosts; },
         [&](double, uint64_t, uint32_t count) { total += count * ghosts; });
+    const Emitter& em = fx.emitters[e];
+    if (em.is_sub() && em.lifetime_s.max > 0) {
+      const Emitter& parent = fx.emitters[static_cast<size_t>(em.sub.parent)];
+      if (!parent.enabled) continue;
+      const double each = children_per_parent(em) * ghosts;
+      for_each_window(
+          fx, parent, clock,
+          [&](int64_t lo, int64_t hi) { total += (static_cast<double>(hi - lo) + 1) * each; },
+          [&](double, uint64_t, uint32_t count) { total += count * each; },
+          parent.lifetime_s.max + em.lifetime_s.max);
+    }
   }
   return static_cast<uint64_t>(std::min(total, 1e18));
 }

@@ -10,8 +10,16 @@
 
 namespace spritz {
 
+// Where a sub-emitter's parent particle was, and its velocity, when it
+// emitted a child: the child's starting place and inherited motion.
+struct ParentState {
+  Vec2 position;  // design px, y up
+  Vec2 velocity;  // design px/s
+};
+
 struct Particle {
-  uint64_t key = 0;      // 2 i for stream particles, 2 (b P + j) + 1 for bursts
+  uint64_t key = 0;      // 2 i for stream particles, 2 (b P + j) + 1 for bursts,
+                         // K spacing + j for child j of the parent with key K
   double birth_s = 0;    // clock of birth
   double age_s = 0, life_s = 0;
   double x = 0, y = 0;   // design px from the canvas centre, y up
@@ -22,6 +30,8 @@ struct Particle {
   double alpha = 1;      // opacity after the transparency curve
   int cell = 0;          // 1-based flipbook cell, 0 without a flipbook
   int trail = 0;         // 0 for the particle itself, k for its k-th trail ghost
+  bool has_parent = false;  // a sub-emitter's child: `parent` is where it started
+  ParentState parent;
 };
 
 struct EmitterStats {
@@ -74,6 +84,16 @@ void shutter_clocks(const Effect& fx, double clock, double fps, std::vector<doub
 // ghosts, as they take a frame's memory too.
 uint64_t max_alive(const Effect& fx);
 
+// At most how many keys of `em` are born within any `span` seconds: with
+// span = lifetime.max, the most that can be alive at once (ceil(r span) + 1
+// stream keys, and every burst firing that fits).
+double keys_born_within(const Effect& fx, const Emitter& em, double span);
+
+// The span of a parent's births within which the events of a sub-emitter's
+// live children can lie: their life, plus the spread of the parent's
+// lifetimes (deaths) or its whole life (children shed along it).
+double sub_parent_span(const Emitter& parent, const Emitter& child);
+
 // The keys of every enabled emitter that can be alive at `clock`, times one
 // plus the emitter's trail count: at least the particles and ghosts evaluate()
 // finds there, and computed without evaluating them.
@@ -86,9 +106,10 @@ void evaluate(const Effect& fx, double clock, Frame& out);
 Frame evaluate(const Effect& fx, double clock);
 
 // Evaluates one particle of `em` with key `key` born at `birth_s`, at `clock`.
-// Returns false when it is not alive then.
-bool evaluate_particle(const Emitter& em, uint64_t key, double birth_s, double clock,
-                       Particle& out);
+// Returns false when it is not alive then. A sub-emitter's child passes its
+// parent's state at its birth.
+bool evaluate_particle(const Emitter& em, uint64_t key, double birth_s, double clock, Particle& out,
+                       const ParentState* parent = nullptr);
 
 // An axis-aligned box in design px (y up) holding particles' rectangles.
 struct Bounds {

@@ -1,5 +1,7 @@
 #include "load.h"
 
+#include <toml++/toml.h>
+
 #include <algorithm>
 #include <cctype>
 #include <cmath>
@@ -8,8 +10,8 @@
 #include <optional>
 #include <unordered_map>
 #include <unordered_set>
-#include <toml++/toml.h>
 
+#include "eval.h"
 #include "hash.h"
 
 namespace spritz {
@@ -64,7 +66,9 @@ const Keys kEmitterKeys = {"name",
                            "path",
                            "path_interpolation",
                            "space",
-                           "inherit_velocity"};
+                           "inherit_velocity",
+                           "sub"};
+const Keys kSubKeys = {"parent", "on", "count"};
 const Keys kTrailKeys = {"count", "length", "fade", "scale"};
 const Keys kFlipbookKeys = {"layout", "mode", "fps", "random_start"};
 const Keys kShapeKeys = {"kind", "size", "style", "in_out", "inner"};
@@ -208,6 +212,9 @@ class Translator {
   void warn_invisible(const toml::table& t, const Emitter& em);
 
  private:
+  std::unordered_set<uint32_t> children_;  // emitters that some sub-emitter names as parent
+  bool has_children(const Emitter& em) const { return children_.count(em.index) > 0; }
+
   // --- keys ---------------------------------------------------------------
   void check_keys(const toml::table& t, const Keys& allowed, std::string_view where) {
     for (auto&& [key, node] : t) {
@@ -568,6 +575,9 @@ class Translator {
   void read_trail(const toml::node& n, Trail& trail, const std::string& emitter);
   void read_path(const toml::node& n, Path& path);
   void read_rate_keys(const toml::node& n, RateCurve& curve);
+  void read_sub(const toml::node& n, SubEmitter& sub);
+  void check_sub_keys(const toml::table& t, const Emitter& em);
+  void resolve_subs(Effect& fx);
   std::optional<Curve> unit_curve(const toml::node& n, std::string_view what);
   void read_shape(const toml::node& n, Shape& shape);
   void read_bursts(const toml::node& n, Emitter& em, uint64_t max_count);
@@ -1037,7 +1047,8 @@ void Translator::read_emitter(const toml::table& t, Emitter& em) {
   if (auto n = t.get("inherit_velocity"))
     if (auto v = bounded(*n, "inherit_velocity", -1e3, 1e3, "within [-1e3, 1e3]"))
       em.inherit_velocity = *v;
-  warn_invisible(t, em);
+  if (auto n = t.get("sub")) read_sub(*n, em.sub);
+  if (!em.sub.parent_name.empty()) check_sub_keys(t, em);
 }
 
 // An enabled emitter that loads but can never show a particle: a mistake the
@@ -1047,14 +1058,96 @@ void Translator::warn_invisible(const toml::table& t, const Emitter& em) {
   const std::string who = "emitter '" + em.name + "' ";
   const bool bursts = std::any_of(em.bursts.begin(), em.bursts.end(),
                                   [](const BurstGroup& b) { return b.count > 0; });
-  if (em.rate_per_s == 0 && !bursts)
+  if (!em.sub.parent_name.empty()) {
+    if (em.sub.on == SubEvent::kLife ? em.rate_per_s == 0 : em.sub.count == 0)
+      warnings.push_back({em.sub.loc, who + "never emits: its " +
+                                          (em.sub.on == SubEvent::kLife ? "rate" : "sub.count") +
+                                          " is 0"});
+  } else if (em.rate_per_s == 0 && !bursts) {
     warnings.push_back({loc(t.get("rate") ? *t.get("rate") : static_cast<const toml::node&>(t)),
                         who + "never emits: its rate is 0 and it has no bursts"});
-  if (const toml::node* n = t.get("transparency"); n && em.transparency.min_value() >= 1)
+  }
+  // A parent drawn invisibly is a carrier for its sub-emitters: no warning.
+  if (const toml::node* n = t.get("transparency");
+      n && em.transparency.min_value() >= 1 && !has_children(em))
     warnings.push_back({loc(*n), who + "is invisible: its transparency is 1 or more over the whole "
                                        "life (transparency 0 is opaque, 1 fully transparent)"});
-  if (const toml::node* n = t.get("size"); n && em.size_px.max_value() <= 0)
+  if (const toml::node* n = t.get("size"); n && em.size_px.max_value() <= 0 && !has_children(em))
     warnings.push_back({loc(*n), who + "draws nothing: its size is 0 or less over the whole life"});
+}
+
+void Translator::read_sub(const toml::node& n, SubEmitter& sub) {
+  const toml::table* t = inline_table(
+      n, kSubKeys, "sub", "sub must be a table { parent = \"NAME\", on = \"death\", count = 10 }");
+  if (!t) return;
+  sub.loc = loc(n);
+  if (auto p = t->get("parent")) {
+    if (auto s = string(*p, "sub.parent")) {
+      sub.parent_name = s->empty() ? std::string(" ") : *s;
+      sub.loc = loc(*p);
+    }
+  } else {
+    error(n, "sub needs a parent: the name of the emitter whose particles emit this one's");
+    sub.parent_name = " ";  // still a sub-emitter, for the checks that follow
+  }
+  if (auto o = t->get("on"))
+    if (auto i = choice(*o, "sub.on", {"death", "birth", "life"}))
+      sub.on = static_cast<SubEvent>(*i);
+  if (auto c = t->get("count")) {
+    if (sub.on == SubEvent::kLife)
+      error(*c,
+            "sub.count is for on = \"death\" or \"birth\"; with on = \"life\" the emitter's rate "
+            "sets the children per second of each parent's life");
+    else if (auto v = integer(*c, "sub.count", 0, kMaxParticlesLimit, "within [0, 10000000]"))
+      sub.count = sub.count_asked = static_cast<uint32_t>(*v);
+  }
+}
+
+// Keys that place or time an ordinary emitter's particles do not apply to a
+// sub-emitter's, which start at their parent: an error, not a silent no-op.
+void Translator::check_sub_keys(const toml::table& t, const Emitter& em) {
+  for (std::string_view key : {"bursts", "path", "path_interpolation", "space"})
+    if (const toml::node* n = t.get(key))
+      error(*n, std::string(key) +
+                    " does not apply to a sub-emitter: its particles start where their parent is");
+  if (const toml::node* n = t.get("rate")) {
+    if (em.sub.on != SubEvent::kLife)
+      error(*n,
+            "rate applies to a sub-emitter only with sub.on = \"life\" (children per second of "
+            "each parent's life); on = \"" +
+                std::string(em.sub.on == SubEvent::kDeath ? "death" : "birth") +
+                "\" uses sub.count");
+    else if (n->is_array())
+      error(*n, "a sub-emitter's rate is a number: children per second of each parent's life");
+  }
+}
+
+// Sub-emitters name their parent by name; once every emitter is read, find
+// it. One level: a parent is an ordinary emitter.
+void Translator::resolve_subs(Effect& fx) {
+  for (Emitter& em : fx.emitters) {
+    if (em.sub.parent_name.empty() || em.sub.parent_name == " ") continue;
+    const std::string& name = em.sub.parent_name;
+    const auto it = std::find_if(fx.emitters.begin(), fx.emitters.end(),
+                                 [&](const Emitter& e) { return e.name == name; });
+    if (it == fx.emitters.end()) {
+      std::vector<std::string_view> names;
+      for (const Emitter& e : fx.emitters) names.push_back(e.name);
+      const std::string hint = closest_match(name, names);
+      error_at(em.sub.loc, "sub.parent names no emitter: '" + name + "'" +
+                               (hint.empty() ? std::string() : "; did you mean '" + hint + "'?"));
+    } else if (&*it == &em) {
+      error_at(em.sub.loc, "emitter '" + em.name + "' cannot be its own parent");
+    } else if (!it->sub.parent_name.empty()) {
+      error_at(em.sub.loc,
+               "sub.parent '" + name + "' is itself a sub-emitter; sub-emitters have one level");
+    } else {
+      em.sub.parent = static_cast<int32_t>(it - fx.emitters.begin());
+      if (!it->enabled && em.enabled)
+        warnings.push_back({em.sub.loc, "emitter '" + em.name + "' never emits: its parent '" +
+                                            name + "' is disabled (enabled = false)"});
+    }
+  }
 }
 
 void Translator::read_check(const toml::table& t, CheckSpec& check) {
@@ -1122,6 +1215,12 @@ Effect Translator::translate(const toml::table& root) {
       }
       fx.emitters.push_back(std::move(em));
     }
+    resolve_subs(fx);
+    children_.clear();
+    for (const Emitter& em : fx.emitters)
+      if (em.sub.parent >= 0) children_.insert(static_cast<uint32_t>(em.sub.parent));
+    for (size_t i = 0; i < fx.emitters.size(); ++i)
+      warn_invisible(*arr[i].as_table(), fx.emitters[i]);
   }
   return fx;
 }
@@ -1352,6 +1451,28 @@ void derive(Effect& fx) {
       em.stream_rate_per_s = em.rate_curve.max_rate();
     }
     em.path.set_period(fx.loop ? fx.duration_s : 0);
+    if (em.sub.parent >= 0) em.stream_rate_per_s = 0, em.loop_keys = 0;  // no stream of its own
+  }
+  // Sub-emitters, once every parent's rate is known. max_particles caps the
+  // children alive at once, as Little's law caps a stream: with `parents` the
+  // most parents whose events can have live children at once, count is
+  // clamped to P / parents, and a life's rate to what keeps parents x
+  // (rate x life + 1) within P.
+  for (Emitter& em : fx.emitters) {
+    if (em.sub.parent < 0) continue;
+    SubEmitter& sub = em.sub;
+    const Emitter& parent = fx.emitters[static_cast<size_t>(sub.parent)];
+    const double life_max = em.lifetime_s.max, cap = em.max_particles;
+    const double parents = std::max(1.0, keys_born_within(fx, parent, sub_parent_span(parent, em)));
+    if (sub.on == SubEvent::kLife) {
+      const double fit = life_max > 0 ? std::max(0.0, (cap / parents - 1) / life_max) : 0.0;
+      sub.rate_per_s = std::min(em.rate_per_s, fit);
+      const double n = std::ceil(sub.rate_per_s * parent.lifetime_s.max);
+      sub.spacing = static_cast<uint64_t>(std::clamp(n, 1.0, 0x1p62));
+    } else {
+      sub.count = static_cast<uint32_t>(std::min<double>(sub.count, std::floor(cap / parents)));
+      sub.spacing = std::max<uint64_t>(1, sub.count);
+    }
   }
   fx.draw_order.clear();
   for (const Emitter& em : fx.emitters)
@@ -1433,6 +1554,13 @@ Effect load_effect(std::string_view text, const std::string& source_name,
     throw Error(std::move(tr.diagnostics));
   }
   if (fx.name.empty()) fx.name = default_name(source_name);
+  // In file order, like the errors.
+  std::stable_sort(tr.warnings.begin(), tr.warnings.end(),
+                   [](const Diagnostic& a, const Diagnostic& b) {
+                     if (a.loc.file != b.loc.file) return a.loc.file < b.loc.file;
+                     if (a.loc.line != b.loc.line) return a.loc.line < b.loc.line;
+                     return a.loc.col < b.loc.col;
+                   });
   fx.warnings = std::move(tr.warnings);
   if (!fx.emitters.empty() && std::none_of(fx.emitters.begin(), fx.emitters.end(),
                                            [](const Emitter& em) { return em.enabled; }))
@@ -1459,6 +1587,18 @@ Effect load_effect(std::string_view text, const std::string& source_name,
         fx.warnings.push_back({em.path_loc, "emitter '" + em.name + "'" + where});
       }
     }
+  // A sub-emitter whose max_particles cannot hold one child per parent.
+  for (const Emitter& em : fx.emitters) {
+    if (!em.is_sub() || !em.enabled) continue;
+    const bool life = em.sub.on == SubEvent::kLife;
+    if (life ? (em.rate_per_s > 0 && !(em.sub.rate_per_s > 0))
+             : (em.sub.count_asked > 0 && em.sub.count == 0))
+      fx.warnings.push_back(
+          {em.sub.loc, "emitter '" + em.name + "' never emits: its max_particles (" +
+                           std::to_string(em.max_particles) +
+                           ") cannot hold a child for each parent that can have live "
+                           "children at once; raise max_particles"});
+  }
   // A looped effect reads each animated rate over one period too.
   if (fx.loop)
     for (const Emitter& em : fx.emitters) {
