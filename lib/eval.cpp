@@ -242,16 +242,26 @@ void evaluate_children(const Effect& fx, const Emitter& em, double clock, Emitte
   const SubEmitter& sub = em.sub;
   const double child_life = em.lifetime_s.max;
   if (!parent.enabled || !(child_life > 0)) return;
-  const auto child = [&](uint64_t parent_key, double parent_birth, uint32_t st, double event,
-                         uint64_t j) {
-    const MotionState m = particle_motion(parent, st, parent_birth, event);
-    const ParentState src{m.position, m.velocity};
-    ++out.stats.visited;
-    if (std::isfinite(src.position.x) && std::isfinite(src.position.y) &&
-        std::isfinite(src.velocity.x) && std::isfinite(src.velocity.y) &&
-        evaluate_particle(em, parent_key * sub.spacing + j, event, clock, p, &src) &&
-        finite_particle(p))
-      out.particles.push_back(p);
+  // Children j_lo..j_hi of the parent with key `key` (born at `birth`, stream
+  // `st`), born at event(j); one event shared by all is computed once.
+  const auto children = [&](uint64_t key, double birth, uint32_t st, uint64_t j_lo, uint64_t j_hi,
+                            auto event, bool shared) {
+    out.stats.window += j_hi - j_lo + 1;
+    ParentState src;
+    bool finite = false;
+    for (uint64_t j = j_lo; j <= j_hi; ++j) {
+      const double at = event(j);
+      if (!shared || j == j_lo) {
+        const MotionState m = particle_motion(parent, st, birth, at);
+        src = {m.position, m.velocity};
+        finite = std::isfinite(src.position.x) && std::isfinite(src.position.y) &&
+                 std::isfinite(src.velocity.x) && std::isfinite(src.velocity.y);
+      }
+      ++out.stats.visited;
+      if (finite && evaluate_particle(em, key * sub.spacing + j, at, clock, p, &src) &&
+          finite_particle(p))
+        out.particles.push_back(p);
+    }
   };
   for_each_key(fx, parent, clock, parent.lifetime_s.max + child_life,
                [&](uint64_t key, double birth) {
@@ -266,15 +276,15 @@ void evaluate_children(const Effect& fx, const Emitter& em, double clock, Emitte
                    const double lo = std::max(0.0, std::ceil((clock - child_life - birth) * r));
                    const double hi = std::min(n - 1, std::floor((clock - birth) * r));
                    if (!(hi >= lo)) return;
-                   out.stats.window += static_cast<uint64_t>(hi - lo + 1);
-                   for (double j = lo; j <= hi; ++j)
-                     child(key, birth, st, birth + j / r, static_cast<uint64_t>(j));
+                   children(
+                       key, birth, st, static_cast<uint64_t>(lo), static_cast<uint64_t>(hi),
+                       [&](uint64_t j) { return birth + static_cast<double>(j) / r; }, false);
                    return;
                  }
                  const double event = sub.on == SubEvent::kDeath ? birth + life : birth;
-                 if (!(clock >= event && clock < event + child_life)) return;
-                 out.stats.window += sub.count;
-                 for (uint32_t j = 0; j < sub.count; ++j) child(key, birth, st, event, j);
+                 if (sub.count == 0 || !(clock >= event && clock < event + child_life)) return;
+                 children(
+                     key, birth, st, 0, sub.count - 1, [&](uint64_t) { return event; }, true);
                });
 }
 

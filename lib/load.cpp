@@ -575,6 +575,9 @@ class Translator {
   void read_trail(const toml::node& n, Trail& trail, const std::string& emitter);
   void read_path(const toml::node& n, Path& path);
   void read_rate_keys(const toml::node& n, RateCurve& curve);
+  std::vector<const toml::array*> keyframes(const toml::node& n, std::string_view what,
+                                            std::string_view form, size_t arity, size_t max_keys,
+                                            std::string_view must_be);
   void read_sub(const toml::node& n, SubEmitter& sub);
   void check_sub_keys(const toml::table& t, const Emitter& em);
   void resolve_subs(Effect& fx);
@@ -713,26 +716,40 @@ void Translator::read_trail(const toml::node& n, Trail& trail, const std::string
                                     " is 0 along the whole trail"});
 }
 
-void Translator::read_path(const toml::node& n, Path& path) {
+// The keyframes of a `what` key: 1 to max_keys arrays of `form`'s arity (form
+// reads like "[t, x, y]"). Empty, after an error naming `must_be`, when not.
+std::vector<const toml::array*> Translator::keyframes(const toml::node& n, std::string_view what,
+                                                      std::string_view form, size_t arity,
+                                                      size_t max_keys, std::string_view must_be) {
+  std::vector<const toml::array*> out;
   const toml::array* keys = n.as_array();
   if (!keys || keys->empty() || !(*keys)[0].is_array()) {
-    error(n, "path must be keyframes [[t, x, y], ...] in effect-clock seconds and design px");
-    return;
+    error(n, std::string(must_be));
+    return out;
   }
-  if (keys->size() > kMaxPathKeys) {
-    error(n, "path must have 1 to " + std::to_string(kMaxPathKeys) + " keyframes, got " +
-                 std::to_string(keys->size()));
-    return;
+  if (keys->size() > max_keys) {
+    error(n, std::string(what) + " must have 1 to " + std::to_string(max_keys) +
+                 " keyframes, got " + std::to_string(keys->size()));
+    return out;
   }
-  for (size_t k = 0; k < keys->size(); ++k) {
-    const toml::array* kf = (*keys)[k].as_array();
-    if (!kf || kf->size() != 3) {
-      error((*keys)[k],
-            "a path keyframe is [t, x, y], got " +
-                (kf ? std::to_string(kf->size()) + (kf->size() == 1 ? " value" : " values")
-                    : type_name((*keys)[k])));
-      return;
+  for (const toml::node& key : *keys) {
+    const toml::array* kf = key.as_array();
+    if (!kf || kf->size() != arity) {
+      error(key, "a " + std::string(what) + " keyframe is " + std::string(form) + ", got " +
+                     (kf ? std::to_string(kf->size()) + (kf->size() == 1 ? " value" : " values")
+                         : type_name(key)));
+      out.clear();
+      return out;
     }
+    out.push_back(kf);
+  }
+  return out;
+}
+
+void Translator::read_path(const toml::node& n, Path& path) {
+  for (const toml::array* kf :
+       keyframes(n, "path", "[t, x, y]", 3, kMaxPathKeys,
+                 "path must be keyframes [[t, x, y], ...] in effect-clock seconds and design px")) {
     auto t = bounded((*kf)[0], "path time", -1e9, 1e9, "within ±1e9 s");
     auto x = bounded((*kf)[1], "path x", -1e9, 1e9, "within ±1e9 px");
     auto y = bounded((*kf)[2], "path y", -1e9, 1e9, "within ±1e9 px");
@@ -748,37 +765,19 @@ void Translator::read_path(const toml::node& n, Path& path) {
 }
 
 void Translator::read_rate_keys(const toml::node& n, RateCurve& curve) {
-  const toml::array* keys = n.as_array();
-  if (!keys || keys->empty() || !(*keys)[0].is_array()) {
-    error(n,
-          "rate must be a number or keyframes [[t, rate], ...] in effect-clock seconds and "
-          "particles/s");
-    return;
-  }
-  if (keys->size() > kMaxRateKeys) {
-    error(n, "rate must have 1 to " + std::to_string(kMaxRateKeys) + " keyframes, got " +
-                 std::to_string(keys->size()));
-    return;
-  }
-  for (size_t k = 0; k < keys->size(); ++k) {
-    const toml::array* kf = (*keys)[k].as_array();
-    if (!kf || kf->size() != 2) {
-      error((*keys)[k],
-            "a rate keyframe is [t, rate], got " +
-                (kf ? std::to_string(kf->size()) + (kf->size() == 1 ? " value" : " values")
-                    : type_name((*keys)[k])));
-      return;
-    }
+  for (const toml::array* kf :
+       keyframes(n, "rate", "[t, rate]", 2, kMaxRateKeys,
+                 "rate must be a number or keyframes [[t, rate], ...] in effect-clock seconds and "
+                 "particles/s")) {
     auto t = bounded((*kf)[0], "rate time", -1e9, 1e9, "within ±1e9 s");
     auto r = bounded((*kf)[1], "rate", 0, 1e15, "within [0, 1e15] particles/s");
     if (!t || !r) return;
-    if (!curve.key_t.empty() && *t < curve.key_t.back()) {
-      error((*kf)[0],
-            "rate times must not decrease, got " + fmt(*t) + " after " + fmt(curve.key_t.back()));
+    const std::vector<double>& kt = curve.key_t;
+    if (!kt.empty() && *t < kt.back()) {
+      error((*kf)[0], "rate times must not decrease, got " + fmt(*t) + " after " + fmt(kt.back()));
       return;
     }
-    if (curve.key_t.size() >= 2 && *t == curve.key_t.back() &&
-        *t == curve.key_t[curve.key_t.size() - 2]) {
+    if (kt.size() >= 2 && *t == kt.back() && *t == kt[kt.size() - 2]) {
       error((*kf)[0],
             "at most two rate keyframes share a time (a step), got a third at " + fmt(*t));
       return;
