@@ -198,7 +198,7 @@ MotionState particle_motion(const Emitter& em, uint32_t st, double birth_s, doub
 // Puts each particle's trail ghosts just before it, oldest first: ghost k at
 // u = k / count is the particle at clock - u length (not yet born: none),
 // opacity times fade(u), size times scale(u).
-void add_trails(const Emitter& em, double clock, EmitterFrame& out) {
+void add_trails(const Effect& fx, const Emitter& em, double clock, EmitterFrame& out) {
   const Trail& trail = em.trail;
   // The ghosts that show, oldest first; the same for every particle.
   struct Ghost {
@@ -215,10 +215,13 @@ void add_trails(const Emitter& em, double clock, EmitterFrame& out) {
   }
   out.scratch.clear();
   Particle g;
+  ParentState parent;
   for (const Particle& p : out.particles) {
+    const bool child = em.is_sub();
+    if (child && !sub_parent_state(fx, em, p.key, p.birth_s, parent)) continue;
     for (int i = 0; i < n; ++i) {
       if (!evaluate_particle(em, p.key, p.birth_s, clock - ghosts[i].age_back, g,
-                             p.has_parent ? &p.parent : nullptr) ||
+                             child ? &parent : nullptr) ||
           !finite_particle(g))
         continue;
       g.alpha *= ghosts[i].fade;
@@ -242,29 +245,27 @@ void evaluate_children(const Effect& fx, const Emitter& em, double clock, Emitte
   const SubEmitter& sub = em.sub;
   const double child_life = em.lifetime_s.max;
   if (!parent.enabled || !(child_life > 0)) return;
-  // Children j_lo..j_hi of the parent with key `key` (born at `birth`, stream
-  // `st`), born at event(j); one event shared by all is computed once.
-  const auto children = [&](uint64_t key, double birth, uint32_t st, uint64_t j_lo, uint64_t j_hi,
-                            auto event, bool shared) {
+  // Parent keys past this would wrap their children's keys (K spacing + j)
+  // around 2^64, and key / spacing would no longer name the parent.
+  const uint64_t max_parent_key = (UINT64_MAX - (sub.spacing - 1)) / sub.spacing;
+  // Children j_lo..j_hi of the parent with key `key`, child j born at
+  // event(j); one event shared by all takes the parent's state once.
+  const auto children = [&](uint64_t key, uint64_t j_lo, uint64_t j_hi, auto event, bool shared) {
     out.stats.window += j_hi - j_lo + 1;
     ParentState src;
     bool finite = false;
     for (uint64_t j = j_lo; j <= j_hi; ++j) {
+      const uint64_t child_key = key * sub.spacing + j;
       const double at = event(j);
-      if (!shared || j == j_lo) {
-        const MotionState m = particle_motion(parent, st, birth, at);
-        src = {m.position, m.velocity};
-        finite = std::isfinite(src.position.x) && std::isfinite(src.position.y) &&
-                 std::isfinite(src.velocity.x) && std::isfinite(src.velocity.y);
-      }
+      if (!shared || j == j_lo) finite = sub_parent_state(fx, em, child_key, at, src);
       ++out.stats.visited;
-      if (finite && evaluate_particle(em, key * sub.spacing + j, at, clock, p, &src) &&
-          finite_particle(p))
+      if (finite && evaluate_particle(em, child_key, at, clock, p, &src) && finite_particle(p))
         out.particles.push_back(p);
     }
   };
   for_each_key(fx, parent, clock, parent.lifetime_s.max + child_life,
                [&](uint64_t key, double birth) {
+                 if (key > max_parent_key) return;
                  const uint32_t st = particle_stream(parent.seed, static_cast<uint32_t>(key));
                  const double life = parent.lifetime_s.at(unit(st, Channel::kLifetime));
                  if (sub.on == SubEvent::kLife) {
@@ -277,14 +278,14 @@ void evaluate_children(const Effect& fx, const Emitter& em, double clock, Emitte
                    const double hi = std::min(n - 1, std::floor((clock - birth) * r));
                    if (!(hi >= lo)) return;
                    children(
-                       key, birth, st, static_cast<uint64_t>(lo), static_cast<uint64_t>(hi),
+                       key, static_cast<uint64_t>(lo), static_cast<uint64_t>(hi),
                        [&](uint64_t j) { return birth + static_cast<double>(j) / r; }, false);
                    return;
                  }
                  const double event = sub.on == SubEvent::kDeath ? birth + life : birth;
                  if (sub.count == 0 || !(clock >= event && clock < event + child_life)) return;
                  children(
-                     key, birth, st, 0, sub.count - 1, [&](uint64_t) { return event; }, true);
+                     key, 0, sub.count - 1, [&](uint64_t) { return event; }, true);
                });
 }
 
@@ -324,7 +325,7 @@ void evaluate_emitter(const Effect& fx, const Emitter& em, double clock, Emitter
               return a.key < b.key;
             });
   out.stats.alive = out.particles.size();
-  if (em.trail.count > 0) add_trails(em, clock, out);
+  if (em.trail.count > 0) add_trails(fx, em, clock, out);
 }
 
 }  // namespace
@@ -476,9 +477,23 @@ bool evaluate_particle(const Emitter& em, uint64_t key, double birth_s, double c
   out.color_srgb = em.color.evaluate(tau, color_eps);
   out.alpha = 1 - std::clamp(em.transparency.evaluate(tau, transparency_eps), 0.0, 1.0);
   out.cell = em.flipbook.enabled ? flipbook_cell(em.flipbook, st, age, tau) : 0;
-  out.has_parent = parent != nullptr;
-  out.parent = parent ? *parent : ParentState{};
   return true;
+}
+
+bool sub_parent_state(const Effect& fx, const Emitter& em, uint64_t key, double birth_s,
+                      ParentState& out) {
+  const Emitter& parent = fx.emitters[static_cast<size_t>(em.sub.parent)];
+  const uint64_t parent_key = key / em.sub.spacing, j = key % em.sub.spacing;
+  const uint32_t st = particle_stream(parent.seed, static_cast<uint32_t>(parent_key));
+  double parent_birth = birth_s;  // on = birth
+  if (em.sub.on == SubEvent::kDeath)
+    parent_birth = birth_s - parent.lifetime_s.at(unit(st, Channel::kLifetime));
+  else if (em.sub.on == SubEvent::kLife)
+    parent_birth = birth_s - static_cast<double>(j) / em.sub.rate_per_s;
+  const MotionState m = particle_motion(parent, st, parent_birth, birth_s);
+  out = {m.position, m.velocity};
+  return std::isfinite(out.position.x) && std::isfinite(out.position.y) &&
+         std::isfinite(out.velocity.x) && std::isfinite(out.velocity.y);
 }
 
 uint64_t window_size(const Effect& fx, double clock) {

@@ -30,8 +30,6 @@ struct Particle {
   double alpha = 1;      // opacity after the transparency curve
   int cell = 0;          // 1-based flipbook cell, 0 without a flipbook
   int trail = 0;         // 0 for the particle itself, k for its k-th trail ghost
-  bool has_parent = false;  // a sub-emitter's child: `parent` is where it started
-  ParentState parent;
 };
 
 struct EmitterStats {
@@ -107,9 +105,18 @@ Frame evaluate(const Effect& fx, double clock);
 
 // Evaluates one particle of `em` with key `key` born at `birth_s`, at `clock`.
 // Returns false when it is not alive then. A sub-emitter's child passes its
-// parent's state at its birth.
+// parent's state at its birth (sub_parent_state).
 bool evaluate_particle(const Emitter& em, uint64_t key, double birth_s, double clock, Particle& out,
                        const ParentState* parent = nullptr);
+
+// The state of the parent that sub-emitter `em`'s child with key `key`, born at
+// `birth_s`, started from: the parent is key / spacing, the child's number
+// key % spacing, and the parent's birth follows from the child's (its birth
+// minus the parent's life for a death, minus j / rate along a life). The
+// child and its trail ghosts all start from this, so they agree bit for bit
+// and no particle carries its parent's state. False when it is not finite.
+bool sub_parent_state(const Effect& fx, const Emitter& em, uint64_t key, double birth_s,
+                      ParentState& out);
 
 // An axis-aligned box in design px (y up) holding particles' rectangles.
 struct Bounds {

@@ -50,7 +50,6 @@ TEST_CASE("children of a death start where the parent died", "[sub]") {
     CHECK(p.x == Approx(10));
     CHECK(p.y == Approx(parent_y(1)));
     CHECK(p.age_s == Approx(0.5));
-    CHECK(p.has_parent);
     keys.insert(p.key);
   }
   CHECK(keys.size() == 5);  // K spacing + j: distinct
@@ -96,24 +95,37 @@ TEST_CASE("children of a life are shed every 1 / rate seconds of it", "[sub]") {
   CHECK(late.particles[0].birth_s == Approx(0.9));
 }
 
-TEST_CASE("a child's trail and motion blur come from its own past, parent included", "[sub]") {
+TEST_CASE("a child's trail comes from its own past, starting at its parent", "[sub]") {
+  // Children fly straight at 30 px/s from where the parent died, so ghost k
+  // (0.05 k s back) lies 0.05 k s back along the child's own line.
   const Effect fx = load_effect(
       std::string(kParent) +
           "[[emitter]]\nname = \"c\"\nsub = { parent = \"p\", count = 2 }\nlifetime = 2\n"
           "speed = 30\nspread = 180\ntrail = { count = 4, length = 0.2 }\n",
       "s.toml", ".");
-  const Frame frame_c = evaluate(fx, 1.6);
-  const EmitterFrame& c = emitter_frame(frame_c, fx, "c");
+  const Frame f = evaluate(fx, 1.6);
+  const EmitterFrame& c = emitter_frame(f, fx, "c");
   REQUIRE(c.particles.size() == 2 * 4);  // 3 ghosts each: the 4th fades to 0
-  const Emitter& em = fx.emitters[1];
+  int ghosts = 0;
   for (const Particle& g : c.particles) {
     if (g.trail == 0) continue;
-    // Ghost k is the child at clock 1.6 - k / 4 * 0.2, from the same parent place.
-    Particle want;
-    REQUIRE(evaluate_particle(em, g.key, g.birth_s, 1.6 - g.trail * 0.05, want, &g.parent));
-    CHECK(g.x == want.x);
-    CHECK(g.y == want.y);
+    for (const Particle& head : c.particles) {
+      if (head.trail != 0 || head.key != g.key) continue;
+      const double back = g.trail * 0.05;
+      CHECK(g.x == Approx(head.x - head.vx * back));
+      CHECK(g.y == Approx(head.y - head.vy * back));
+      CHECK(std::hypot(head.x - 10, head.y - parent_y(1)) == Approx(30 * 0.6));
+      ++ghosts;
+    }
   }
+  CHECK(ghosts == 6);
+  // The parent's state a child started from, found from the child alone.
+  ParentState s;
+  REQUIRE(
+      sub_parent_state(fx, fx.emitters[1], c.particles.back().key, c.particles.back().birth_s, s));
+  CHECK(s.position.x == Approx(10));
+  CHECK(s.position.y == Approx(parent_y(1)));
+  CHECK(s.velocity.y == Approx(100 - 40));
 }
 
 TEST_CASE("sub-emitters of a looped effect repeat every period", "[sub]") {
