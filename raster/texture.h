@@ -21,7 +21,7 @@ struct MipLevel {
   std::vector<float> rgba;
   // The same texels with a one-texel border that repeats the edge, so a
   // bilinear tap needs no clamping: (width + 2) x (height + 2), row stride
-  // padded_stride floats. Filled by pad().
+  // padded_stride floats. Filled by pad(), which then releases rgba.
   std::vector<float> padded;
   // padded_down[i] = padded[i + padded_stride] - padded[i]: the step to the
   // texel below, computed once in float. The AVX2 and portable kernels load
