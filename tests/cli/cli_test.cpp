@@ -1139,3 +1139,27 @@ TEST_CASE("filter = nearest draws a pixel-art texture as hard blocks from the co
   CHECK_THAT(bad.err, Catch::Contains("fx.toml:2:10:"));
   CHECK_THAT(bad.err, Catch::Contains("\"nearest\""));
 }
+
+TEST_CASE("a looped effect with sub-emitters and an animated rate bakes a seamless atlas",
+          "[cli]") {
+  const fs::path d = fresh_dir("loop_sub");
+  write(d / "fx.toml",
+        "[effect]\nduration = 1.0\nloop = true\n[canvas]\nsize = [64, 64]\nmotion_blur = { samples "
+        "= 3 }\n"
+        "[[emitter]]\nname = \"p\"\nrate = [[0, 2], [0.5, 8], [1, 2]]\nlifetime = [0.8, "
+        "1.6]\nspeed = 30\nspread = 30\n"
+        "[[emitter]]\nsub = { parent = \"p\", count = 12 }\nlifetime = 1.3\nspeed = [10, "
+        "25]\nspread = 180\n"
+        "light_emission = 1\n[[emitter]]\nsub = { parent = \"p\", on = \"life\" }\nrate = "
+        "15\nlifetime = 0.9\nsize = 3\n"
+        "trail = { count = 4, length = 0.1 }\n");
+  const Run r = run_spritz("atlas fx.toml -o sheet.png --grid 4x4 --max-seam 0 --fit", d);
+  INFO(r.err);
+  CHECK(r.code == 0);
+  CHECK_THAT(r.err, Catch::Contains("loop seam 0"));
+  // The frames are not empty: the children are drawn.
+  const spritz::DecodedPng png = spritz::decode_png(read_bytes(d / "sheet.png"), "sheet.png");
+  size_t lit = 0;
+  for (size_t i = 3; i < png.rgba.size(); i += 4) lit += png.rgba[i] > 0;
+  CHECK(lit > 2000);
+}
