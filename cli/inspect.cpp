@@ -24,6 +24,19 @@ std::string column(double v, int width, int decimals) {
   return buf;
 }
 
+// A sub-emitter's `sub.on`, as the effect file spells it.
+const char* sub_event_name(SubEvent on) {
+  switch (on) {
+    case SubEvent::kDeath:
+      return "death";
+    case SubEvent::kBirth:
+      return "birth";
+    case SubEvent::kLife:
+      return "life";
+  }
+  return "?";
+}
+
 }  // namespace
 
 int run_inspect(const InspectArgs& args) {
@@ -44,6 +57,10 @@ int run_inspect(const InspectArgs& args) {
       const Emitter& em = fx.emitters[ef.emitter];
       out += e ? ", " : "";
       out += "{\"name\": " + json_string(em.name);
+      if (em.is_sub())
+        out +=
+            ", \"parent\": " + json_string(fx.emitters[static_cast<size_t>(em.sub.parent)].name) +
+            ", \"on\": \"" + sub_event_name(em.sub.on) + "\"";
       if (args.stats) {
         out += ", \"stats\": {\"window\": " + std::to_string(ef.stats.window) +
                ", \"visited\": " + std::to_string(ef.stats.visited) +
@@ -76,8 +93,12 @@ int run_inspect(const InspectArgs& args) {
   std::printf("%s at time %g (clock %g)\n", fx.name.c_str(), args.time, clock);
   for (const EmitterFrame& ef : frame.emitters) {
     const Emitter& em = fx.emitters[ef.emitter];
-    std::printf("\nemitter %s: %llu alive", em.name.c_str(),
-                static_cast<unsigned long long>(ef.stats.alive));
+    std::printf("\nemitter %s", em.name.c_str());
+    if (em.is_sub())
+      std::printf(" (children of %s, on %s)",
+                  fx.emitters[static_cast<size_t>(em.sub.parent)].name.c_str(),
+                  sub_event_name(em.sub.on));
+    std::printf(": %llu alive", static_cast<unsigned long long>(ef.stats.alive));
     if (args.stats)
       std::printf(" (window %llu, visited %llu)", static_cast<unsigned long long>(ef.stats.window),
                   static_cast<unsigned long long>(ef.stats.visited));

@@ -348,6 +348,15 @@ TEST_CASE("inspect --json has the documented shape", "[cli]") {
   const Run table = run_spritz("inspect " + kConfigs + "/campfire.toml --time 1");
   CHECK(table.code == 0);
   CHECK_THAT(table.out, Catch::Contains("emitter flames:"));
+  // A sub-emitter names its parent and event, in both forms.
+  const Run sub = run_spritz("inspect " + kConfigs + "/fireworks.toml --time 2 --json");
+  CHECK_THAT(
+      sub.out,
+      Catch::Contains(
+          "{\"name\": \"burst\", \"parent\": \"rockets\", \"on\": \"death\", \"particles\": ["));
+  const Run sub_table = run_spritz("inspect " + kConfigs + "/fireworks.toml --time 2");
+  CHECK_THAT(sub_table.out,
+             Catch::Contains("emitter trail_sparks (children of rockets, on life): "));
 }
 
 TEST_CASE("inspect's table keeps its columns for huge values", "[cli]") {
