@@ -53,6 +53,12 @@ double Curve::evaluate(double tau, double eps) const {
   return lerp(value[k], value[k + 1], f) + lerp(envelope[k], envelope[k + 1], f) * eps;
 }
 
+double Curve::slope(double tau) const {
+  for (int k = 0; k + 1 < count; ++k)
+    if (tau >= t[k] && tau < t[k + 1]) return (value[k + 1] - value[k]) / (t[k + 1] - t[k]);
+  return 0;
+}
+
 double Curve::max_value() const {
   double m = value[0] + std::abs(envelope[0]);
   for (int k = 1; k < count; ++k) m = std::max(m, value[k] + std::abs(envelope[k]));

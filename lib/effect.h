@@ -86,6 +86,18 @@ struct Trail {
   Curve scale = Curve::constant(1);  // in [0, 1]
 };
 
+// Turbulence (model.md 9): A(tau) * noise(p0 * frequency, age * speed +
+// phase * unit(st, 16)) added to the position, one noise field per axis.
+struct Turbulence {
+  bool enabled = false;
+  Curve amplitude = Curve::constant(20);  // design px, read at tau; no envelope
+  double frequency = 0.02;                // lattice cells per design px
+  double speed = 1;                       // lattice cells per second of age
+  double phase = 0;                       // spread of per-particle offsets along z
+  // Derived at load: the two fields' seeds (noise.h, channels 17 and 18).
+  uint32_t field_x = 0, field_y = 0;
+};
+
 struct Emitter {
   std::string name;
   uint32_t index = 0;  // 0-based position in the file, disabled emitters included
@@ -130,6 +142,7 @@ struct Emitter {
   Shape shape;
   std::vector<BurstGroup> bursts;
   Trail trail;
+  Turbulence turbulence;
   SubEmitter sub;
   bool is_sub() const { return sub.parent >= 0; }
 

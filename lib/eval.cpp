@@ -8,6 +8,7 @@
 #include "error.h"
 #include "hash.h"
 #include "motion.h"
+#include "noise.h"
 #include "shape.h"
 
 namespace spritz {
@@ -172,10 +173,13 @@ void for_each_key(const Effect& fx, const Emitter& em, double clock, double look
       lookback);
 }
 
-// model.md 5 and 6: where the particle with stream `st` born at `birth_s` is
-// at `clock`, and its velocity, for any age (a parent's place at its death
-// too). A sub-emitter's child starts at its parent's place and adds
-// inherit_velocity times its parent's velocity.
+// model.md 5, 6 and 9: where the particle with stream `st` born at
+// `birth_s` is at `clock`, and its velocity, for any age (a parent's place at
+// its death too). A sub-emitter's child starts at its parent's place and adds
+// inherit_velocity times its parent's velocity. Turbulence adds
+// A(tau) noise(p0 f, age speed + phase unit(st, 16)), p0 being the start
+// point in the frame the particle moves in (a local-space particle's, without
+// the path), and its time derivative to the velocity.
 MotionState particle_motion(const Emitter& em, uint32_t st, double birth_s, double clock,
                             const ParentState* parent = nullptr) {
   const ShapeSample s = sample_shape(em.shape, em.direction, unit(st, Channel::kShapeU),
@@ -192,7 +196,24 @@ MotionState particle_motion(const Emitter& em, uint32_t st, double birth_s, doub
     origin = origin + em.path.at(em.space == Space::kLocal ? clock : birth_s);
     if (em.inherit_velocity != 0) v0 = v0 + em.path.velocity(birth_s) * em.inherit_velocity;
   }
-  return move_particle(origin + s.offset, v0, em.acceleration, em.drag_per_s, clock - birth_s);
+  const Vec2 start = origin + s.offset;
+  const double age = clock - birth_s;
+  MotionState m = move_particle(start, v0, em.acceleration, em.drag_per_s, age);
+  if (em.turbulence.enabled) {
+    const Turbulence& tb = em.turbulence;
+    const bool riding = !parent && !em.path.empty() && em.space == Space::kLocal;
+    const Vec2 p0 = riding ? em.position + s.offset : start;
+    const double life = em.lifetime_s.at(unit(st, Channel::kLifetime));
+    const double tau = life > 0 ? age / life : 0;
+    const double a = tb.amplitude.evaluate(tau, 0);
+    const double z =
+        age * tb.speed + (tb.phase != 0 ? tb.phase * unit(st, Channel::kNoisePhase) : 0);
+    const NoiseVector n = noise2({tb.field_x, tb.field_y}, p0 * tb.frequency, z);
+    const double da = life > 0 ? tb.amplitude.slope(tau) / life : 0;
+    m.position = m.position + n.value * a;
+    m.velocity = m.velocity + n.value * da + n.dz * (a * tb.speed);
+  }
+  return m;
 }
 
 // Puts each particle's trail ghosts just before it, oldest first: ghost k at

@@ -13,6 +13,7 @@
 
 #include "eval.h"
 #include "hash.h"
+#include "noise.h"
 
 namespace spritz {
 namespace {
@@ -63,6 +64,7 @@ const Keys kEmitterKeys = {"name",
                            "shape",
                            "bursts",
                            "trail",
+                           "turbulence",
                            "path",
                            "path_interpolation",
                            "space",
@@ -70,6 +72,7 @@ const Keys kEmitterKeys = {"name",
                            "sub"};
 const Keys kSubKeys = {"parent", "on", "count"};
 const Keys kTrailKeys = {"count", "length", "fade", "scale"};
+const Keys kTurbulenceKeys = {"amplitude", "frequency", "speed", "phase"};
 const Keys kFlipbookKeys = {"layout", "mode", "fps", "random_start"};
 const Keys kShapeKeys = {"kind", "size", "style", "in_out", "inner"};
 const Keys kBurstKeys = {"time", "count", "repeat", "interval"};
@@ -573,6 +576,7 @@ class Translator {
   void read_flipbook(const toml::node& n, Flipbook& fb);
   void read_motion_blur(const toml::node& n, Canvas& canvas);
   void read_trail(const toml::node& n, Trail& trail, const std::string& emitter);
+  void read_turbulence(const toml::node& n, Turbulence& turbulence, const std::string& emitter);
   void read_path(const toml::node& n, Path& path);
   void read_rate_keys(const toml::node& n, RateCurve& curve);
   std::vector<const toml::array*> keyframes(const toml::node& n, std::string_view what,
@@ -714,6 +718,43 @@ void Translator::read_trail(const toml::node& n, Trail& trail, const std::string
     warnings.push_back({loc(n), "emitter '" + emitter + "' trail draws nothing: its " +
                                     std::string(trail.fade.max_value() <= 0 ? "fade" : "scale") +
                                     " is 0 along the whole trail"});
+}
+
+void Translator::read_turbulence(const toml::node& n, Turbulence& turb,
+                                 const std::string& emitter) {
+  const toml::table* t =
+      inline_table(n, kTurbulenceKeys, "turbulence",
+                   "turbulence must be a table { amplitude = 20, frequency = 0.02, speed = 1 }");
+  if (!t) return;
+  // Present means on, with the defaults of effect.h unless given.
+  turb.enabled = true;
+  if (auto a = t->get("amplitude")) {
+    if (auto c = curve(*a, "turbulence.amplitude")) {
+      if (c->has_envelope())
+        error(*a, "turbulence.amplitude takes no envelope: give [time, value] keypoints");
+      else if (c->min_value() < 0 || c->max_value() > 1e6)
+        error(*a, "turbulence.amplitude values must be within [0, 1e6] design px, got " +
+                      fmt(c->min_value() < 0 ? c->min_value() : c->max_value()));
+      else
+        turb.amplitude = *c;
+    }
+  }
+  if (auto f = t->get("frequency"))
+    if (auto v = bounded(*f, "turbulence.frequency", 0, 1e3, "within [0, 1e3] cells per design px"))
+      turb.frequency = *v;
+  if (auto f = t->get("speed"))
+    if (auto v = bounded(*f, "turbulence.speed", 0, 1e6, "within [0, 1e6] cells per second"))
+      turb.speed = *v;
+  if (auto f = t->get("phase"))
+    if (auto v = bounded(*f, "turbulence.phase", 0, 1e6, "within [0, 1e6] cells")) turb.phase = *v;
+  if (turb.amplitude.max_value() <= 0)
+    warnings.push_back({loc(t->get("amplitude") ? *t->get("amplitude") : n),
+                        "emitter '" + emitter + "' turbulence moves nothing: its amplitude is 0"});
+  else if (turb.frequency == 0 && turb.speed == 0 && turb.phase == 0)
+    warnings.push_back(
+        {loc(n), "emitter '" + emitter +
+                     "' turbulence moves nothing: with frequency, speed and phase 0 the noise "
+                     "is read at its lattice point (0, 0, 0), where it is 0"});
 }
 
 // The keyframes of a `what` key: 1 to max_keys arrays of `form`'s arity (form
@@ -1035,6 +1076,7 @@ void Translator::read_emitter(const toml::table& t, Emitter& em) {
   if (auto n = t.get("shape")) read_shape(*n, em.shape);
   if (auto n = t.get("bursts")) read_bursts(*n, em, em.max_particles);
   if (auto n = t.get("trail")) read_trail(*n, em.trail, em.name);
+  if (auto n = t.get("turbulence")) read_turbulence(*n, em.turbulence, em.name);
   if (auto n = t.get("path")) {
     em.path_loc = loc(*n);
     read_path(*n, em.path);
@@ -1425,6 +1467,9 @@ void apply_override(toml::table& root, const std::string& text) {
 void derive(Effect& fx) {
   for (Emitter& em : fx.emitters) {
     em.seed = emitter_seed(fx.seed, em.index);
+    const TurbulenceFields fields = turbulence_fields(em.seed);
+    em.turbulence.field_x = fields.x;
+    em.turbulence.field_y = fields.y;
     em.direction = direction_from_degrees(em.direction_deg);
     em.color_has_envelope = em.color.has_envelope();
     const double life_max = em.lifetime_s.max;

@@ -1172,3 +1172,37 @@ TEST_CASE("a looped effect with sub-emitters and an animated rate bakes a seamle
   for (size_t i = 3; i < png.rgba.size(); i += 4) lit += png.rgba[i] > 0;
   CHECK(lit > 2000);
 }
+
+TEST_CASE("turbulence from the command line: same bytes in any order, seamless, bad keys refused",
+          "[cli]") {
+  const fs::path d = fresh_dir("turbulence");
+  const std::string ff = "render " + kConfigs + "/fireflies.toml --size 96x96 -q ";
+  REQUIRE(run_spritz(ff + "-f 0-2,30,180 -o a_###.png --threads 2", d).code == 0);
+  REQUIRE(run_spritz(ff + "-f 180,30,2-0 -o b_###.png --threads 1", d).code == 0);
+  for (const char* f : {"000", "001", "002", "030", "180"})
+    CHECK(read_bytes(d / ("a_" + std::string(f) + ".png")) ==
+          read_bytes(d / ("b_" + std::string(f) + ".png")));
+  auto pixels = [&](const std::string& name) {
+    return spritz::decode_png(read_bytes(d / name), name).rgba;
+  };
+  // One period (6 s at 30 fps) on, the same pixels.
+  CHECK(pixels("a_180.png") == pixels("a_000.png"));
+  // The noise moves the lights: without it the frame differs.
+  REQUIRE(
+      run_spritz(ff + "-f 30 -o still_###.png --set emitter.0.turbulence.amplitude=0", d).code ==
+      0);
+  CHECK(pixels("still_030.png") != pixels("a_030.png"));
+  const Run atlas = run_spritz("atlas " + kConfigs +
+                                   "/fireflies.toml -o sheet.png --grid 4x2 --cell 48x48 "
+                                   "--max-seam 0",
+                               d);
+  CHECK(atlas.code == 0);
+  CHECK_THAT(atlas.err, Catch::Contains("loop seam 0"));
+  write(d / "bad.toml", "[[emitter]]\nturbulence = { amplitude = 5, sped = 2 }\n");
+  const Run bad = run_spritz("render bad.toml -f 0 -o c.png", d);
+  CHECK(bad.code == 2);
+  CHECK_THAT(
+      bad.err,
+      Catch::Contains("bad.toml:2:31: unknown key 'sped' in turbulence; did you mean 'speed'?"));
+  CHECK_FALSE(fs::exists(d / "c.png"));
+}
