@@ -53,9 +53,11 @@ double Curve::evaluate(double tau, double eps) const {
   return lerp(value[k], value[k + 1], f) + lerp(envelope[k], envelope[k + 1], f) * eps;
 }
 
-double Curve::slope(double tau) const {
+double Curve::slope(double tau, double eps) const {
   for (int k = 0; k + 1 < count; ++k)
-    if (tau >= t[k] && tau < t[k + 1]) return (value[k + 1] - value[k]) / (t[k + 1] - t[k]);
+    if (tau >= t[k] && tau < t[k + 1])
+      return ((value[k + 1] - value[k]) + (envelope[k + 1] - envelope[k]) * eps) /
+             (t[k + 1] - t[k]);
   return 0;
 }
 

@@ -22,10 +22,10 @@ struct Curve {
   static Curve line(double from, double to);  // [[0, from], [1, to]]
   bool has_envelope() const;
   double evaluate(double tau, double eps) const;
-  // d value / d tau of the envelope-free curve: the slope of the segment
-  // [t[k], t[k+1]) holding tau, 0 where the curve is held (before the first
-  // key, from the last on).
-  double slope(double tau) const;
+  // d value(tau, eps) / d tau: the slope of the segment [t[k], t[k+1])
+  // holding tau, 0 where the curve is held (before the first key, from the
+  // last on).
+  double slope(double tau, double eps) const;
   // Largest value the curve can take for any tau and eps (for sizing textures).
   double max_value() const;
   // Smallest value the curve can take for any tau and eps.

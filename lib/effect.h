@@ -90,12 +90,14 @@ struct Trail {
 // phase * unit(st, 16)) added to the position, one noise field per axis.
 struct Turbulence {
   bool enabled = false;
-  Curve amplitude = Curve::constant(20);  // design px, read at tau; no envelope
+  Curve amplitude = Curve::constant(20);  // design px, read at tau; envelope roll on channel 19
   double frequency = 0.02;                // lattice cells per design px
   double speed = 1;                       // lattice cells per second of age
   double phase = 0;                       // spread of per-particle offsets along z
-  // Derived at load: the two fields' seeds (noise.h, channels 17 and 18).
+  // Derived at load: the two fields' seeds (noise.h, channels 17 and 18),
+  // and whether the amplitude varies per particle.
   uint32_t field_x = 0, field_y = 0;
+  bool amplitude_has_envelope = false;
 };
 
 struct Emitter {

@@ -205,11 +205,14 @@ MotionState particle_motion(const Emitter& em, uint32_t st, double birth_s, doub
     const Vec2 p0 = riding ? em.position + s.offset : start;
     const double life = em.lifetime_s.at(unit(st, Channel::kLifetime));
     const double tau = life > 0 ? age / life : 0;
-    const double a = tb.amplitude.evaluate(tau, 0);
+    const double eps =
+        tb.amplitude_has_envelope ? 2 * unit(st, Channel::kTurbulenceEnvelope) - 1 : 0.0;
+    const double a_raw = tb.amplitude.evaluate(tau, eps);
+    const double a = std::max(a_raw, 0.0);
     const double z =
         age * tb.speed + (tb.phase != 0 ? tb.phase * unit(st, Channel::kNoisePhase) : 0);
     const NoiseVector n = noise2({tb.field_x, tb.field_y}, p0 * tb.frequency, z);
-    const double da = life > 0 ? tb.amplitude.slope(tau) / life : 0;
+    const double da = life > 0 && a_raw > 0 ? tb.amplitude.slope(tau, eps) / life : 0;
     m.position = m.position + n.value * a;
     m.velocity = m.velocity + n.value * da + n.dz * (a * tb.speed);
   }

@@ -44,10 +44,11 @@ enum class Channel : uint32_t {
   kFlipbookStart = 11,
   kFlipbookRate = 12,
   // 14 + 32 w: flipbook random cell in time window w (see flipbook_window_channel).
-  kColorEnvelope = 15,  // spritz extension: one roll shared by r, g and b
-  kNoisePhase = 16,     // spritz extension: turbulence's per-particle phase
-  kTurbulenceX = 17,    // spritz extension: the seed of the x noise field
-  kTurbulenceY = 18,    // spritz extension: the seed of the y noise field
+  kColorEnvelope = 15,       // spritz extension: one roll shared by r, g and b
+  kNoisePhase = 16,          // spritz extension: turbulence's per-particle phase
+  kTurbulenceX = 17,         // spritz extension: the seed of the x noise field
+  kTurbulenceY = 18,         // spritz extension: the seed of the y noise field
+  kTurbulenceEnvelope = 19,  // spritz extension: turbulence amplitude envelope roll
 };
 
 // unit(st, ch) = M(st ^ ((ch + 1) * 0x85EBCA77)) / 2^32, in [0, 1).

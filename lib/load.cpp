@@ -730,11 +730,12 @@ void Translator::read_turbulence(const toml::node& n, Turbulence& turb,
   turb.enabled = true;
   if (auto a = t->get("amplitude")) {
     if (auto c = curve(*a, "turbulence.amplitude")) {
-      if (c->has_envelope())
-        error(*a, "turbulence.amplitude takes no envelope: give [time, value] keypoints");
-      else if (c->min_value() < 0 || c->max_value() > 1e6)
+      // The keys' values; an envelope may reach below 0, where the
+      // amplitude is 0 (as a size is).
+      const double lo = *std::min_element(c->value.begin(), c->value.begin() + c->count);
+      if (lo < 0 || c->max_value() > 1e6)
         error(*a, "turbulence.amplitude values must be within [0, 1e6] design px, got " +
-                      fmt(c->min_value() < 0 ? c->min_value() : c->max_value()));
+                      fmt(lo < 0 ? lo : c->max_value()));
       else
         turb.amplitude = *c;
     }
@@ -1470,6 +1471,7 @@ void derive(Effect& fx) {
     const TurbulenceFields fields = turbulence_fields(em.seed);
     em.turbulence.field_x = fields.x;
     em.turbulence.field_y = fields.y;
+    em.turbulence.amplitude_has_envelope = em.turbulence.amplitude.has_envelope();
     em.direction = direction_from_degrees(em.direction_deg);
     em.color_has_envelope = em.color.has_envelope();
     const double life_max = em.lifetime_s.max;

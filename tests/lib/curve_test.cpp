@@ -47,3 +47,23 @@ TEST_CASE("colour curves interpolate in sRGB and clamp the envelope", "[curve]")
   CHECK(hi.r == 1);  // clamped
   CHECK(hi.g == Approx(0.5));
 }
+
+TEST_CASE("a curve's slope is its segment's, envelope included, and 0 where held", "[curve]") {
+  Curve c;
+  c.count = 3;
+  c.t = {0, 0.25, 1};
+  c.value = {0, 10, 4};
+  c.envelope = {0, 2, 2};
+  CHECK(c.slope(0, 0) == 40);
+  CHECK(c.slope(0.1, 0) == 40);
+  CHECK(c.slope(0.1, 1) == 48);   // (10 + 2 - 0) / 0.25
+  CHECK(c.slope(0.25, 0) == -8);  // a key starts the next segment
+  CHECK(c.slope(0.5, -1) == -8);  // the envelope is flat there
+  CHECK(c.slope(1, 0) == 0);      // held from the last key on
+  CHECK(c.slope(1.5, 0) == 0);
+  CHECK(Curve::constant(3).slope(0.5, 1) == 0);
+  // The slope agrees with the curve's own differences.
+  for (double tau : {0.05, 0.2, 0.3, 0.9})
+    CHECK(c.slope(tau, 0.5) ==
+          Approx((c.evaluate(tau + 1e-7, 0.5) - c.evaluate(tau - 1e-7, 0.5)) / 2e-7).epsilon(1e-6));
+}

@@ -138,8 +138,8 @@ TEST_CASE("turbulence's velocity is the derivative of its position", "[turbulenc
   // noise's motion: d/dt [A(tau) n] = A'(tau) / life n + A speed dn/dz.
   const Effect fx = fx_from(kFountain +
                             "shape = { kind = \"ellipse\", size = [40, 20] }\n"
-                            "turbulence = { amplitude = [[0, 0], [0.5, 30], [1, 10]], frequency "
-                            "= 0.05, speed = 2, phase = 10 }\n");
+                            "turbulence = { amplitude = [[0, 0, 5], [0.5, 30, 20], [1, 10, 15]], "
+                            "frequency = 0.05, speed = 2, phase = 10 }\n");
   const double clock = 9.1, h = 1e-6;
   const Frame f = evaluate(fx, clock), lo = evaluate(fx, clock - h), hi = evaluate(fx, clock + h);
   int checked = 0;
@@ -154,6 +154,28 @@ TEST_CASE("turbulence's velocity is the derivative of its position", "[turbulenc
     ++checked;
   }
   CHECK(checked > 30);
+}
+
+TEST_CASE("an amplitude envelope gives each particle its own amplitude", "[turbulence]") {
+  const Effect fx =
+      fx_from(kFountain + "turbulence = { amplitude = [[0, 10, 20], [1, 10, 20]], speed = 1 }\n");
+  const Effect plain = fx_from(kFountain);
+  const Turbulence& tb = fx.emitters[0].turbulence;
+  const Frame a = evaluate(plain, 6.5), b = evaluate(fx, 6.5);
+  int still = 0, moved = 0;
+  for (const Particle& p : a.emitters[0].particles) {
+    const Particle* q = find_key(b, p.key);
+    REQUIRE(q);
+    const uint32_t st = particle_stream(fx.emitters[0].seed, static_cast<uint32_t>(p.key));
+    const double eps = 2 * unit(st, Channel::kTurbulenceEnvelope) - 1;
+    const double amp = std::max(10 + 20 * eps, 0.0);  // clamped at 0, as a size is
+    const NoiseVector n = noise2({tb.field_x, tb.field_y}, {0, 0}, p.age_s);
+    CHECK(q->x - p.x == Approx(amp * n.value.x).margin(1e-9));
+    CHECK(q->y - p.y == Approx(amp * n.value.y).margin(1e-9));
+    (amp == 0 ? still : moved) += 1;
+  }
+  CHECK(still > 5);  // eps below -0.5: no turbulence
+  CHECK(moved > 5);
 }
 
 TEST_CASE("an amplitude from 0 starts particles at the emitter; phase sets them apart",
@@ -252,8 +274,10 @@ TEST_CASE("turbulence keys: defaults, errors and warnings", "[turbulence]") {
              Catch::Contains("did you mean 'amplitude'?"));
   CHECK_THAT(problems("[[emitter]]\nturbulence = { amplitude = -1 }\n"),
              Catch::Contains("turbulence.amplitude values must be within [0, 1e6] design px"));
-  CHECK_THAT(problems("[[emitter]]\nturbulence = { amplitude = [[0, 5, 2], [1, 5]] }\n"),
-             Catch::Contains("turbulence.amplitude takes no envelope"));
+  CHECK(problems("[[emitter]]\nturbulence = { amplitude = [[0, 5, 8], [1, 5]] }\n").empty());
+  CHECK(fx_from("[[emitter]]\nturbulence = { amplitude = [[0, 5, 8], [1, 5]] }\n")
+            .emitters[0]
+            .turbulence.amplitude_has_envelope);
   CHECK_THAT(problems("[[emitter]]\nturbulence = { frequency = -0.1 }\n"),
              Catch::Contains("turbulence.frequency must be within [0, 1e3]"));
   CHECK_THAT(problems("[[emitter]]\nturbulence = { speed = nan }\n"),
