@@ -119,13 +119,34 @@ int run_check(const CheckArgs& args) {
       const int w = renderer.width(), h = renderer.height();
       ++checked;
       std::string status, detail;
+      const char* tag = "ok";  // the text line's first column
       DiffResult r;
       bool ok = true;
       if (args.update) {
-        const auto png = encode_png(rgba.data(), w, h, frame_png_texts(fx, -1, t, clock, w, h));
-        write_file_atomic(golden.string(), png.data(), png.size());
-        ++updated;
-        status = "updated";
+        // Only a golden whose pixels change is written, so an update after
+        // a change shows which frames it moved (and leaves the others'
+        // files, and their history, alone).
+        std::error_code ec;
+        const bool exists = fs::is_regular_file(golden, ec);
+        bool same = false;
+        if (exists) {
+          try {
+            const DecodedPng g = decode_png(read_file_to_replace(golden.string()), golden.string());
+            same = g.width == w && g.height == h && g.rgba == rgba;
+          } catch (const Error&) {
+            same = false;  // unreadable: replace it
+          }
+        }
+        if (same) {
+          status = "ok";
+          detail = "unchanged";
+        } else {
+          const auto png = encode_png(rgba.data(), w, h, frame_png_texts(fx, -1, t, clock, w, h));
+          write_file_atomic(golden.string(), png.data(), png.size());
+          ++updated;
+          status = "updated";
+          tag = exists ? "upd" : "new";
+        }
       } else if (!fs::exists(golden)) {
         ok = false;
         status = "missing";
@@ -185,8 +206,8 @@ int run_check(const CheckArgs& args) {
         std::fprintf(stderr, "FAIL %s @ %s: %s%s%s\n", fx.name.c_str(), label.c_str(), detail.c_str(),
                      actual_path.empty() ? "" : "; actual ", actual_path.c_str());
       } else if (!args.quiet) {
-        std::fprintf(stderr, "%-4s %s @ %s%s%s\n", args.update ? "new" : "ok", fx.name.c_str(),
-                     label.c_str(), detail.empty() ? "" : ": ", detail.c_str());
+        std::fprintf(stderr, "%-4s %s @ %s%s%s\n", tag, fx.name.c_str(), label.c_str(),
+                     detail.empty() ? "" : ": ", detail.c_str());
       }
     }
   }

@@ -124,7 +124,7 @@ bool is_input(const struct stat& st) {
 }
 
 template <typename Buffer>
-Buffer read_whole(const std::string& path, size_t limit, const char* what) {
+Buffer read_whole(const std::string& path, size_t limit, const char* what, bool note = true) {
   std::error_code ec;
   const fs::file_status st = fs::status(path, ec);
   if (!fs::exists(st) && (!ec || ec.value() == ENOENT || ec.value() == ENOTDIR))
@@ -134,7 +134,7 @@ Buffer read_whole(const std::string& path, size_t limit, const char* what) {
   FILE* f = std::fopen(path.c_str(), "rb");
   if (!f) throw Error(SourceLoc{path, 0, 0}, "cannot open: " + describe_errno(errno));
   struct stat opened;
-  if (fstat(fileno(f), &opened) == 0) note_input_stat(opened);
+  if (note && fstat(fileno(f), &opened) == 0) note_input_stat(opened);
   Buffer data;
   char buf[65536];
   size_t n;
@@ -170,6 +170,10 @@ void note_input(const std::string& path) {
 
 std::vector<uint8_t> read_binary_file(const std::string& path) {
   return read_whole<std::vector<uint8_t>>(path, size_t{1} << 30, "an image");
+}
+
+std::vector<uint8_t> read_file_to_replace(const std::string& path) {
+  return read_whole<std::vector<uint8_t>>(path, size_t{1} << 30, "an image", /*note=*/false);
 }
 
 std::string read_text_file(const std::string& path) {

@@ -17,6 +17,9 @@ std::string read_text_file(const std::string& path);
 std::string read_stdin();
 // Reads a whole binary file (at most 1 GiB), with the same messages.
 std::vector<uint8_t> read_binary_file(const std::string& path);
+// The same, for a file this run may then replace (check --update reads a
+// golden to see whether it changes): not recorded as an input.
+std::vector<uint8_t> read_file_to_replace(const std::string& path);
 
 // Records `path` (when it is a regular file) as an input of this run, which
 // write_file_atomic then refuses to replace. The read functions above record

@@ -1206,3 +1206,37 @@ TEST_CASE("turbulence from the command line: same bytes in any order, seamless, 
       Catch::Contains("bad.toml:2:31: unknown key 'sped' in turbulence; did you mean 'speed'?"));
   CHECK_FALSE(fs::exists(d / "c.png"));
 }
+
+TEST_CASE("check --update writes only the goldens whose pixels change", "[cli]") {
+  const fs::path d = fresh_dir("check_update");
+  const std::string fx =
+      "[effect]\nname = \"dot\"\nduration = 1\n[canvas]\nsize = [32, 32]\n"
+      "[check]\ntimes = [0.25, 0.75]\n[[emitter]]\nrate = 20\nspeed = 10\n";
+  write(d / "fx.toml", fx + "size = 6\n");
+  const Run first = run_spritz("check fx.toml --golden g --update", d);
+  CHECK(first.code == 0);
+  CHECK_THAT(first.err, Catch::Contains("new  dot @ 0.250\n"));
+  CHECK_THAT(first.err, Catch::Contains("2 goldens written"));
+  const auto before = read_bytes(d / "g/dot/0.250.png");
+  // A comment changes the effect's hash in the PNG's text, not its pixels:
+  // nothing is written, so the goldens' files and history stay as they were.
+  write(d / "fx.toml", "# a comment\n" + fx + "size = 6\n");
+  const Run again = run_spritz("check fx.toml --golden g --update --json", d);
+  CHECK(again.code == 0);
+  CHECK_THAT(again.out, Catch::Contains("\"status\":\"ok\""));
+  CHECK_THAT(again.out, Catch::Contains("\"updated\":0}"));
+  CHECK(read_bytes(d / "g/dot/0.250.png") == before);
+  // A golden that no longer decodes, and a change that moves pixels, are written.
+  write(d / "g/dot/0.750.png", "not a png");
+  const Run repair = run_spritz("check fx.toml --golden g --update", d);
+  CHECK(repair.code == 0);
+  CHECK_THAT(repair.err, Catch::Contains("ok   dot @ 0.250: unchanged\n"));
+  CHECK_THAT(repair.err, Catch::Contains("upd  dot @ 0.750\n"));
+  CHECK_THAT(repair.err, Catch::Contains("1 golden written"));
+  write(d / "fx.toml", fx + "size = 9\n");
+  const Run changed = run_spritz("check fx.toml --golden g --update", d);
+  CHECK_THAT(changed.err, Catch::Contains("upd  dot @ 0.250\n"));
+  CHECK_THAT(changed.err, Catch::Contains("2 goldens written"));
+  CHECK(read_bytes(d / "g/dot/0.250.png") != before);
+  CHECK(run_spritz("check fx.toml --golden g", d).code == 0);
+}
