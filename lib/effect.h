@@ -9,6 +9,7 @@
 #include "color.h"
 #include "curve.h"
 #include "error.h"
+#include "noise.h"
 #include "path.h"
 #include "rate.h"
 #include "shape.h"
@@ -94,9 +95,9 @@ struct Turbulence {
   double frequency = 0.02;                // lattice cells per design px
   double speed = 1;                       // lattice cells per second of age
   double phase = 0;                       // spread of per-particle offsets along z
-  // Derived at load: the two fields' seeds (noise.h, channels 17 and 18),
-  // and whether the amplitude varies per particle.
-  uint32_t field_x = 0, field_y = 0;
+  // Derived at load: the two fields' seeds (channels 17 and 18) and
+  // whether the amplitude varies per particle.
+  TurbulenceFields fields;
   bool amplitude_has_envelope = false;
 };
 

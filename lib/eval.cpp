@@ -211,7 +211,7 @@ MotionState particle_motion(const Emitter& em, uint32_t st, double birth_s, doub
     const double a = std::max(a_raw, 0.0);
     const double z =
         age * tb.speed + (tb.phase != 0 ? tb.phase * unit(st, Channel::kNoisePhase) : 0);
-    const NoiseVector n = noise2({tb.field_x, tb.field_y}, p0 * tb.frequency, z);
+    const NoiseVector n = noise2(tb.fields, p0 * tb.frequency, z);
     const double da = life > 0 && a_raw > 0 ? tb.amplitude.slope(tau, eps) / life : 0;
     m.position = m.position + n.value * a;
     m.velocity = m.velocity + n.value * da + n.dz * (a * tb.speed);

@@ -1468,9 +1468,7 @@ void apply_override(toml::table& root, const std::string& text) {
 void derive(Effect& fx) {
   for (Emitter& em : fx.emitters) {
     em.seed = emitter_seed(fx.seed, em.index);
-    const TurbulenceFields fields = turbulence_fields(em.seed);
-    em.turbulence.field_x = fields.x;
-    em.turbulence.field_y = fields.y;
+    em.turbulence.fields = turbulence_fields(em.seed);
     em.turbulence.amplitude_has_envelope = em.turbulence.amplitude.has_envelope();
     em.direction = direction_from_degrees(em.direction_deg);
     em.color_has_envelope = em.color.has_envelope();

@@ -120,8 +120,7 @@ TEST_CASE("turbulence adds A(tau) noise(p0 f, age speed) to the position", "[tur
     // A point emitter: p0 is the emitter's position, (0, 0).
     const double tau = p.age_s / p.life_s;
     const double amp = 5 + 20 * tau;
-    const NoiseVector n =
-        noise2({em.turbulence.field_x, em.turbulence.field_y}, {0, 0}, p.age_s * 1.5);
+    const NoiseVector n = noise2(em.turbulence.fields, {0, 0}, p.age_s * 1.5);
     CHECK(q->x - p.x == Approx(amp * n.value.x).margin(1e-9));
     CHECK(q->y - p.y == Approx(amp * n.value.y).margin(1e-9));
     moved = std::max(moved, std::hypot(q->x - p.x, q->y - p.y));
@@ -169,7 +168,7 @@ TEST_CASE("an amplitude envelope gives each particle its own amplitude", "[turbu
     const uint32_t st = particle_stream(fx.emitters[0].seed, static_cast<uint32_t>(p.key));
     const double eps = 2 * unit(st, Channel::kTurbulenceEnvelope) - 1;
     const double amp = std::max(10 + 20 * eps, 0.0);  // clamped at 0, as a size is
-    const NoiseVector n = noise2({tb.field_x, tb.field_y}, {0, 0}, p.age_s);
+    const NoiseVector n = noise2(tb.fields, {0, 0}, p.age_s);
     CHECK(q->x - p.x == Approx(amp * n.value.x).margin(1e-9));
     CHECK(q->y - p.y == Approx(amp * n.value.y).margin(1e-9));
     (amp == 0 ? still : moved) += 1;
@@ -209,7 +208,7 @@ TEST_CASE("an amplitude from 0 starts particles at the emitter; phase sets them 
     for (const Particle& q : f.emitters[0].particles) {
       if (q.age_s < 0.3) continue;
       ++*total;
-      const NoiseVector n = noise2({tb.field_x, tb.field_y}, {0, 0}, q.age_s);
+      const NoiseVector n = noise2(tb.fields, {0, 0}, q.age_s);
       const double amp = 40 * q.age_s / q.life_s;
       agree += std::abs(q.x - amp * n.value.x) < 1e-9 && std::abs(q.y - amp * n.value.y) < 1e-9;
     }
