@@ -85,6 +85,9 @@ struct Trail {
   double length_s = 0.1;
   Curve fade = Curve::constant(1);   // in [0, 1]
   Curve scale = Curve::constant(1);  // in [0, 1]
+  // style = "ribbon": the samples are joined into one strip (the raster's
+  // ribbon segments) instead of drawn as separate ghosts.
+  bool ribbon = false;
 };
 
 // Turbulence (model.md 9): A(tau) * noise(p0 * frequency, age * speed +

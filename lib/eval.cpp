@@ -235,7 +235,9 @@ void add_trails(const Effect& fx, const Emitter& em, double clock, EmitterFrame&
     const double u = static_cast<double>(k) / trail.count;
     const double fade = std::clamp(trail.fade.evaluate(u, 0), 0.0, 1.0);
     const double scale = std::clamp(trail.scale.evaluate(u, 0), 0.0, 1.0);
-    if (fade > 0 && scale > 0) ghosts[n++] = {k, u * trail.length_s, fade, scale};
+    // A ribbon keeps the samples that draw nothing: its strip fades or
+    // narrows toward them.
+    if (trail.ribbon || (fade > 0 && scale > 0)) ghosts[n++] = {k, u * trail.length_s, fade, scale};
   }
   out.scratch.clear();
   Particle g;

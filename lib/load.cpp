@@ -71,7 +71,7 @@ const Keys kEmitterKeys = {"name",
                            "inherit_velocity",
                            "sub"};
 const Keys kSubKeys = {"parent", "on", "count"};
-const Keys kTrailKeys = {"count", "length", "fade", "scale"};
+const Keys kTrailKeys = {"count", "length", "fade", "scale", "style"};
 const Keys kTurbulenceKeys = {"amplitude", "frequency", "speed", "phase"};
 const Keys kFlipbookKeys = {"layout", "mode", "fps", "random_start"};
 const Keys kShapeKeys = {"kind", "size", "style", "in_out", "inner"};
@@ -710,10 +710,14 @@ void Translator::read_trail(const toml::node& n, Trail& trail, const std::string
     if (auto c = unit_curve(*f, "trail.fade")) trail.fade = *c;
   if (auto f = t->get("scale"))
     if (auto c = unit_curve(*f, "trail.scale")) trail.scale = *c;
+  if (auto f = t->get("style"))
+    if (auto i = choice(*f, "trail.style", {"ghosts", "ribbon"})) trail.ribbon = *i == 1;
   if (trail.count > 0 && trail.length_s == 0)
     warnings.push_back(
         {loc(*t->get("length")),
-         "emitter '" + emitter + "' trail.length is 0: every ghost is drawn on its particle"});
+         "emitter '" + emitter + "' trail.length is 0: " +
+             (trail.ribbon ? "the ribbon has no length, so each particle is drawn as a disc"
+                           : "every ghost is drawn on its particle")});
   else if (trail.count > 0 && (trail.fade.max_value() <= 0 || trail.scale.max_value() <= 0))
     warnings.push_back({loc(n), "emitter '" + emitter + "' trail draws nothing: its " +
                                     std::string(trail.fade.max_value() <= 0 ? "fade" : "scale") +

@@ -10,6 +10,10 @@
 #include <string_view>
 
 namespace spritz {
+
+// Two cache lines at most: the strip loop fetches every line of a sprite ahead.
+static_assert(sizeof(Sprite) <= 128, "a Sprite is fetched ahead line by line; keep it small");
+
 namespace {
 
 constexpr double kDegToRad = 3.14159265358979323846 / 180.0;
@@ -166,6 +170,64 @@ float srgb_to_linear_fast(double c) {
   return static_cast<float>(table[static_cast<size_t>(i)] + (table[static_cast<size_t>(i) + 1] - table[static_cast<size_t>(i)]) * (f - i));
 }
 
+// Linear colour, brightness (HDR above 1), then light influence toward the
+// ambient colour: c' = c (1 - L + L ambient); alpha lane: opacity (1 - E).
+// `thin` scales both (a sprite widened to its minimum extent).
+Float4 particle_colour(const Particle& p, const Emitter& em, Rgb ambient_linear, double thin) {
+  const double li = em.light_influence;
+  const double k = em.brightness * p.alpha * thin;
+  return Float4{static_cast<float>(srgb_to_linear_fast(p.color_srgb.r) * k *
+                                   (1 - li + li * ambient_linear.r)),
+                static_cast<float>(srgb_to_linear_fast(p.color_srgb.g) * k *
+                                   (1 - li + li * ambient_linear.g)),
+                static_cast<float>(srgb_to_linear_fast(p.color_srgb.b) * k *
+                                   (1 - li + li * ambient_linear.b)),
+                static_cast<float>(p.alpha * thin * (1 - em.light_emission))};
+}
+
+// A ribbon segment's outline, and one new corner per side of a pixel.
+constexpr int kMaxClipped = 4 + 2 * kRibbonCapPoints + 4;
+
+// The area of the polygon (x[i], y[i]), i < n (n <= 4 + 2 kRibbonCapPoints), inside the pixel
+// [px, px + 1] x [py, py + 1]: Sutherland-Hodgman against the pixel's four
+// sides, then the shoelace formula; its absolute value.
+double area_in_pixel(const double* x, const double* y, int n, double px, double py) {
+  // In the pixel's own coordinates, so the shoelace sums stay small.
+  double ax[kMaxClipped], ay[kMaxClipped], bx[kMaxClipped], by[kMaxClipped];
+  for (int i = 0; i < n; ++i) ax[i] = x[i] - px, ay[i] = y[i] - py;
+  // Sides as (axis, bound, keep >= or <=).
+  const double bounds[4] = {0, 1, 0, 1};
+  for (int side = 0; side < 4 && n > 0; ++side) {
+    const bool along_x = side < 2, keep_above = side % 2 == 0;
+    const double b = bounds[side];
+    int m = 0;
+    for (int i = 0; i < n; ++i) {
+      const int j = (i + 1) % n;
+      const double ci = (along_x ? ax[i] : ay[i]) - b, cj = (along_x ? ax[j] : ay[j]) - b;
+      const bool in_i = keep_above ? ci >= 0 : ci <= 0, in_j = keep_above ? cj >= 0 : cj <= 0;
+      if (in_i) bx[m] = ax[i], by[m] = ay[i], ++m;
+      if (in_i != in_j) {
+        const double t = ci / (ci - cj);
+        bx[m] = ax[i] + (ax[j] - ax[i]) * t;
+        by[m] = ay[i] + (ay[j] - ay[i]) * t;
+        if (along_x)
+          bx[m] = b;
+        else
+          by[m] = b;
+        ++m;
+      }
+    }
+    n = m;
+    for (int i = 0; i < n; ++i) ax[i] = bx[i], ay[i] = by[i];
+  }
+  double twice = 0;
+  for (int i = 0; i < n; ++i) {
+    const int j = (i + 1) % n;
+    twice += ax[i] * ay[j] - ax[j] * ay[i];
+  }
+  return std::abs(0.5 * twice);
+}
+
 }  // namespace
 
 double canvas_scale(const Canvas& canvas, int width, int height) {
@@ -211,6 +273,7 @@ bool make_sprite(const Particle& p, const Emitter& em, const Texture& tex, Rgb a
   const double y0 = std::max(0.0, std::floor(cy - ext_y));
   const double y1 = std::min(static_cast<double>(height), std::ceil(cy + ext_y));
   if (!(x0 < x1) || !(y0 < y1)) return false;  // off canvas (or not finite)
+  s.ribbon = nullptr;  // the slot may have held a ribbon segment in an earlier frame
   s.cx = static_cast<float>(cx);
   s.cy = static_cast<float>(cy);
   // Local axes in screen space (y down): x = (cos, -sin), up = (-sin, -cos).
@@ -233,17 +296,7 @@ bool make_sprite(const Particle& p, const Emitter& em, const Texture& tex, Rgb a
   s.y0 = static_cast<int>(y0);
   s.y1 = static_cast<int>(y1);
 
-  // Linear colour, brightness (HDR above 1), then light influence toward the
-  // ambient colour: c' = c (1 - L + L ambient).
-  const double li = em.light_influence;
-  const double k = em.brightness * p.alpha * thin;
-  s.colour = Float4{static_cast<float>(srgb_to_linear_fast(p.color_srgb.r) * k *
-                                       (1 - li + li * ambient_linear.r)),
-                    static_cast<float>(srgb_to_linear_fast(p.color_srgb.g) * k *
-                                       (1 - li + li * ambient_linear.g)),
-                    static_cast<float>(srgb_to_linear_fast(p.color_srgb.b) * k *
-                                       (1 - li + li * ambient_linear.b)),
-                    static_cast<float>(p.alpha * thin * (1 - em.light_emission))};
+  s.colour = particle_colour(p, em, ambient_linear, thin);
 
   s.cell = &tex.cell(p.cell >= 1 && p.cell <= static_cast<int>(tex.cells.size()) ? p.cell : 1);
   // Texels per screen pixel picks the mip level; trilinear between two levels
@@ -332,6 +385,8 @@ const char* draw_path_name(DrawPath path) {
 }
 
 uint64_t draw_sprite(const Sprite& s, Image& img, int row_begin, int row_end, DrawPath path) {
+  if (__builtin_expect(s.ribbon != nullptr, 0))
+    return draw_ribbon_segment(s, img, row_begin, row_end);
   switch (path) {
     case DrawPath::kReference: return draw_sprite_reference(s, img, row_begin, row_end);
     case DrawPath::kPortable: return detail::draw_sprite_portable(s, img, row_begin, row_end);
@@ -346,6 +401,7 @@ uint64_t draw_sprite(const Sprite& s, Image& img, int row_begin, int row_end) {
 }
 
 uint64_t draw_sprite_reference(const Sprite& s, Image& img, int row_begin, int row_end) {
+  if (s.ribbon) return draw_ribbon_segment(s, img, row_begin, row_end);
   const detail::ExactEdges edges(s);
   const int ylo = std::max(s.y0, row_begin), yhi = std::min(s.y1, row_end);
   uint64_t blended = 0;
@@ -373,6 +429,170 @@ uint64_t draw_sprite_reference(const Sprite& s, Image& img, int row_begin, int r
     }
   }
   return blended;
+}
+
+uint64_t draw_ribbon_segment(const Sprite& s, Image& img, int row_begin, int row_end) {
+  const RibbonSegment& r = *s.ribbon;
+  // The outline: L_a, L_b, [b's cap], R_b, R_a, [a's cap]. A cap runs from
+  // C + N cos(phi) + T hw sin(phi) for phi in (0, pi), N = L - C.
+  static const auto arc = [] {
+    std::array<std::pair<double, double>, kRibbonCapPoints> a{};
+    for (int c = 0; c < kRibbonCapPoints; ++c) {
+      const double phi = 3.14159265358979323846 * (c + 1) / (kRibbonCapPoints + 1);
+      a[static_cast<size_t>(c)] = {std::cos(phi), std::sin(phi)};
+    }
+    return a;
+  }();
+  double px_[4 + 2 * kRibbonCapPoints], py_[4 + 2 * kRibbonCapPoints];
+  int corners = 0;
+  const auto add = [&](double x, double y) {
+    px_[corners] = x;
+    py_[corners] = y;
+    ++corners;
+  };
+  const auto cap = [&](double cx, double cy, double lx, double ly, double hw, double ox,
+                       double oy) {
+    const double nx = lx - cx, ny = ly - cy;
+    for (const auto& [c, sn] : arc) add(cx + nx * c + ox * hw * sn, cy + ny * c + oy * hw * sn);
+  };
+  add(r.corner_x[0], r.corner_y[0]);
+  add(r.corner_x[1], r.corner_y[1]);
+  if (r.cap_b) cap(r.ax + r.dx, r.ay + r.dy, r.corner_x[1], r.corner_y[1], r.hw_b, r.tx, r.ty);
+  add(r.corner_x[2], r.corner_y[2]);
+  add(r.corner_x[3], r.corner_y[3]);
+  if (r.cap_a) cap(r.ax, r.ay, r.corner_x[3], r.corner_y[3], r.hw_a, -r.tx, -r.ty);
+  const int ylo = std::max(s.y0, row_begin), yhi = std::min(s.y1, row_end);
+  uint64_t blended = 0;
+  for (int y = ylo; y < yhi; ++y) {
+    float* row = img.row(y);
+    const double py = y + 0.5;
+    for (int x = s.x0; x < s.x1; ++x) {
+      const float cov = static_cast<float>(std::min(1.0, area_in_pixel(px_, py_, corners, x, y)));
+      if (!(cov > 0)) continue;
+      // The pixel centre's place along the centre line (0 at a, 1 at b) and
+      // across it (-1 .. 1 over the half width there).
+      const double px = x + 0.5;
+      const double t =
+          r.len2 > 0 ? std::clamp(((px - r.ax) * r.dx + (py - r.ay) * r.dy) / r.len2, 0.0, 1.0)
+                     : 0.0;
+      const double hw = r.hw_a + (r.hw_b - r.hw_a) * t;
+      const double qx = r.ax + r.dx * t, qy = r.ay + r.dy * t;
+      // The distance to the centre line's nearest point, signed by side:
+      // on a cap (t clamped to 0 or 1) the distance to the end point, so a
+      // soft profile rounds off with the cap.
+      const double ex = px - qx, ey = py - qy;
+      const double dist = std::hypot(ex, ey);
+      const double across = hw > 0 ? (ey * r.tx - ex * r.ty < 0 ? -dist : dist) / hw : 0.0;
+      const float v = static_cast<float>(std::clamp(0.5 + 0.5 * across, 0.0, 1.0));
+      float tex[4];
+      sample_scalar(s, 0.5f, v, tex);
+      const float tf = static_cast<float>(t);
+      // The blend of draw_sprite_reference.
+      float src[4];
+      for (int c = 0; c < 4; ++c)
+        src[c] = detail::fused(r.colour_b[c] - r.colour_a[c], tf, r.colour_a[c]) * tex[c] * cov;
+      const float occl = std::min(1.0f, src[3]);
+      float* d = row + x * 4;
+      for (int c = 0; c < 3; ++c) d[c] = detail::fused(d[c], 1 - occl, src[c]);
+      d[3] = detail::fused(d[3], 1 - occl, occl);
+      ++blended;
+    }
+  }
+  return blended;
+}
+
+bool Rasterizer::same_line(size_t a, size_t b) const {
+  return particles_[a].first == particles_[b].first &&
+         particles_[a].second->key == particles_[b].second->key;
+}
+
+bool Rasterizer::make_segment(size_t i, Sprite& s, RibbonSegment& r) const {
+  const size_t n = particles_.size();
+  if (i + 1 >= n || !same_line(i, i + 1)) return false;
+  const Particle& pa = *particles_[i].second;
+  const Particle& pb = *particles_[i + 1].second;
+  const Emitter& em = fx_.emitters[particles_[i].first];
+  if (!(pa.alpha > 0) && !(pb.alpha > 0)) return false;
+  const double scale = view_.scale;
+  const auto centre = [&](size_t j, double* x, double* y) {
+    const Particle& p = *particles_[j].second;
+    *x = width_ * 0.5 + (p.x - view_.center_x) * scale;
+    *y = height_ * 0.5 - (p.y - view_.center_y) * scale;
+  };
+  const auto half_width = [&](const Particle& p) {
+    return std::min(std::max(p.w, 0.0) * scale * 0.5, kMaxHalfExtentPx);
+  };
+  // A sample's normal times its half width: N normal to the line through
+  // its neighbours on the ribbon (itself at the ends), the same doubles for
+  // both segments that share the sample.
+  const auto normal = [&](size_t j, double* nx, double* ny) {
+    const size_t prev = j > 0 && same_line(j - 1, j) ? j - 1 : j;
+    const size_t next = j + 1 < n && same_line(j + 1, j) ? j + 1 : j;
+    double x0, y0, x1, y1;
+    centre(prev, &x0, &y0);
+    centre(next, &x1, &y1);
+    const double dx = x1 - x0, dy = y1 - y0, len = std::hypot(dx, dy);
+    const double hw = half_width(*particles_[j].second);
+    // A particle that has not moved has no direction: any normal draws its
+    // round ends as one disc.
+    *nx = len > 0 ? -dy / len * hw : 0.0;
+    *ny = len > 0 ? dx / len * hw : hw;
+  };
+  double bx, by, nax, nay, nbx, nby;
+  centre(i, &r.ax, &r.ay);
+  centre(i + 1, &bx, &by);
+  normal(i, &nax, &nay);
+  normal(i + 1, &nbx, &nby);
+  r.dx = bx - r.ax;
+  r.dy = by - r.ay;
+  r.len2 = r.dx * r.dx + r.dy * r.dy;
+  const double len = std::sqrt(r.len2);
+  // Along the segment; for one of no length, square to the normal at b.
+  const double nb = std::hypot(nbx, nby);
+  const double tx = len > 0 ? r.dx / len : nb > 0 ? nby / nb : 1.0;
+  const double ty = len > 0 ? r.dy / len : nb > 0 ? -nbx / nb : 0.0;
+  r.tx = tx;
+  r.ty = ty;
+  r.hw_a = half_width(pa);
+  r.hw_b = half_width(pb);
+  r.colour_a = particle_colour(pa, em, ambient_linear_, 1);
+  r.colour_b = particle_colour(pb, em, ambient_linear_, 1);
+  r.corner_x[0] = r.ax + nax, r.corner_y[0] = r.ay + nay;
+  r.corner_x[1] = bx + nbx, r.corner_y[1] = by + nby;
+  r.corner_x[2] = bx - nbx, r.corner_y[2] = by - nby;
+  r.corner_x[3] = r.ax - nax, r.corner_y[3] = r.ay - nay;
+  r.cap_a = !(i > 0 && same_line(i - 1, i));
+  r.cap_b = !(i + 2 < n && same_line(i + 2, i + 1));
+  // The bounds: the corners, and the caps' discs.
+  double x_lo = r.corner_x[0], x_hi = x_lo, y_lo = r.corner_y[0], y_hi = y_lo;
+  for (int c = 1; c < 4; ++c) {
+    x_lo = std::min(x_lo, r.corner_x[c]);
+    x_hi = std::max(x_hi, r.corner_x[c]);
+    y_lo = std::min(y_lo, r.corner_y[c]);
+    y_hi = std::max(y_hi, r.corner_y[c]);
+  }
+  if (r.cap_a) {
+    x_lo = std::min(x_lo, r.ax - r.hw_a), x_hi = std::max(x_hi, r.ax + r.hw_a);
+    y_lo = std::min(y_lo, r.ay - r.hw_a), y_hi = std::max(y_hi, r.ay + r.hw_a);
+  }
+  if (r.cap_b) {
+    x_lo = std::min(x_lo, bx - r.hw_b), x_hi = std::max(x_hi, bx + r.hw_b);
+    y_lo = std::min(y_lo, by - r.hw_b), y_hi = std::max(y_hi, by + r.hw_b);
+  }
+  const double x0 = std::max(0.0, std::floor(x_lo)), x1 = std::min<double>(width_, std::ceil(x_hi));
+  const double y0 = std::max(0.0, std::floor(y_lo)),
+               y1 = std::min<double>(height_, std::ceil(y_hi));
+  if (!(x0 < x1) || !(y0 < y1)) return false;  // off canvas, a point, or not finite
+  s = Sprite{};
+  s.x0 = static_cast<int>(x0);
+  s.x1 = static_cast<int>(x1);
+  s.y0 = static_cast<int>(y0);
+  s.y1 = static_cast<int>(y1);
+  const Texture& tex = *textures_[em.index];
+  s.cell = &tex.cell(pa.cell >= 1 && pa.cell <= static_cast<int>(tex.cells.size()) ? pa.cell : 1);
+  s.nearest = em.filter == TextureFilter::kNearest;
+  s.ribbon = &r;
+  return true;
 }
 
 Rasterizer::Rasterizer(const Effect& fx, const TextureSet& textures, int width, int height,
@@ -406,6 +626,10 @@ void Rasterizer::render(const Frame& frame, Image& out) {
     for (const Particle& p : ef.particles) particles_.push_back({ef.emitter, &p});
   const size_t n = particles_.size();
   sprites_.resize(n);
+  const bool ribbons = std::any_of(fx_.emitters.begin(), fx_.emitters.end(), [](const Emitter& em) {
+    return em.trail.count > 0 && em.trail.ribbon;
+  });
+  segments_.resize(ribbons ? n : 0);
   // Chunks small enough that every thread gets several even for a thousand
   // particles (setup is a few percent of a small frame: run serially it
   // would cap the thread scaling), large enough to amortise the task.
@@ -424,9 +648,21 @@ void Rasterizer::render(const Frame& frame, Image& out) {
     uint64_t valid = 0;
     for (size_t i = begin; i < end; ++i) {
       const Emitter& em = fx_.emitters[particles_[i].first];
-      if (!make_sprite(*particles_[i].second, em, *textures_[em.index], ambient_linear_, width_, height_, view_,
-                       sprites_[i]))
-        continue;
+      // A ribbon's samples are segments to the next sample, and the ribbon
+      // ends in the particle (a cap): the particle is drawn as a sprite only
+      // while it has no sample behind it yet.
+      const Particle& p = *particles_[i].second;
+      bool drawn;
+      if (!(em.trail.ribbon && em.trail.count > 0))
+        drawn = make_sprite(p, em, *textures_[em.index], ambient_linear_, width_, height_, view_,
+                            sprites_[i]);
+      else if (p.trail > 0)
+        drawn = make_segment(i, sprites_[i], segments_[i]);
+      else
+        drawn = !(i > 0 && same_line(i - 1, i)) &&
+                make_sprite(p, em, *textures_[em.index], ambient_linear_, width_, height_, view_,
+                            sprites_[i]);
+      if (!drawn) continue;
       ++valid;
       const Sprite& s = sprites_[i];
       for (int k = s.y0 / kStripRows; k <= (s.y1 - 1) / kStripRows; ++k)

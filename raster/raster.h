@@ -23,6 +23,8 @@ typedef float Float4 __attribute__((vector_size(16)));
 
 // A particle prepared for drawing: screen-space geometry (y down), colour,
 // texture cell and mip selection.
+struct RibbonSegment;
+
 struct Sprite {
   float cx = 0, cy = 0;                // centre, screen px
   float ax_x = 1, ax_y = 0;            // local x axis in screen space (unit)
@@ -40,7 +42,37 @@ struct Sprite {
   int level0 = 0, level1 = 0;  // trilinear mip levels
   float level_mix = 0;         // weight of level1
   bool nearest = false;        // the nearest texel of level0, not a bilinear blend
+  // A ribbon segment (trail style "ribbon") instead of a rectangle: drawn
+  // by draw_ribbon_segment on every path; cell and nearest still say how to
+  // sample, the pixel bounds still bin it.
+  const RibbonSegment* ribbon = nullptr;
 };
+
+// One segment of a ribbon: the quad between two consecutive samples a and b
+// of a particle's past (screen px, y down), corners L_a, L_b, R_b, R_a with
+// L = C + N hw and R = C - N hw, N the unit normal at the sample (from its
+// neighbours), so two segments share their common edge exactly. The
+// ribbon's two ends also get a round cap: a half disc on L R, bulging along
+// the segment (a polygon of kRibbonCapPoints more corners, made when drawn).
+// Colour (premultiplied, as Sprite::colour) and half width go linearly from
+// a to b along the centre line; the texture's middle column is read across
+// it, at the distance from the centre line (from the end point, on a cap).
+inline constexpr int kRibbonCapPoints = 15;
+struct RibbonSegment {
+  double corner_x[4], corner_y[4];  // L_a, L_b, R_b, R_a
+  double ax, ay;                    // C_a
+  double dx, dy;                    // C_b - C_a
+  double len2;                      // |C_b - C_a|^2
+  double tx, ty;                    // unit vector from a to b (caps bulge along it)
+  double hw_a, hw_b;                // half widths
+  Float4 colour_a, colour_b;
+  bool cap_a = false, cap_b = false;  // a is the ribbon's oldest sample, b its particle
+};
+
+// Blends a ribbon segment sprite into rows [row_begin, row_end): coverage is
+// the exact area of the quad inside each pixel, so segments sharing an edge
+// add up to the strip's area. The same scalar code on every draw path.
+uint64_t draw_ribbon_segment(const Sprite& s, Image& img, int row_begin, int row_end);
 
 struct RasterStats {
   uint64_t sprites = 0;         // sprites that reached the canvas
@@ -109,6 +141,11 @@ class Rasterizer {
   int threads() const { return threads_; }
 
  private:
+  // Whether slots a and b hold samples of one particle's ribbon (or trail).
+  bool same_line(size_t a, size_t b) const;
+  // The ribbon segment from particle slot i (a ribbon trail's sample) to
+  // the next sample of the same particle; false when it draws nothing.
+  bool make_segment(size_t i, Sprite& s, RibbonSegment& r) const;
 
   const Effect& fx_;
   const TextureSet& textures_;
@@ -117,6 +154,7 @@ class Rasterizer {
   float background_[4];
   Rgb ambient_linear_;
   std::vector<Sprite> sprites_;
+  std::vector<RibbonSegment> segments_;  // by particle slot, when an emitter draws ribbons
   std::vector<std::pair<uint32_t, const Particle*>> particles_;  // (emitter, particle) in draw order
   // bins_[chunk][strip]: the indices of the chunk's sprites that reach the
   // strip, in draw order. Each setup chunk bins its own sprites; a strip walks

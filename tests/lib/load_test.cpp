@@ -468,6 +468,9 @@ TEST_CASE("an emitter that can never show a particle loads with a warning at its
   CHECK(
       warnings("[[emitter]]\ntrail = { length = 0 }\n") ==
       "fx.toml:2:20: emitter 'emitter0' trail.length is 0: every ghost is drawn on its particle\n");
+  CHECK(warnings("[[emitter]]\ntrail = { length = 0, style = \"ribbon\" }\n") ==
+        "fx.toml:2:20: emitter 'emitter0' trail.length is 0: the ribbon has no length, so each "
+        "particle is drawn as a disc\n");
   CHECK(
       warnings("[[emitter]]\ntrail = { fade = 0 }\n") ==
       "fx.toml:2:9: emitter 'emitter0' trail draws nothing: its fade is 0 along the whole trail\n");
