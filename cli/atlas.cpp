@@ -208,11 +208,14 @@ int run_atlas(const AtlasArgs& args) {
   const int threads = thread_count(args.threads);
   uint64_t particles = 0;
   bool blur = false;
+  size_t bytes_each = kBytesPerParticle;
   for (const Effect& e : effects) {
     particles = std::max(particles, max_alive(e));
     blur = blur || e.canvas.blur_samples > 1;
+    bytes_each = std::max(bytes_each, bytes_per_particle(e));
   }
-  const FramePlan plan = plan_frames(threads, cells.size(), cell_w, cell_h, particles, blur);
+  const FramePlan plan =
+      plan_frames(threads, cells.size(), cell_w, cell_h, particles, blur, bytes_each);
   const int workers = plan.workers, raster_threads = plan.raster_threads;
   std::mutex texture_mutex;
   std::vector<std::optional<TextureSet>> textures(effects.size());
@@ -235,7 +238,7 @@ int run_atlas(const AtlasArgs& args) {
         const size_t e = cells[i].effect;
         if (!renderer || renderer_effect != e) {
           renderer = std::make_unique<FrameRenderer>(effects[e], cell_w, cell_h, raster_threads, view, textures_for(e));
-          renderer->set_particle_limit(particle_limit(workers));
+          renderer->set_particle_limit(particle_limit(workers, bytes_each));
           renderer->set_frame_rate(1 / frame_s);  // the motion-blur shutter spans a cell's interval
           renderer_effect = e;
         }

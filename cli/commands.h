@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "effect.h"
+#include "frame.h"
 
 namespace spritz {
 
@@ -138,8 +139,9 @@ struct FramePlan {
   int workers = 1, raster_threads = 1;
 };
 // With motion blur each frame in flight also holds one sample's float image.
+// `bytes_each` is what one particle may take (bytes_per_particle).
 FramePlan plan_frames(int threads, uint64_t frames, int width, int height, uint64_t max_particles,
-                      bool motion_blur = false);
+                      bool motion_blur = false, size_t bytes_each = kBytesPerParticle);
 
 // Parses "WxH" (each side 1..16384); throws spritz::Error.
 void parse_size(const std::string& text, int* width, int* height);

@@ -130,14 +130,14 @@ void parse_size(const std::string& text, int* width, int* height) {
 }
 
 FramePlan plan_frames(int threads, uint64_t frames, int width, int height, uint64_t max_particles,
-                      bool motion_blur) {
+                      bool motion_blur, size_t bytes_each) {
   constexpr double kFrameBudget = 1024.0 * 1024 * 1024;  // bytes of frames in flight
   // Per frame in flight: the float buffer, the RGBA8 copy and the PNG, and
   // the same again in the report window; and each renderer's particles and
   // sprites (an effect of ten million particles takes about 4 GB per frame
   // in flight, so it is drawn one frame at a time, in strips).
   const double frame_bytes = (2.0 * 24.0 + (motion_blur ? 16.0 : 0.0)) * width * height +
-                             kBytesPerParticle * static_cast<double>(max_particles);
+                             static_cast<double>(bytes_each) * static_cast<double>(max_particles);
   const double fit = std::max(1.0, std::floor(kFrameBudget / frame_bytes));
   FramePlan plan;
   plan.workers = static_cast<int>(std::max<double>(
@@ -235,7 +235,7 @@ void render_effect(const RenderArgs& args, const Effect& fx, const std::string& 
   totals.threads = thread_count(args.threads);
   const std::string seed_json = seed ? ",\"seed\":" + std::to_string(*seed) : "";
   const FramePlan plan = plan_frames(totals.threads, end - begin, width, height, max_alive(fx),
-                                     fx.canvas.blur_samples > 1);
+                                     fx.canvas.blur_samples > 1, bytes_per_particle(fx));
 
   // Frame workers: each takes the next frame of the list, renders it with its
   // own FrameRenderer and encodes and writes it, so rendering one frame
@@ -314,7 +314,7 @@ void render_effect(const RenderArgs& args, const Effect& fx, const std::string& 
               shared = *textures;
             }
             renderer = std::make_unique<FrameRenderer>(fx, width, height, plan.raster_threads, std::move(shared));
-            renderer->set_particle_limit(particle_limit(plan.workers));
+            renderer->set_particle_limit(particle_limit(plan.workers, bytes_per_particle(fx)));
             renderer->set_frame_rate(fps);
           }
           slot.particles = renderer->render(slot.item.clock);

@@ -12,11 +12,19 @@ namespace spritz {
 FrameRenderer::FrameRenderer(const Effect& fx, int width, int height, int threads)
     : FrameRenderer(fx, width, height, threads, canvas_view(fx.canvas, width, height)) {}
 
-uint64_t particle_limit(int frames_in_flight) {
+size_t bytes_per_particle(const Effect& fx) {
+  const bool ribbons = std::any_of(fx.emitters.begin(), fx.emitters.end(), [](const Emitter& em) {
+    return em.trail.count > 0 && em.trail.ribbon;
+  });
+  return kBytesPerParticle + (ribbons ? sizeof(RibbonSegment) : 0);
+}
+
+uint64_t particle_limit(int frames_in_flight, size_t bytes_each) {
   const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
   if (pages <= 0 || page <= 0) return std::numeric_limits<uint64_t>::max();
   const double bytes = 0.5 * static_cast<double>(pages) * static_cast<double>(page);
-  return static_cast<uint64_t>(bytes / kBytesPerParticle / std::max(1, frames_in_flight));
+  return static_cast<uint64_t>(bytes / static_cast<double>(bytes_each) /
+                               std::max(1, frames_in_flight));
 }
 
 FrameRenderer::FrameRenderer(const Effect& fx, int width, int height, int threads, const View& view)
@@ -26,7 +34,7 @@ FrameRenderer::FrameRenderer(const Effect& fx, int width, int height, int thread
       textures_(load_textures(fx, view.scale)),
       raster_(fx, textures_, width, height, threads, view),
       fps_(fx.fps) {
-  frame_.particle_limit = particle_limit(1);
+  frame_.particle_limit = particle_limit(1, bytes_per_particle(fx));
 }
 
 FrameRenderer::FrameRenderer(const Effect& fx, int width, int height, int threads, TextureSet textures)
@@ -40,7 +48,7 @@ FrameRenderer::FrameRenderer(const Effect& fx, int width, int height, int thread
       textures_(std::move(textures)),
       raster_(fx, textures_, width, height, threads, view),
       fps_(fx.fps) {
-  frame_.particle_limit = particle_limit(1);
+  frame_.particle_limit = particle_limit(1, bytes_per_particle(fx));
 }
 
 uint64_t FrameRenderer::render(double clock) {

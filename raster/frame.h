@@ -18,11 +18,13 @@ namespace spritz {
 // rasterizer's index entries. Measured: about 400 for two million particles.
 inline constexpr size_t kBytesPerParticle =
     2 * sizeof(Particle) + sizeof(Sprite) + 2 * sizeof(void*);
+// The same for `fx`: with a ribbon, every slot also has room for a segment.
+size_t bytes_per_particle(const Effect& fx);
 
 // The most particles one frame may hold when `frames_in_flight` frames are
-// drawn at once: half of this machine's physical memory at kBytesPerParticle
-// each. A frame that could hold more is refused (Frame::particle_limit).
-uint64_t particle_limit(int frames_in_flight);
+// drawn at once: half of this machine's physical memory at `bytes_each` per
+// particle. A frame that could hold more is refused (Frame::particle_limit).
+uint64_t particle_limit(int frames_in_flight, size_t bytes_each = kBytesPerParticle);
 
 class FrameRenderer {
  public:

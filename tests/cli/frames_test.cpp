@@ -4,6 +4,7 @@
 
 #include "commands.h"
 #include "error.h"
+#include "load.h"
 
 using namespace spritz;
 
@@ -102,6 +103,19 @@ TEST_CASE("frames in flight: one per thread, unless pixels or particles would ta
   const FramePlan huge = plan_frames(4, 1000, 16384, 16384, 0);
   CHECK(huge.workers == 1);
   CHECK(huge.raster_threads == 4);
+}
+
+TEST_CASE("a ribbon's segments count in a particle's memory", "[frames]") {
+  const Effect plain = load_effect("[[emitter]]\ntrail = { count = 8 }\n", "t.toml", ".");
+  const Effect ribbon =
+      load_effect("[[emitter]]\ntrail = { count = 8, style = \"ribbon\" }\n", "t.toml", ".");
+  CHECK(bytes_per_particle(plain) == kBytesPerParticle);
+  CHECK(bytes_per_particle(ribbon) == kBytesPerParticle + sizeof(RibbonSegment));
+  CHECK(particle_limit(1, bytes_per_particle(ribbon)) < particle_limit(1));
+  // A million particles fit two frames in flight in 1 GiB, but not with
+  // their segments.
+  CHECK(plan_frames(2, 1000, 64, 64, 1'000'000).workers == 2);
+  CHECK(plan_frames(2, 1000, 64, 64, 1'000'000, false, bytes_per_particle(ribbon)).workers == 1);
 }
 
 TEST_CASE("time lists split at commas into decimal seconds, and an empty or odd item is named",
