@@ -1173,37 +1173,61 @@ TEST_CASE("a looped effect with sub-emitters and an animated rate bakes a seamle
   CHECK(lit > 2000);
 }
 
-TEST_CASE("turbulence from the command line: same bytes in any order, seamless, bad keys refused",
+TEST_CASE("turbulence and ribbons from the command line: same bytes in any order, seamless",
           "[cli]") {
   const fs::path d = fresh_dir("turbulence");
-  const std::string ff = "render " + kConfigs + "/fireflies.toml --size 96x96 -q ";
-  REQUIRE(run_spritz(ff + "-f 0-2,30,180 -o a_###.png --threads 2", d).code == 0);
-  REQUIRE(run_spritz(ff + "-f 180,30,2-0 -o b_###.png --threads 1", d).code == 0);
-  for (const char* f : {"000", "001", "002", "030", "180"})
-    CHECK(read_bytes(d / ("a_" + std::string(f) + ".png")) ==
-          read_bytes(d / ("b_" + std::string(f) + ".png")));
   auto pixels = [&](const std::string& name) {
     return spritz::decode_png(read_bytes(d / name), name).rgba;
   };
-  // One period (6 s at 30 fps) on, the same pixels.
-  CHECK(pixels("a_180.png") == pixels("a_000.png"));
-  // The noise moves the lights: without it the frame differs.
-  REQUIRE(
-      run_spritz(ff + "-f 30 -o still_###.png --set emitter.0.turbulence.amplitude=0", d).code ==
-      0);
-  CHECK(pixels("still_030.png") != pixels("a_030.png"));
-  const Run atlas = run_spritz("atlas " + kConfigs +
-                                   "/fireflies.toml -o sheet.png --grid 4x2 --cell 48x48 "
-                                   "--max-seam 0",
-                               d);
-  CHECK(atlas.code == 0);
-  CHECK_THAT(atlas.err, Catch::Contains("loop seam 0"));
+  // fireflies (turbulence, 6 s loop) and wisps (turbulence and ribbons, 4 s
+  // loop), at 30 fps.
+  for (const auto& [name, period] :
+       {std::pair<std::string, int>{"fireflies", 180}, {"wisps", 120}}) {
+    INFO(name);
+    const std::string fx = "render " + kConfigs + "/" + name + ".toml --size 96x96 -q ";
+    const std::string p = std::to_string(period);
+    REQUIRE(run_spritz(fx + "-f 0-2,30," + p + " -o " + name + "_a_###.png --threads 2", d).code ==
+            0);
+    REQUIRE(run_spritz(fx + "-f " + p + ",30,2-0 -o " + name + "_b_###.png --threads 1", d).code ==
+            0);
+    char last[8];
+    std::snprintf(last, sizeof last, "%03d", period);
+    for (const std::string& f : std::vector<std::string>{"000", "001", "002", "030", last})
+      CHECK(read_bytes(d / (name + "_a_" + f + ".png")) ==
+            read_bytes(d / (name + "_b_" + f + ".png")));
+    // One period on, the same pixels.
+    CHECK(pixels(name + "_a_" + last + ".png") == pixels(name + "_a_000.png"));
+    // The noise moves the particles: without it the frame differs.
+    REQUIRE(run_spritz(fx + "-f 30 -o " + name +
+                           "_still_###.png --set "
+                           "emitter.0.turbulence.amplitude=0",
+                       d)
+                .code == 0);
+    CHECK(pixels(name + "_still_030.png") != pixels(name + "_a_030.png"));
+    const Run atlas = run_spritz("atlas " + kConfigs + "/" + name + ".toml -o " + name +
+                                     "_sheet.png --grid 4x2 --cell 48x48 --max-seam 0",
+                                 d);
+    CHECK(atlas.code == 0);
+    CHECK_THAT(atlas.err, Catch::Contains("loop seam 0"));
+  }
+  // The ribbons are strips, not ghosts.
+  REQUIRE(run_spritz("render " + kConfigs +
+                         "/wisps.toml --size 96x96 -q -f 30 -o ghosts_###.png --set "
+                         "emitter.0.trail.style=ghosts",
+                     d)
+              .code == 0);
+  CHECK(pixels("ghosts_030.png") != pixels("wisps_a_030.png"));
   write(d / "bad.toml", "[[emitter]]\nturbulence = { amplitude = 5, sped = 2 }\n");
   const Run bad = run_spritz("render bad.toml -f 0 -o c.png", d);
   CHECK(bad.code == 2);
   CHECK_THAT(
       bad.err,
       Catch::Contains("bad.toml:2:31: unknown key 'sped' in turbulence; did you mean 'speed'?"));
+  write(d / "bad2.toml", "[[emitter]]\ntrail = { style = \"strip\" }\n");
+  const Run bad2 = run_spritz("render bad2.toml -f 0 -o c.png", d);
+  CHECK(bad2.code == 2);
+  CHECK_THAT(bad2.err,
+             Catch::Contains("bad2.toml:2:19: trail.style must be \"ghosts\" or \"ribbon\""));
   CHECK_FALSE(fs::exists(d / "c.png"));
 }
 
