@@ -461,27 +461,32 @@ uint64_t draw_ribbon_segment(const Sprite& s, Image& img, int row_begin, int row
   add(r.corner_x[2], r.corner_y[2]);
   add(r.corner_x[3], r.corner_y[3]);
   if (r.cap_a) cap(r.ax, r.ay, r.corner_x[3], r.corner_y[3], r.hw_a, -r.tx, -r.ty);
+  const double reach = std::max(r.hw_a, r.hw_b) + 0.75;
   const int ylo = std::max(s.y0, row_begin), yhi = std::min(s.y1, row_end);
   uint64_t blended = 0;
   for (int y = ylo; y < yhi; ++y) {
     float* row = img.row(y);
     const double py = y + 0.5;
     for (int x = s.x0; x < s.x1; ++x) {
-      const float cov = static_cast<float>(std::min(1.0, area_in_pixel(px_, py_, corners, x, y)));
-      if (!(cov > 0)) continue;
       // The pixel centre's place along the centre line (0 at a, 1 at b) and
-      // across it (-1 .. 1 over the half width there).
+      // its distance to the line's nearest point (on a cap, where t is
+      // clamped to 0 or 1, the distance to the end point, so a soft profile
+      // rounds off with the cap).
       const double px = x + 0.5;
       const double t =
           r.len2 > 0 ? std::clamp(((px - r.ax) * r.dx + (py - r.ay) * r.dy) / r.len2, 0.0, 1.0)
                      : 0.0;
-      const double hw = r.hw_a + (r.hw_b - r.hw_a) * t;
       const double qx = r.ax + r.dx * t, qy = r.ay + r.dy * t;
-      // The distance to the centre line's nearest point, signed by side:
-      // on a cap (t clamped to 0 or 1) the distance to the end point, so a
-      // soft profile rounds off with the cap.
       const double ex = px - qx, ey = py - qy;
       const double dist = std::hypot(ex, ey);
+      // The outline lies within the wider half width of the centre line
+      // (its corners and caps do), and the pixel within 0.71 of its centre:
+      // farther off, no clipping is needed to know it is outside.
+      if (dist > reach) continue;
+      const float cov = static_cast<float>(std::min(1.0, area_in_pixel(px_, py_, corners, x, y)));
+      if (!(cov > 0)) continue;
+      // Across the line: -1 .. 1 over the half width there, signed by side.
+      const double hw = r.hw_a + (r.hw_b - r.hw_a) * t;
       const double across = hw > 0 ? (ey * r.tx - ex * r.ty < 0 ? -dist : dist) / hw : 0.0;
       const float v = static_cast<float>(std::clamp(0.5 + 0.5 * across, 0.0, 1.0));
       float tex[4];
