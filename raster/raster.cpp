@@ -124,6 +124,16 @@ inline void sample_scalar(const Sprite& s, float u, float v, float out[4]) {
   }
 }
 
+// Blends the source (C, A (1 - E)) into the pixel at d, one channel at a
+// time, each one fused multiply-add (the reference's blend):
+//   dst.rgb = C + dst.rgb (1 - A (1 - E))
+//   dst.a   = A (1 - E) + dst.a (1 - A (1 - E))
+inline void blend_scalar(float* d, const float src[4]) {
+  const float occl = std::min(1.0f, src[3]);
+  for (int c = 0; c < 3; ++c) d[c] = detail::fused(d[c], 1 - occl, src[c]);
+  d[3] = detail::fused(d[3], 1 - occl, occl);
+}
+
 // Local coordinates of pixel (x, y)'s centre and its coverage (0 outside).
 struct PixelGeometry {
   float lx, ly, cov;
@@ -415,16 +425,10 @@ uint64_t draw_sprite_reference(const Sprite& s, Image& img, int row_begin, int r
       const float v = std::clamp(detail::fused(-g.ly, s.inv_h, 0.5f), 0.0f, 1.0f);
       float t[4];
       sample_scalar(s, u, v, t);
-      // C = colour texel cov, A(1 - E) = alpha (1 - E) texel_alpha cov,
-      // each blend one fused multiply-add:
-      //   dst.rgb = C + dst.rgb (1 - A (1 - E))
-      //   dst.a   = A (1 - E) + dst.a (1 - A (1 - E))
+      // C = colour texel cov, A(1 - E) = alpha (1 - E) texel_alpha cov.
       float src[4];
       for (int c = 0; c < 4; ++c) src[c] = s.colour[c] * t[c] * g.cov;
-      const float occl = std::min(1.0f, src[3]);
-      float* d = row + x * 4;
-      for (int c = 0; c < 3; ++c) d[c] = detail::fused(d[c], 1 - occl, src[c]);
-      d[3] = detail::fused(d[3], 1 - occl, occl);
+      blend_scalar(row + x * 4, src);
       ++blended;
     }
   }
@@ -492,14 +496,10 @@ uint64_t draw_ribbon_segment(const Sprite& s, Image& img, int row_begin, int row
       float tex[4];
       sample_scalar(s, 0.5f, v, tex);
       const float tf = static_cast<float>(t);
-      // The blend of draw_sprite_reference.
       float src[4];
       for (int c = 0; c < 4; ++c)
         src[c] = detail::fused(r.colour_b[c] - r.colour_a[c], tf, r.colour_a[c]) * tex[c] * cov;
-      const float occl = std::min(1.0f, src[3]);
-      float* d = row + x * 4;
-      for (int c = 0; c < 3; ++c) d[c] = detail::fused(d[c], 1 - occl, src[c]);
-      d[3] = detail::fused(d[3], 1 - occl, occl);
+      blend_scalar(row + x * 4, src);
       ++blended;
     }
   }
