@@ -447,11 +447,11 @@ uint64_t draw_ribbon_segment(const Sprite& s, Image& img, int row_begin, int row
     }
     return a;
   }();
-  double px_[4 + 2 * kRibbonCapPoints], py_[4 + 2 * kRibbonCapPoints];
+  double outline_x[4 + 2 * kRibbonCapPoints], outline_y[4 + 2 * kRibbonCapPoints];
   int corners = 0;
   const auto add = [&](double x, double y) {
-    px_[corners] = x;
-    py_[corners] = y;
+    outline_x[corners] = x;
+    outline_y[corners] = y;
     ++corners;
   };
   const auto cap = [&](double cx, double cy, double lx, double ly, double hw, double ox,
@@ -487,7 +487,8 @@ uint64_t draw_ribbon_segment(const Sprite& s, Image& img, int row_begin, int row
       // (its corners and caps do), and the pixel within 0.71 of its centre:
       // farther off, no clipping is needed to know it is outside.
       if (dist > reach) continue;
-      const float cov = static_cast<float>(std::min(1.0, area_in_pixel(px_, py_, corners, x, y)));
+      const float cov =
+          static_cast<float>(std::min(1.0, area_in_pixel(outline_x, outline_y, corners, x, y)));
       if (!(cov > 0)) continue;
       // Across the line: -1 .. 1 over the half width there, signed by side.
       const double hw = r.hw_a + (r.hw_b - r.hw_a) * t;
