@@ -88,6 +88,7 @@ struct Trail {
   // style = "ribbon": the samples are joined into one strip (the raster's
   // ribbon segments) instead of drawn as separate ghosts.
   bool ribbon = false;
+  bool draws_ribbon() const { return ribbon && count > 0; }
 };
 
 // Turbulence (model.md 9): A(tau) * noise(p0 * frequency, age * speed +

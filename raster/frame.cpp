@@ -13,9 +13,8 @@ FrameRenderer::FrameRenderer(const Effect& fx, int width, int height, int thread
     : FrameRenderer(fx, width, height, threads, canvas_view(fx.canvas, width, height)) {}
 
 size_t bytes_per_particle(const Effect& fx) {
-  const bool ribbons = std::any_of(fx.emitters.begin(), fx.emitters.end(), [](const Emitter& em) {
-    return em.trail.count > 0 && em.trail.ribbon;
-  });
+  const bool ribbons = std::any_of(fx.emitters.begin(), fx.emitters.end(),
+                                   [](const Emitter& em) { return em.trail.draws_ribbon(); });
   return kBytesPerParticle + (ribbons ? sizeof(RibbonSegment) : 0);
 }
 

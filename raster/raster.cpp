@@ -632,9 +632,8 @@ void Rasterizer::render(const Frame& frame, Image& out) {
     for (const Particle& p : ef.particles) particles_.push_back({ef.emitter, &p});
   const size_t n = particles_.size();
   sprites_.resize(n);
-  const bool ribbons = std::any_of(fx_.emitters.begin(), fx_.emitters.end(), [](const Emitter& em) {
-    return em.trail.count > 0 && em.trail.ribbon;
-  });
+  const bool ribbons = std::any_of(fx_.emitters.begin(), fx_.emitters.end(),
+                                   [](const Emitter& em) { return em.trail.draws_ribbon(); });
   segments_.resize(ribbons ? n : 0);
   // Chunks small enough that every thread gets several even for a thousand
   // particles (setup is a few percent of a small frame: run serially it
@@ -659,7 +658,7 @@ void Rasterizer::render(const Frame& frame, Image& out) {
       // while it has no sample behind it yet.
       const Particle& p = *particles_[i].second;
       bool drawn;
-      if (!(em.trail.ribbon && em.trail.count > 0))
+      if (!em.trail.draws_ribbon())
         drawn = make_sprite(p, em, *textures_[em.index], ambient_linear_, width_, height_, view_,
                             sprites_[i]);
       else if (p.trail > 0)
