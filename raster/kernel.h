@@ -278,6 +278,12 @@ uint64_t draw_sprite_portable(const Sprite& s, Image& img, int row_begin, int ro
 uint64_t draw_sprite_avx2(const Sprite& s, Image& img, int row_begin, int row_end);
 bool cpu_has_avx2_fma();
 
+// The AVX-512 kernel: the AVX2 kernel's operations on sixteen pixels'
+// geometry at a time and four pixels per 512-bit vector. Only call it when
+// cpu_has_avx512().
+uint64_t draw_sprite_avx512(const Sprite& s, Image& img, int row_begin, int row_end);
+bool cpu_has_avx512();
+
 // RowSpans::at on the four rows fy[0..3] at once, as the AVX2 kernel computes
 // it (exposed for tests). Only call it when cpu_has_avx2_fma().
 void row_spans4_avx2(const RowSpans& spans, const float* fy, int* xa, int* xb);

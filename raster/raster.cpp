@@ -372,7 +372,9 @@ DrawPath choose_draw_path() {
     const std::string_view v = env;
     if (v == "portable") return DrawPath::kPortable;
     if (v == "reference") return DrawPath::kReference;
+    if (v == "avx2" && detail::cpu_has_avx2_fma()) return DrawPath::kAvx2;
   }
+  if (detail::cpu_has_avx512()) return DrawPath::kAvx512;
   return detail::cpu_has_avx2_fma() ? DrawPath::kAvx2 : DrawPath::kPortable;
 }
 
@@ -383,13 +385,24 @@ DrawPath default_draw_path() {
   return path;
 }
 
-bool draw_path_available(DrawPath path) { return path != DrawPath::kAvx2 || detail::cpu_has_avx2_fma(); }
+bool draw_path_available(DrawPath path) {
+  switch (path) {
+    case DrawPath::kAvx2:
+      return detail::cpu_has_avx2_fma();
+    case DrawPath::kAvx512:
+      return detail::cpu_has_avx512();
+    default:
+      return true;
+  }
+}
 
 const char* draw_path_name(DrawPath path) {
   switch (path) {
     case DrawPath::kReference: return "reference";
     case DrawPath::kPortable: return "portable";
     case DrawPath::kAvx2: return "avx2";
+    case DrawPath::kAvx512:
+      return "avx512";
   }
   return "?";
 }
@@ -402,6 +415,8 @@ uint64_t draw_sprite(const Sprite& s, Image& img, int row_begin, int row_end, Dr
     case DrawPath::kPortable: return detail::draw_sprite_portable(s, img, row_begin, row_end);
     case DrawPath::kAvx2:
       return detail::draw_sprite_avx2(s, img, row_begin, row_end);
+    case DrawPath::kAvx512:
+      return detail::draw_sprite_avx512(s, img, row_begin, row_end);
   }
   return 0;
 }

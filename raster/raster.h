@@ -95,8 +95,10 @@ bool make_sprite(const Particle& p, const Emitter& em, const Texture& tex, Rgb a
 //   kReference  the plain scalar loop over the bounding box, one channel at a time
 //   kPortable   four channels at once over row spans (SSE2 / NEON)
 //   kAvx2       eight pixels' geometry at once, two pixels per 256-bit vector;
-//               chosen at run time when the CPU has AVX2 (x86-64 only)
-enum class DrawPath { kReference, kPortable, kAvx2 };
+//               chosen at run time when the CPU has AVX2 and FMA3 (x86-64 only)
+//   kAvx512     the same on sixteen pixels' geometry, four pixels per 512-bit
+//               vector; chosen at run time when the CPU has AVX-512 F, DQ, BW, VL
+enum class DrawPath { kReference, kPortable, kAvx2, kAvx512 };
 
 // The fastest path this CPU runs, unless the environment variable
 // SPRITZ_SIMD names another ("portable" or "reference").

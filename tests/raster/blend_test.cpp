@@ -197,7 +197,7 @@ TEST_CASE("bundled effects render identically with every sprite kernel", "[blend
     Rasterizer reference(fx, tex, fx.canvas.width, fx.canvas.height, 2);
     reference.set_draw_path(DrawPath::kReference);
     reference.render(f, want);
-    for (DrawPath path : {DrawPath::kPortable, DrawPath::kAvx2}) {
+    for (DrawPath path : {DrawPath::kPortable, DrawPath::kAvx2, DrawPath::kAvx512}) {
       if (!draw_path_available(path)) continue;
       Image got;
       Rasterizer r(fx, tex, fx.canvas.width, fx.canvas.height, 2);
@@ -232,7 +232,8 @@ TEST_CASE("particles far thinner than a pixel draw safely, keep their light, on 
       f.emitters.resize(1);
       f.emitters[0].particles = {line, dot};
       Image want;
-      for (DrawPath path : {DrawPath::kReference, DrawPath::kPortable, DrawPath::kAvx2}) {
+      for (DrawPath path :
+           {DrawPath::kReference, DrawPath::kPortable, DrawPath::kAvx2, DrawPath::kAvx512}) {
         if (!draw_path_available(path)) continue;
         Rasterizer r(s.fx, s.textures, 64, 64, 1);
         r.set_draw_path(path);
@@ -334,7 +335,7 @@ TEST_CASE("every sprite draw path matches the scalar reference bit for bit", "[b
   for (TextureFilter filter :
        {TextureFilter::kTrilinear, TextureFilter::kBilinear, TextureFilter::kNearest})
     for (const Texture* texture : {s.textures[0].get(), &noise_texture})
-      for (DrawPath path : {DrawPath::kPortable, DrawPath::kAvx2}) {
+      for (DrawPath path : {DrawPath::kPortable, DrawPath::kAvx2, DrawPath::kAvx512}) {
         Emitter em = s.fx.emitters[0];
         em.filter = filter;
         const Texture& tex = *texture;
@@ -424,7 +425,7 @@ TEST_CASE("small sprites at the image's edges and strip boundaries match the ref
   const int w = 47, h = 41;  // odd, so the last pixel of a row has no partner
   const View view{1, 0, 0};
   for (TextureFilter filter : {TextureFilter::kTrilinear, TextureFilter::kNearest})
-    for (DrawPath path : {DrawPath::kPortable, DrawPath::kAvx2}) {
+    for (DrawPath path : {DrawPath::kPortable, DrawPath::kAvx2, DrawPath::kAvx512}) {
       if (!draw_path_available(path)) continue;
       Emitter em = s.fx.emitters[0];
       em.filter = filter;
@@ -459,6 +460,54 @@ TEST_CASE("small sprites at the image's edges and strip boundaries match the ref
       }
       CHECK(drawn > 600);
       CHECK(std::memcmp(fast.rgba.data(), ref.rgba.data(), fast.rgba.size() * sizeof(float)) == 0);
+    }
+}
+
+// The kernels blend whole pairs or quads of pixels, and a pixel of one
+// with no coverage is rewritten with its own value. That is only safe
+// inside the sprite's rows and near its columns: a write past the image's
+// right edge lands on the next row, which another thread's strip may own.
+// -0.0 tells: rewritten, it comes back +0 (-0 * 1 + 0), so every pixel
+// outside the sprite's rows and columns (plus the three to the right of
+// them that a quad may reach) must still hold -0.0.
+TEST_CASE("no sprite kernel writes outside the sprite's rows and columns", "[blend]") {
+  const Scene s = scene("texture = \"builtin:soft\"\nlight_emission = 0.6");
+  const int w = 45, h = 37;
+  for (TextureFilter filter : {TextureFilter::kTrilinear, TextureFilter::kNearest})
+    for (DrawPath path :
+         {DrawPath::kReference, DrawPath::kPortable, DrawPath::kAvx2, DrawPath::kAvx512}) {
+      if (!draw_path_available(path)) continue;
+      Emitter em = s.fx.emitters[0];
+      em.filter = filter;
+      int drawn = 0;
+      for (int i = 0; i < 400; ++i) {
+        // Along the right edge and the bottom edge, sizes 0.5 to 40 px.
+        const double along = ((i * 37) % 100) / 100.0 * 2 - 1;
+        const double x = i % 2 ? w / 2.0 - 0.37 * (i % 11) : along * w / 2;
+        const double y = i % 2 ? along * h / 2 : h / 2.0 - 0.37 * (i % 11);
+        const Particle p = particle(x, y, 0.5 + (i % 41), {0.8, 0.5, 0.3}, 0.7, i * 17.1);
+        Sprite sp;
+        if (!make_sprite(p, em, *s.textures[0], {1, 1, 1}, w, h, View{1, 0, 0}, sp)) continue;
+        ++drawn;
+        Image img;
+        img.resize(w, h);
+        std::fill(img.rgba.begin(), img.rgba.end(), -0.0f);
+        draw_sprite(sp, img, 0, h, path);
+        int touched = 0, first = -1;
+        for (int yy = 0; yy < h; ++yy)
+          for (int xx = 0; xx < w; ++xx) {
+            if (yy >= sp.y0 && yy < sp.y1 && xx >= sp.x0 && xx < sp.x1 + 3) continue;
+            const size_t at = (static_cast<size_t>(yy) * w + xx) * 4;
+            if (!std::signbit(img.rgba[at]) || !std::signbit(img.rgba[at + 3])) {
+              ++touched;
+              if (first < 0) first = yy * w + xx;
+            }
+          }
+        INFO(draw_path_name(path) << " sprite " << i << ", first pixel touched " << first % w << ","
+                                  << first / w);
+        REQUIRE(touched == 0);
+      }
+      CHECK(drawn > 300);
     }
 }
 

@@ -129,7 +129,8 @@ TEST_CASE("a ribbon draws the same on any thread count and draw path", "[ribbon]
     const Image b = render(s, all, threads);
     CHECK(std::memcmp(a.rgba.data(), b.rgba.data(), a.rgba.size() * sizeof(float)) == 0);
   }
-  for (DrawPath path : {DrawPath::kReference, DrawPath::kPortable, DrawPath::kAvx2}) {
+  for (DrawPath path :
+       {DrawPath::kReference, DrawPath::kPortable, DrawPath::kAvx2, DrawPath::kAvx512}) {
     if (!draw_path_available(path)) continue;
     const Image b = render(s, all, 2, path);
     CHECK(std::memcmp(a.rgba.data(), b.rgba.data(), a.rgba.size() * sizeof(float)) == 0);
