@@ -1,11 +1,13 @@
 #include "pool.h"
 
+#include <algorithm>
 #include <chrono>
+#include <cstdint>
 
 namespace spritz {
 
-ThreadPool::ThreadPool(int threads) {
-  for (int i = 1; i < threads; ++i) workers_.emplace_back([this] { work(); });
+ThreadPool::ThreadPool(int threads) : ranges_(static_cast<size_t>(std::max(threads, 1))) {
+  for (int i = 1; i < threads; ++i) workers_.emplace_back([this, i] { work(i); });
 }
 
 ThreadPool::~ThreadPool() {
@@ -17,8 +19,12 @@ ThreadPool::~ThreadPool() {
   for (std::thread& t : workers_) t.join();
 }
 
-void ThreadPool::drain() {
-  for (int k; (k = next_.fetch_add(1)) < tasks_;) (*fn_)(k);
+void ThreadPool::drain(int self) {
+  const int n = static_cast<int>(ranges_.size());
+  for (int i = 0; i < n; ++i) {
+    Range& r = ranges_[static_cast<size_t>((self + i) % n)];
+    for (int k; (k = r.next.fetch_add(1)) < r.end;) (*fn_)(k);
+  }
 }
 
 void ThreadPool::run(int tasks, const std::function<void(int)>& fn) {
@@ -30,19 +36,24 @@ void ThreadPool::run(int tasks, const std::function<void(int)>& fn) {
   {
     std::lock_guard<std::mutex> lock(mutex_);
     fn_ = &fn;
-    tasks_ = tasks;
-    next_.store(0);
+    const int n = static_cast<int>(ranges_.size());
+    for (int t = 0; t < n; ++t) {
+      ranges_[static_cast<size_t>(t)].next.store(
+          static_cast<int>(static_cast<int64_t>(tasks) * t / n));
+      ranges_[static_cast<size_t>(t)].end =
+          static_cast<int>(static_cast<int64_t>(tasks) * (t + 1) / n);
+    }
     busy_ = static_cast<int>(workers_.size());
     ++generation_;
   }
   wake_.notify_all();
-  drain();
+  drain(0);
   std::unique_lock<std::mutex> lock(mutex_);
   done_.wait(lock, [this] { return busy_ == 0; });
   fn_ = nullptr;
 }
 
-void ThreadPool::work() {
+void ThreadPool::work(int self) {
   uint64_t seen = 0;
   while (true) {
     // Spin briefly before sleeping: a frame's two parallel phases (sprite
@@ -57,7 +68,7 @@ void ThreadPool::work() {
       if (stop_) return;
       seen = generation_;
     }
-    drain();
+    drain(self);
     {
       std::lock_guard<std::mutex> lock(mutex_);
       if (--busy_ == 0) done_.notify_one();

@@ -24,15 +24,23 @@ class ThreadPool {
   void run(int tasks, const std::function<void(int)>& fn);
 
  private:
-  void work();
-  void drain();
+  void work(int self);
+  void drain(int self);
+
+  // Each thread's share of the tasks: a contiguous range it takes first,
+  // so a frame's strip k goes to the same thread frame after frame and its
+  // rows stay in that core's caches; a thread done with its own range
+  // takes what is left of the others'.
+  struct alignas(64) Range {
+    std::atomic<int> next{0};
+    int end = 0;
+  };
 
   std::vector<std::thread> workers_;
   std::mutex mutex_;
   std::condition_variable wake_, done_;
   const std::function<void(int)>* fn_ = nullptr;
-  int tasks_ = 0;
-  std::atomic<int> next_{0};
+  std::vector<Range> ranges_;
   int busy_ = 0;
   std::atomic<uint64_t> generation_{0};
   bool stop_ = false;

@@ -1,0 +1,71 @@
+#include "pool.h"
+
+#include <algorithm>
+#include <atomic>
+#include <catch2/catch.hpp>
+#include <chrono>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+using namespace spritz;
+
+// Each thread starts on its own contiguous range of tasks and then takes
+// what is left of the others'. Every task must run exactly once, whatever
+// the thread count, the task count (fewer tasks than threads included) and
+// however unevenly the tasks take time (one range's slow tasks are taken
+// over by the other threads).
+TEST_CASE("the thread pool runs every task exactly once, sharing out a slow range", "[pool]") {
+  for (int threads : {1, 2, 3, 5}) {
+    ThreadPool pool(threads);
+    for (int tasks : {1, 2, 3, 7, 64, 301}) {
+      for (int round = 0; round < 3; ++round) {
+        std::vector<std::atomic<int>> runs(static_cast<size_t>(tasks));
+        std::atomic<int> out_of_range{0};  // Catch2's assertions are not for worker threads
+        pool.run(tasks, [&](int k) {
+          if (k < 0 || k >= tasks) {
+            out_of_range.fetch_add(1);
+            return;
+          }
+          // The first range is slow, so the other threads must help with it.
+          if (round == 1 && k < tasks / threads)
+            std::this_thread::sleep_for(std::chrono::microseconds(200));
+          runs[static_cast<size_t>(k)].fetch_add(1);
+        });
+        REQUIRE(out_of_range.load() == 0);
+        for (int k = 0; k < tasks; ++k) {
+          INFO(threads << " threads, " << tasks << " tasks, task " << k);
+          REQUIRE(runs[static_cast<size_t>(k)].load() == 1);
+        }
+      }
+    }
+  }
+}
+
+// Each thread starts on its own range: the caller at task 0, the worker at
+// task n / 2, run after run. So when the tasks take alike, frame after
+// frame strip k goes to the same thread and its rows stay in that core's
+// caches (docs/performance.md). A shared counter would hand the worker
+// whichever task was next when it woke.
+TEST_CASE("the thread pool starts each thread on its own range of tasks", "[pool]") {
+  ThreadPool pool(2);
+  const int tasks = 40;
+  for (int round = 0; round < 3; ++round) {
+    std::mutex m;
+    std::vector<std::pair<std::thread::id, int>> firsts;  // each thread's first task
+    pool.run(tasks, [&](int k) {
+      {
+        std::lock_guard<std::mutex> lock(m);
+        bool seen = false;
+        for (const auto& f : firsts) seen = seen || f.first == std::this_thread::get_id();
+        if (!seen) firsts.emplace_back(std::this_thread::get_id(), k);
+      }
+      std::this_thread::sleep_for(std::chrono::microseconds(300));
+    });
+    REQUIRE(firsts.size() == 2);
+    std::sort(firsts.begin(), firsts.end(),
+              [](const auto& a, const auto& b) { return a.second < b.second; });
+    CHECK(firsts[0].second == 0);
+    CHECK(firsts[1].second == tasks / 2);
+  }
+}
