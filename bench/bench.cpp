@@ -13,17 +13,18 @@
 #include <cstring>
 #include <filesystem>
 #include <functional>
+#include <memory>
 #include <string>
 #include <thread>
 #include <tuple>
 #include <vector>
 
 #include "cairo_peer.h"
-#include "machine.h"
 #include "encode.h"
 #include "eval.h"
 #include "frame.h"
 #include "load.h"
+#include "machine.h"
 #include "png.h"
 #include "png_peers.h"
 #include "raster.h"
@@ -166,10 +167,19 @@ int main(int argc, char** argv) {
   json.raw("texture_side", std::to_string(g_texture));
   {
     const MachineRate m = measure_machine(g_quick ? 0.1 : 0.3);
-    std::printf("machine: %.2f GHz (dependent imul chain); per cycle, 256-bit adds %.2f, vperm2f128 %.2f\n\n", m.ghz,
-                m.vector_adds, m.vector_shuffles);
-    json.raw("machine", "{\"ghz\": " + num(m.ghz, 3) + ", \"vector_adds_per_cycle\": " + num(m.vector_adds, 3) +
-                            ", \"vector_shuffles_per_cycle\": " + num(m.vector_shuffles, 3) + "}");
+    std::printf(
+        "machine: %s%s%.2f GHz (dependent imul chain); per cycle, 256-bit adds %.2f, vperm2f128 "
+        "%.2f",
+        m.cpu.c_str(), m.cpu.empty() ? "" : ", ", m.ghz, m.vector_adds, m.vector_shuffles);
+    if (m.vector512_adds > 0) std::printf(", 512-bit adds %.2f", m.vector512_adds);
+    std::printf("\n\n");
+    std::string cpu_json;
+    for (char c : m.cpu)
+      if (c != '"' && c != '\\' && static_cast<unsigned char>(c) >= 0x20) cpu_json += c;
+    json.raw("machine", "{\"cpu\": \"" + cpu_json + "\", \"ghz\": " + num(m.ghz, 3) +
+                            ", \"vector_adds_per_cycle\": " + num(m.vector_adds, 3) +
+                            ", \"vector_shuffles_per_cycle\": " + num(m.vector_shuffles, 3) +
+                            ", \"vector512_adds_per_cycle\": " + num(m.vector512_adds, 3) + "}");
   }
 
   // --- Raster scenes S1..S3 -------------------------------------------------
@@ -251,6 +261,47 @@ int main(int argc, char** argv) {
       "\nthe same sprites with filter = \"bilinear\" (the full-size texture only, as the Cairo "
       "peer samples it)\n");
   json.raw("raster_bilinear", raster_table("bilinear", false));
+
+  // --- The vector kernels against each other ---------------------------------
+  // Where the CPU runs more than one (AVX2 and AVX-512), each scene through
+  // each, alternating in one process on one thread, so the figure behind
+  // the default choice is measured on this machine in this run.
+  std::vector<DrawPath> simd;
+  for (DrawPath p : {DrawPath::kAvx2, DrawPath::kAvx512})
+    if (draw_path_available(p)) simd.push_back(p);
+  if (simd.size() > 1) {
+    std::printf(
+        "\nsprite kernels alternating in one process (1 thread, default filter), ns per covered "
+        "pixel\n");
+    std::string kernels = "[";
+    for (const Def& d : defs) {
+      const Scene s =
+          make_scene(d.name, d.what, d.w, d.h, d.count, d.smin, d.smax, 0.5, 7, g_texture);
+      std::vector<std::unique_ptr<Rasterizer>> r;
+      std::vector<Image> img(simd.size());
+      std::vector<std::function<double()>> variants;
+      for (size_t i = 0; i < simd.size(); ++i) {
+        r.push_back(std::make_unique<Rasterizer>(s.fx, s.textures, s.width, s.height, 1));
+        r[i]->set_draw_path(simd[i]);
+        r[i]->render(s.frame, img[i]);
+        variants.push_back([&, i] { return seconds_of([&] { r[i]->render(s.frame, img[i]); }); });
+      }
+      const std::vector<double> best = best_seconds_alternating(variants);
+      const double covered = static_cast<double>(r[0]->stats().covered_pixels);
+      std::printf("%-4s", d.name);
+      kernels +=
+          std::string(kernels.size() > 1 ? "," : "") + "\n    {\"scene\": \"" + d.name + "\"";
+      for (size_t i = 0; i < simd.size(); ++i) {
+        std::printf("  %s %6.2f", draw_path_name(simd[i]), best[i] * 1e9 / covered);
+        kernels += std::string(", \"") + draw_path_name(simd[i]) +
+                   "_ns_per_pixel\": " + num(best[i] * 1e9 / covered, 4);
+      }
+      std::printf("   (%s: %.3fx the time of %s)\n", draw_path_name(simd.back()),
+                  best.back() / best[0], draw_path_name(simd[0]));
+      kernels += "}";
+    }
+    json.raw("kernels", kernels + "\n  ]");
+  }
 
   // --- Size sweep: ns/px against sprite size (for the chart) ---------------
   std::string sweep = "[";
