@@ -147,6 +147,23 @@ TEST_CASE("thread counts give byte-identical PNGs", "[cli]") {
   CHECK(read_bytes(d / "t1_45.png") == read_bytes(d / "t7_45.png"));
 }
 
+// SPRITZ_SIMD picks the sprite kernel; every one writes the same bytes, and
+// a name this CPU cannot run (or no kernel at all) falls back to the default.
+TEST_CASE("every SPRITZ_SIMD kernel renders byte-identical PNGs", "[cli]") {
+  const fs::path d = fresh_dir("simd");
+  const std::vector<std::string> kernels = {"reference", "portable", "avx2", "avx512", "no-such-kernel"};
+  for (const std::string& k : kernels) {
+    std::string out;
+    const std::string cmd = "cd '" + d.string() + "' && SPRITZ_SIMD=" + k + " '" SPRITZ_BINARY "' render '" +
+                            kConfigs + "/sparks.toml' -f 30 --size 160x120 -o " + k + ".png -q";
+    REQUIRE(shell(cmd, &out) == 0);
+  }
+  for (const std::string& k : kernels) {
+    INFO(k);
+    CHECK(read_bytes(d / (k + ".png")) == read_bytes(d / "reference.png"));
+  }
+}
+
 TEST_CASE("render -o - writes exactly width*height*4 bytes per frame", "[cli]") {
   const Run r = run_spritz("render " + kConfigs + "/campfire.toml -f 0-2 -o - --size 32x16");
   CHECK(r.code == 0);
