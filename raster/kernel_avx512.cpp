@@ -5,10 +5,11 @@
 //     blend (lanes = RGBA x 4);
 //   - masked loads and stores at the ends of rows, where the AVX2 kernel
 //     branches to a 128-bit access.
-// Chosen at run time where the CPU has AVX-512 F, DQ, BW and VL. On cores
-// with 512-bit vector units (AMD Zen 5 here) it takes fewer cycles than
-// the AVX2 kernel; on cores that split 512-bit work in two it is no faster,
-// and SPRITZ_SIMD=avx2 picks the AVX2 kernel instead (docs/rendering.md).
+// Chosen at run time where the CPU has AVX-512 F, DQ, BW and VL. On this
+// project's Zen 5 host, which runs 512-bit vectors at full rate, it takes
+// 16-27% less time than the AVX2 kernel; on the Intel host of earlier
+// rounds an AVX-512 kernel was no faster, and SPRITZ_SIMD=avx2 picks the
+// AVX2 kernel on such a CPU (docs/performance.md).
 #pragma GCC diagnostic ignored "-Wpsabi"
 // GCC 12's AVX-512 headers initialise _mm512_undefined_ps() from itself,
 // which its own -Wuninitialized then reports at every use.
@@ -81,8 +82,9 @@ SPRITZ_AVX512 __m512 nearest4(const LevelView& l, const int* off, int i) {
 }
 
 // The bilinear samples of pixels i .. i + 3 as [rgba_i | .. | rgba_i+3],
-// each lerp fused as in bilinear2: down the columns (ty2: [ty_i x 8 |
-// ty_i+1 x 8], ty3 the same for i + 2 and i + 3), then across (tx4).
+// each lerp fused as in bilinear2: down the columns (ty01: [ty_i x 8 |
+// ty_i+1 x 8], ty23 the same for i + 2 and i + 3), then across (tx4:
+// tx_i .. tx_i+3, four lanes each).
 SPRITZ_AVX512 __m512 bilinear4(const LevelView& l, const int* off, int i, __m512 ty01, __m512 ty23,
                                __m512 tx4) {
   const int o0 = off[i], o1 = off[i + 1], o2 = off[i + 2], o3 = off[i + 3];
@@ -276,14 +278,14 @@ SPRITZ_AVX512 uint64_t draw_rows(K& kernel, Image& img, int ylo, int yhi) {
 // group, a 16-32 px sprite's rows leave many lanes idle (16 px sprites 3%
 // less time packed; others the same).
 constexpr int kPackedWidth = 32;
-// The list's length: a strip's rows and more, each row writing up to
+// The list's length: sixteen rows (one batch, below), each writing up to
 // kPackedWidth lanes, and a group reading up to sixteen past the end.
-constexpr int kPackedLanes = 18 * kPackedWidth + 16;
+constexpr int kPackedLanes = 16 * kPackedWidth + 16;
 
 template <typename K>
 SPRITZ_AVX512 uint64_t draw_packed(K& kernel, Image& img, int ylo, int yhi) {
   const Sprite& s = kernel.s;
-  // Rows are laid out sixteen at a time (a strip's worth). What a lane
+  // Rows are laid out sixteen at a time (a batch). What a lane
   // needs that is the same along its row (the row terms, the span's end,
   // where the row starts in the list) is kept once per row, in a table of
   // sixteen that a group reads with one permute per value; each lane keeps
@@ -306,7 +308,6 @@ SPRITZ_AVX512 uint64_t draw_packed(K& kernel, Image& img, int ylo, int yhi) {
   const __m512 ax_y = _mm512_set1_ps(s.ax_y), ay_y = _mm512_set1_ps(s.ay_y);
   // Lanes laid out per row: the span's most pixels, in whole groups.
   const int row_lanes = (s.x1 - s.x0 + 15) & ~15;
-  static_assert(16 * kPackedWidth + 16 <= kPackedLanes);
   uint64_t blended = 0;
   for (int y0 = ylo; y0 < yhi; y0 += 16) {
     const int rows = std::min(16, yhi - y0);
@@ -324,10 +325,10 @@ SPRITZ_AVX512 uint64_t draw_packed(K& kernel, Image& img, int ylo, int yhi) {
     for (int r = 0; r < rows; ++r) {
       const int a = xa[r];
       first[r] = a - n;  // pixel x of the lane at list position p is first[r] + p
-      const __m256i rv = _mm256_set1_epi8(static_cast<char>(r));
+      const __m128i rv = _mm_set1_epi8(static_cast<char>(r));
       const float* start = img.row(y0 + r) + static_cast<ptrdiff_t>(a) * 4;
       for (int h = 0; h < row_lanes; h += 16) {
-        _mm_storeu_si128(reinterpret_cast<__m128i*>(row_of + n + h), _mm256_castsi256_si128(rv));
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(row_of + n + h), rv);
         _mm512_storeu_si512(
             dst + (n + h) / 2,
             _mm512_add_epi64(_mm512_set1_epi64(reinterpret_cast<long long>(start + h * 4)),
