@@ -13,6 +13,7 @@
 #include "io.h"
 #include "load.h"
 #include "png.h"
+#include "raster.h"
 
 #ifndef SPRITZ_VERSION
 #define SPRITZ_VERSION "0.0.0"
@@ -37,7 +38,12 @@ int main(int argc, char** argv) {
   install_signal_handlers();
   CLI::App app{"spritz " SPRITZ_VERSION
                ": closed-form 2D particle effects rendered to PNG frames and flipbooks"};
-  app.set_version_flag("--version", "spritz " SPRITZ_VERSION);
+  // The sprite kernel this CPU runs (every kernel writes the same bytes; the
+  // name is for bug reports and farm logs).
+  app.set_version_flag("--version", [] {
+    return std::string("spritz " SPRITZ_VERSION " (sprite kernel: ") +
+           spritz::draw_path_name(spritz::default_draw_path()) + ")";
+  });
   app.require_subcommand(1);
   app.footer(
       "Examples:\n"

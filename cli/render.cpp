@@ -501,7 +501,7 @@ int run_render(const RenderArgs& args) {
     std::printf(
         "{\"type\":\"summary\",\"frames\":%llu,\"rendered\":%llu,\"skipped\":%llu,\"failed\":%llu,"
         "\"seconds\":%s,\"fps\":%s,\"particles\":%llu,\"width\":%d,\"height\":%d,\"threads\":%d,"
-        "\"out_of_space\":%s%s}\n",
+        "\"kernel\":\"%s\",\"out_of_space\":%s%s}\n",
         static_cast<unsigned long long>(totals.rendered + totals.skipped + totals.failed),
         static_cast<unsigned long long>(totals.rendered),
         static_cast<unsigned long long>(totals.skipped),
@@ -509,7 +509,8 @@ int run_render(const RenderArgs& args) {
         json_number(std::round(seconds * 1e6) / 1e6).c_str(),
         json_number(std::round(fps * 1000) / 1000).c_str(),
         static_cast<unsigned long long>(totals.particles), totals.width, totals.height,
-        totals.threads, totals.out_of_space ? "true" : "false", peak_memory_json().c_str());
+        totals.threads, draw_path_name(default_draw_path()), totals.out_of_space ? "true" : "false",
+        peak_memory_json().c_str());
     std::fflush(stdout);
   }
   if (!args.quiet && !args.json) {

@@ -162,6 +162,15 @@ TEST_CASE("every SPRITZ_SIMD kernel renders byte-identical PNGs", "[cli]") {
     INFO(k);
     CHECK(read_bytes(d / (k + ".png")) == read_bytes(d / "reference.png"));
   }
+  // The kernel in use is named by --version and in render's JSON summary
+  // (for bug reports and farm logs).
+  std::string version, summary;
+  REQUIRE(shell("SPRITZ_SIMD=reference '" SPRITZ_BINARY "' --version", &version) == 0);
+  CHECK_THAT(version, Catch::Contains("(sprite kernel: reference)"));
+  REQUIRE(shell("cd '" + d.string() + "' && SPRITZ_SIMD=portable '" SPRITZ_BINARY "' render '" +
+                    kConfigs + "/sparks.toml' -f 3 --size 32x32 -o j.png --json",
+                &summary) == 0);
+  CHECK_THAT(summary, Catch::Contains("\"kernel\":\"portable\","));
 }
 
 TEST_CASE("render -o - writes exactly width*height*4 bytes per frame", "[cli]") {
