@@ -283,6 +283,9 @@ bool cpu_has_avx2_fma();
 // cpu_has_avx512().
 uint64_t draw_sprite_avx512(const Sprite& s, Image& img, int row_begin, int row_end);
 bool cpu_has_avx512();
+// Whether the AVX-512 kernel is this CPU's default (measured faster there);
+// elsewhere the AVX2 kernel is, and SPRITZ_SIMD=avx512 picks it by hand.
+bool avx512_preferred();
 
 // RowSpans::at on the four rows fy[0..3] at once, as the AVX2 kernel computes
 // it (exposed for tests). Only call it when cpu_has_avx2_fma().

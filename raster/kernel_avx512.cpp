@@ -5,11 +5,10 @@
 //     blend (lanes = RGBA x 4);
 //   - masked loads and stores at the ends of rows, where the AVX2 kernel
 //     branches to a 128-bit access.
-// Chosen at run time where the CPU has AVX-512 F, DQ, BW and VL. On this
-// project's Zen 5 host, which runs 512-bit vectors at full rate, it takes
-// 16-27% less time than the AVX2 kernel; on the Intel host of earlier
-// rounds an AVX-512 kernel was no faster, and SPRITZ_SIMD=avx2 picks the
-// AVX2 kernel on such a CPU (docs/performance.md).
+// Runs where the CPU has AVX-512 F, DQ, BW and VL, and is the default where
+// it was measured faster (avx512_preferred below): on this project's Zen 5
+// host, which runs 512-bit vectors at full rate, it takes 16-27% less time
+// than the AVX2 kernel (docs/performance.md).
 #pragma GCC diagnostic ignored "-Wpsabi"
 // GCC 12's AVX-512 headers initialise _mm512_undefined_ps() from itself,
 // which its own -Wuninitialized then reports at every use.
@@ -17,6 +16,10 @@
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 #include <algorithm>
 #include <cstddef>
+
+#if defined(__x86_64__)
+#include <cpuid.h>
+#endif
 
 #include "kernel_x86.h"
 
@@ -28,6 +31,24 @@ bool cpu_has_avx512() {
   static const bool yes = cpu_has_avx2_fma() && __builtin_cpu_supports("avx512f") &&
                           __builtin_cpu_supports("avx512dq") &&
                           __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl");
+  return yes;
+}
+
+// Where the AVX-512 kernel is the default: AMD from Zen 5 on (family 0x1A),
+// whose cores run 512-bit vectors at full rate and where it was measured
+// 16-27% faster than the AVX2 kernel (docs/performance.md). On the Intel
+// Xeon of earlier rounds an AVX-512 kernel was no faster than AVX2, and
+// other AVX-512 CPUs (Zen 4, which splits 512-bit work in two; other Intel
+// parts) are unmeasured, so they keep the AVX2 kernel unless SPRITZ_SIMD
+// asks; spritz_bench times both on any CPU that has them.
+bool avx512_preferred() {
+  static const bool yes = [] {
+    if (!cpu_has_avx512() || !__builtin_cpu_is("amd")) return false;
+    unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+    if (!__get_cpuid(1, &eax, &ebx, &ecx, &edx)) return false;
+    const unsigned base = (eax >> 8) & 0xf, extended = (eax >> 20) & 0xff;
+    return (base == 0xf ? base + extended : base) >= 0x1a;
+  }();
   return yes;
 }
 

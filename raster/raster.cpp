@@ -375,7 +375,7 @@ DrawPath choose_draw_path() {
     if (v == "avx2" && detail::cpu_has_avx2_fma()) return DrawPath::kAvx2;
     if (v == "avx512" && detail::cpu_has_avx512()) return DrawPath::kAvx512;
   }
-  if (detail::cpu_has_avx512()) return DrawPath::kAvx512;
+  if (detail::avx512_preferred()) return DrawPath::kAvx512;
   return detail::cpu_has_avx2_fma() ? DrawPath::kAvx2 : DrawPath::kPortable;
 }
 

@@ -97,7 +97,8 @@ bool make_sprite(const Particle& p, const Emitter& em, const Texture& tex, Rgb a
 //   kAvx2       eight pixels' geometry at once, two pixels per 256-bit vector;
 //               chosen at run time when the CPU has AVX2 and FMA3 (x86-64 only)
 //   kAvx512     the same on sixteen pixels' geometry, four pixels per 512-bit
-//               vector; chosen at run time when the CPU has AVX-512 F, DQ, BW, VL
+//               vector; needs AVX-512 F, DQ, BW, VL, and is the default on AMD
+//               from Zen 5 on (elsewhere SPRITZ_SIMD=avx512 asks for it)
 enum class DrawPath { kReference, kPortable, kAvx2, kAvx512 };
 
 // The fastest path this CPU runs, unless the environment variable

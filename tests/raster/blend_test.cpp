@@ -1,6 +1,7 @@
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <array>
+#include <cstdlib>
 #include <cstring>
 #include <limits>
 #include <random>
@@ -373,6 +374,21 @@ TEST_CASE("every sprite draw path matches the scalar reference bit for bit", "[b
         CHECK(std::memcmp(fast.rgba.data(), ref.rgba.data(), fast.rgba.size() * sizeof(float)) ==
               0);
       }
+}
+
+// The default kernel: AVX-512 only where it is preferred (measured faster:
+// AMD from Zen 5 on), which needs the instructions; else AVX2 where the CPU
+// has it; else portable.
+TEST_CASE("the default sprite kernel is AVX-512 only where it is preferred", "[blend]") {
+  if (std::getenv("SPRITZ_SIMD")) {
+    WARN("SPRITZ_SIMD is set: the default kernel is the one it names");
+    return;
+  }
+  CHECK((!detail::avx512_preferred() || detail::cpu_has_avx512()));
+  const DrawPath want = detail::avx512_preferred()   ? DrawPath::kAvx512
+                        : detail::cpu_has_avx2_fma() ? DrawPath::kAvx2
+                                                     : DrawPath::kPortable;
+  CHECK(default_draw_path() == want);
 }
 
 // The AVX2 kernel computes four rows' spans at once. Spans decide which
