@@ -429,6 +429,9 @@ __attribute__((SPRITZ_AVX512_TARGET)) uint64_t draw_sprite_avx512(const Sprite& 
 bool cpu_has_avx512() {
   return false;
 }
+bool avx512_preferred() {
+  return false;
+}
 
 uint64_t draw_sprite_avx512(const Sprite& s, Image& img, int row_begin, int row_end) {
   return draw_sprite_portable(s, img, row_begin, row_end);
