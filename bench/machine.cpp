@@ -1,5 +1,10 @@
 #include "machine.h"
 
+#if defined(__linux__)
+#include <pthread.h>
+#include <sched.h>
+#endif
+
 #include <chrono>
 #include <cstdint>
 #include <fstream>
@@ -127,6 +132,58 @@ MachineRate measure_machine(double seconds_each) {
   (void)seconds_each;
 #endif
   return m;
+}
+
+std::vector<int> allowed_cpus() {
+  std::vector<int> cpus;
+#if defined(__linux__)
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof set, &set) == 0)
+    for (int c = 0; c < CPU_SETSIZE; ++c)
+      if (CPU_ISSET(c, &set)) cpus.push_back(c);
+#endif
+  return cpus;
+}
+
+namespace {
+#if defined(__linux__)
+bool set_affinity(const std::vector<int>& cpus) {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  for (int c : cpus)
+    if (c >= 0 && c < CPU_SETSIZE) CPU_SET(c, &set);
+  return pthread_setaffinity_np(pthread_self(), sizeof set, &set) == 0;
+}
+#endif
+}  // namespace
+
+void pin_thread(const std::vector<int>& cpus) {
+#if defined(__linux__)
+  if (!cpus.empty()) set_affinity(cpus);
+#else
+  (void)cpus;
+#endif
+}
+
+PinThread::PinThread(const std::vector<int>& cpus) {
+#if defined(__linux__)
+  if (cpus.empty()) return;
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (pthread_getaffinity_np(pthread_self(), sizeof set, &set) != 0) return;
+  for (int c = 0; c < CPU_SETSIZE; ++c)
+    if (CPU_ISSET(c, &set)) previous_.push_back(c);
+  pinned_ = set_affinity(cpus);
+#else
+  (void)cpus;
+#endif
+}
+
+PinThread::~PinThread() {
+#if defined(__linux__)
+  if (pinned_) set_affinity(previous_);
+#endif
 }
 
 }  // namespace spritz::bench

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 namespace spritz::bench {
 
@@ -14,6 +15,29 @@ struct MachineRate {
   double vector512_adds = 0;  // independent 512-bit float adds per cycle (0: no AVX-512)
 };
 
+// Measures the CPU the calling thread runs on.
 MachineRate measure_machine(double seconds_each);
+
+// The logical CPUs this process may run on (sched_getaffinity), ascending;
+// empty where that is unknown.
+std::vector<int> allowed_cpus();
+
+// Restricts the calling thread to `cpus` (threads it starts afterwards
+// inherit the set) until destroyed, then restores the set it had. An empty
+// list leaves the thread where it is.
+class PinThread {
+ public:
+  explicit PinThread(const std::vector<int>& cpus);
+  ~PinThread();
+  PinThread(const PinThread&) = delete;
+  PinThread& operator=(const PinThread&) = delete;
+
+ private:
+  std::vector<int> previous_;
+  bool pinned_ = false;
+};
+
+// Restricts the calling thread to `cpus` for good (empty: no change).
+void pin_thread(const std::vector<int>& cpus);
 
 }  // namespace spritz::bench
