@@ -6,6 +6,13 @@
 
 namespace spritz {
 
+namespace {
+// How long a thread with nothing to do polls before it sleeps: longer than
+// the gap between a frame's two parallel phases, short enough not to burn a
+// core between frames that come seldom.
+constexpr int kSpinMicros = 100;
+}  // namespace
+
 ThreadPool::ThreadPool(int threads) : ranges_(static_cast<size_t>(std::max(threads, 1))) {
   for (int i = 1; i < threads; ++i) workers_.emplace_back([this, i] { work(i); });
 }
@@ -43,13 +50,20 @@ void ThreadPool::run(int tasks, const std::function<void(int)>& fn) {
       ranges_[static_cast<size_t>(t)].end =
           static_cast<int>(static_cast<int64_t>(tasks) * (t + 1) / n);
     }
-    busy_ = static_cast<int>(workers_.size());
+    busy_.store(static_cast<int>(workers_.size()));
     ++generation_;
   }
   wake_.notify_all();
   drain(0);
+  // Spin briefly before sleeping, as the workers do: the others are
+  // usually a few microseconds from done, and a sleeping thread takes tens
+  // of them to wake on a virtual machine.
+  const auto spin_until = std::chrono::steady_clock::now() + std::chrono::microseconds(kSpinMicros);
+  while (busy_.load(std::memory_order_acquire) != 0 &&
+         std::chrono::steady_clock::now() < spin_until)
+    std::this_thread::yield();
   std::unique_lock<std::mutex> lock(mutex_);
-  done_.wait(lock, [this] { return busy_ == 0; });
+  done_.wait(lock, [this] { return busy_.load(std::memory_order_relaxed) == 0; });
   fn_ = nullptr;
 }
 
@@ -59,7 +73,8 @@ void ThreadPool::work(int self) {
     // Spin briefly before sleeping: a frame's two parallel phases (sprite
     // setup, then strips) follow each other within microseconds, and waking
     // a sleeping thread costs tens of them on a virtual machine.
-    const auto spin_until = std::chrono::steady_clock::now() + std::chrono::microseconds(100);
+    const auto spin_until =
+        std::chrono::steady_clock::now() + std::chrono::microseconds(kSpinMicros);
     while (generation_.load(std::memory_order_acquire) == seen && std::chrono::steady_clock::now() < spin_until)
       std::this_thread::yield();
     {
@@ -71,7 +86,7 @@ void ThreadPool::work(int self) {
     drain(self);
     {
       std::lock_guard<std::mutex> lock(mutex_);
-      if (--busy_ == 0) done_.notify_one();
+      if (busy_.fetch_sub(1, std::memory_order_acq_rel) == 1) done_.notify_one();
     }
   }
 }

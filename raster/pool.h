@@ -41,7 +41,7 @@ class ThreadPool {
   std::condition_variable wake_, done_;
   const std::function<void(int)>* fn_ = nullptr;
   std::vector<Range> ranges_;
-  int busy_ = 0;
+  std::atomic<int> busy_{0};
   std::atomic<uint64_t> generation_{0};
   bool stop_ = false;
 };

@@ -69,3 +69,29 @@ TEST_CASE("the thread pool starts each thread on its own range of tasks", "[pool
     CHECK(firsts[1].second == tasks / 2);
   }
 }
+
+// The caller polls for the others to finish before it sleeps on them: it
+// must return only once every task is done, whether the last one ends
+// while it polls (a few microseconds) or long after (it sleeps then).
+TEST_CASE("the thread pool returns only when every task has finished", "[pool]") {
+  ThreadPool pool(2);
+  for (int micros : {0, 20, 300, 3000}) {
+    for (int round = 0; round < 3; ++round) {
+      std::atomic<int> finished{0};
+      std::atomic<bool> started{false};
+      pool.run(2, [&](int k) {
+        if (k == 1) {  // the worker's own task, the slow one
+          started.store(true);
+          std::this_thread::sleep_for(std::chrono::microseconds(micros));
+        } else {  // the caller's: it waits for the worker to take task 1, so it cannot take it
+          const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(2);
+          while (!started.load() && std::chrono::steady_clock::now() < give_up)
+            std::this_thread::yield();
+        }
+        finished.fetch_add(1);
+      });
+      INFO("the slow task took " << micros << " us");
+      REQUIRE(finished.load() == 2);
+    }
+  }
+}
