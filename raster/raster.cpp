@@ -641,16 +641,26 @@ Rasterizer::Rasterizer(const Effect& fx, const TextureSet& textures, int width, 
 void Rasterizer::render(const Frame& frame, Image& out) {
   out.resize(width_, height_);
 
-  // Sprite setup, in parallel chunks; each particle keeps its slot, so the
-  // draw order is the evaluation order whatever the thread count.
-  particles_.clear();
-  for (const EmitterFrame& ef : frame.emitters)
-    for (const Particle& p : ef.particles) particles_.push_back({ef.emitter, &p});
-  const size_t n = particles_.size();
+  // Sprite setup, in parallel chunks; each particle keeps its slot (its
+  // place in draw order: emitter by emitter), so the draw order is the
+  // evaluation order whatever the thread count.
+  emitter_start_.clear();
+  size_t n = 0;
+  for (const EmitterFrame& ef : frame.emitters) {
+    emitter_start_.push_back(n);
+    n += ef.particles.size();
+  }
   sprites_.resize(n);
   const bool ribbons = std::any_of(fx_.emitters.begin(), fx_.emitters.end(),
                                    [](const Emitter& em) { return em.trail.draws_ribbon(); });
   segments_.resize(ribbons ? n : 0);
+  // Ribbons look at neighbouring slots by index. Only they need the list of
+  // all slots, made here on one thread (S3's 100,000 particles: 0.45 ms, 2%
+  // of a two-thread frame that the chunks no longer wait for).
+  particles_.clear();
+  if (ribbons)
+    for (const EmitterFrame& ef : frame.emitters)
+      for (const Particle& p : ef.particles) particles_.push_back({ef.emitter, &p});
   // Chunks small enough that every thread gets several even for a thousand
   // particles (setup is a few percent of a small frame: run serially it
   // would cap the thread scaling), large enough to amortise the task.
@@ -667,12 +677,19 @@ void Rasterizer::render(const Frame& frame, Image& out) {
     bins.resize(static_cast<size_t>(strips));
     for (auto& bin : bins) bin.clear();
     uint64_t valid = 0;
+    // The emitter that holds slot `begin` (the last one starting at or
+    // before it: emitters with no particles start where the next does).
+    size_t e =
+        static_cast<size_t>(std::upper_bound(emitter_start_.begin(), emitter_start_.end(), begin) -
+                            emitter_start_.begin() - 1);
     for (size_t i = begin; i < end; ++i) {
-      const Emitter& em = fx_.emitters[particles_[i].first];
+      while (e + 1 < emitter_start_.size() && emitter_start_[e + 1] <= i) ++e;
+      const EmitterFrame& ef = frame.emitters[e];
+      const Emitter& em = fx_.emitters[ef.emitter];
       // A ribbon's samples are segments to the next sample, and the ribbon
       // ends in the particle (a cap): the particle is drawn as a sprite only
       // while it has no sample behind it yet.
-      const Particle& p = *particles_[i].second;
+      const Particle& p = ef.particles[i - emitter_start_[e]];
       bool drawn;
       if (!em.trail.draws_ribbon())
         drawn = make_sprite(p, em, *textures_[em.index], ambient_linear_, width_, height_, view_,

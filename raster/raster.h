@@ -158,7 +158,10 @@ class Rasterizer {
   Rgb ambient_linear_;
   std::vector<Sprite> sprites_;
   std::vector<RibbonSegment> segments_;  // by particle slot, when an emitter draws ribbons
-  std::vector<std::pair<uint32_t, const Particle*>> particles_;  // (emitter, particle) in draw order
+  std::vector<size_t> emitter_start_;    // per emitter of the frame: its first slot
+  // (emitter, particle) by slot, in draw order; made only when an emitter
+  // draws ribbons (same_line and make_segment read it).
+  std::vector<std::pair<uint32_t, const Particle*>> particles_;
   // bins_[chunk][strip]: the indices of the chunk's sprites that reach the
   // strip, in draw order. Each setup chunk bins its own sprites; a strip walks
   // the chunks in order, so it still sees every sprite in draw order.
