@@ -350,14 +350,20 @@ SPRITZ_AVX512 uint64_t draw_packed(K& kernel, Image& img, int ylo, int yhi) {
       const float* start = img.row(y0 + r) + static_cast<ptrdiff_t>(a) * 4;
       for (int h = 0; h < row_lanes; h += 16) {
         _mm_storeu_si128(reinterpret_cast<__m128i*>(row_of + n + h), rv);
-        _mm512_storeu_si512(
-            dst + (n + h) / 2,
-            _mm512_add_epi64(_mm512_set1_epi64(reinterpret_cast<long long>(start + h * 4)),
-                             pair_offset));
         const __m256i room = _mm256_min_epi32(
             _mm256_max_epi32(_mm256_sub_epi32(_mm256_set1_epi32(width - a - h), pair_x),
                              _mm256_setzero_si256()),
             _mm256_set1_epi32(2));
+        // A pair past the image's right edge touches no memory (mask 0);
+        // its address is the image's first pixel rather than a place past
+        // the row, which on the last row lies outside the image.
+        _mm512_storeu_si512(
+            dst + (n + h) / 2,
+            _mm512_mask_blend_epi64(
+                _mm256_cmpeq_epi32_mask(room, _mm256_setzero_si256()),
+                _mm512_add_epi64(_mm512_set1_epi64(reinterpret_cast<long long>(start + h * 4)),
+                                 pair_offset),
+                _mm512_set1_epi64(reinterpret_cast<long long>(img.row(0)))));
         _mm_storel_epi64(reinterpret_cast<__m128i*>(mask + (n + h) / 2),
                          _mm256_cvtepi32_epi8(_mm256_permutevar8x32_epi32(mask_of_room, room)));
       }
@@ -382,7 +388,14 @@ SPRITZ_AVX512 uint64_t draw_packed(K& kernel, Image& img, int ylo, int yhi) {
         SPRITZ_AVX512 void store(int q, __m512 v) const {
           const int k = 2 * q;
           _mm256_mask_storeu_ps(dst[k], mask[k], _mm512_castps512_ps256(v));
-          _mm256_mask_storeu_ps(dst[k + 1], mask[k + 1], _mm512_extractf32x8_ps(v, 1));
+          // The upper pair goes through a register: folded into the store,
+          // it becomes a masked vextractf32x8 to memory, and on Zen 5 that
+          // faults when its masked-off half lies on an unmapped page (the
+          // image's last pixel at the end of its allocation), where a
+          // masked vmovups does not (tests: kernel_avx512's object code).
+          __m256 upper = _mm512_extractf32x8_ps(v, 1);
+          asm("" : "+v"(upper));
+          _mm256_mask_storeu_ps(dst[k + 1], mask[k + 1], upper);
         }
       } io{dst + g / 2, mask + g / 2};
       const __m512i at = _mm512_add_epi32(_mm512_set1_epi32(g), lanes16());
