@@ -200,8 +200,9 @@ int main(int argc, char** argv) {
   const std::vector<int> other_cpu =
       cpus.size() == 2 ? std::vector<int>{cpus[1 - fastest]} : std::vector<int>{};
   const std::vector<int>& pair_cpus = cpus;
+  // Everything single-threaded from here on runs on the fastest CPU.
+  pin_thread(fast_cpu);
   {
-    PinThread pin(fast_cpu);
     const MachineRate m = measure_machine(g_quick ? 0.1 : 0.3);
     std::printf(
         "machine: %s%s%.2f GHz (dependent imul chain); per cycle, 256-bit adds %.2f, vperm2f128 "
@@ -237,8 +238,6 @@ int main(int argc, char** argv) {
                             ", \"vector512_adds_per_cycle\": " + num(m.vector512_adds, 3) +
                             cpus_json + "}");
   }
-  // Everything single-threaded from here on runs on the fastest CPU.
-  pin_thread(fast_cpu);
 
   // --- Raster scenes S1..S3 -------------------------------------------------
   // Each scene with spritz's default filter (trilinear: two mip levels), and
@@ -265,10 +264,9 @@ int main(int argc, char** argv) {
         Rasterizer r1(s.fx, s.textures, s.width, s.height, 1),
             r1_other(s.fx, s.textures, s.width, s.height, 1);
         std::unique_ptr<Rasterizer> r2;
-        {
-          PinThread pin(pair_cpus);
-          r2 = std::make_unique<Rasterizer>(s.fx, s.textures, s.width, s.height, 2);
-        }
+        pin_thread(pair_cpus);  // the pool's worker starts with the pair
+        r2 = std::make_unique<Rasterizer>(s.fx, s.textures, s.width, s.height, 2);
+        pin_thread(fast_cpu);
         Image img2, img_other;
         r1.render(s.frame, img);
         covered = r1.stats().covered_pixels;
@@ -552,7 +550,7 @@ int main(int argc, char** argv) {
       return r;
     };
     // The child inherits this thread's CPUs: all of them.
-    PinThread pin(all_cpus);
+    pin_thread(all_cpus);
     // A short run first: peak memory must not grow with the frame count.
     const Run shortrun = run_frames(100);
     const int frames = g_quick ? 200 : 1000;

@@ -146,43 +146,16 @@ std::vector<int> allowed_cpus() {
   return cpus;
 }
 
-namespace {
-#if defined(__linux__)
-bool set_affinity(const std::vector<int>& cpus) {
-  cpu_set_t set;
-  CPU_ZERO(&set);
-  for (int c : cpus)
-    if (c >= 0 && c < CPU_SETSIZE) CPU_SET(c, &set);
-  return pthread_setaffinity_np(pthread_self(), sizeof set, &set) == 0;
-}
-#endif
-}  // namespace
-
 void pin_thread(const std::vector<int>& cpus) {
-#if defined(__linux__)
-  if (!cpus.empty()) set_affinity(cpus);
-#else
-  (void)cpus;
-#endif
-}
-
-PinThread::PinThread(const std::vector<int>& cpus) {
 #if defined(__linux__)
   if (cpus.empty()) return;
   cpu_set_t set;
   CPU_ZERO(&set);
-  if (pthread_getaffinity_np(pthread_self(), sizeof set, &set) != 0) return;
-  for (int c = 0; c < CPU_SETSIZE; ++c)
-    if (CPU_ISSET(c, &set)) previous_.push_back(c);
-  pinned_ = set_affinity(cpus);
+  for (int c : cpus)
+    if (c >= 0 && c < CPU_SETSIZE) CPU_SET(c, &set);
+  pthread_setaffinity_np(pthread_self(), sizeof set, &set);
 #else
   (void)cpus;
-#endif
-}
-
-PinThread::~PinThread() {
-#if defined(__linux__)
-  if (pinned_) set_affinity(previous_);
 #endif
 }
 

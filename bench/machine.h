@@ -23,21 +23,7 @@ MachineRate measure_machine(double seconds_each);
 std::vector<int> allowed_cpus();
 
 // Restricts the calling thread to `cpus` (threads it starts afterwards
-// inherit the set) until destroyed, then restores the set it had. An empty
-// list leaves the thread where it is.
-class PinThread {
- public:
-  explicit PinThread(const std::vector<int>& cpus);
-  ~PinThread();
-  PinThread(const PinThread&) = delete;
-  PinThread& operator=(const PinThread&) = delete;
-
- private:
-  std::vector<int> previous_;
-  bool pinned_ = false;
-};
-
-// Restricts the calling thread to `cpus` for good (empty: no change).
+// inherit the set); an empty list leaves it where it is.
 void pin_thread(const std::vector<int>& cpus);
 
 }  // namespace spritz::bench
