@@ -322,6 +322,14 @@ SPRITZ_AVX512 uint64_t draw_packed(K& kernel, Image& img, int ylo, int yhi) {
   // none: past the list's end).
   alignas(64) float* dst[kPackedLanes / 2];
   alignas(64) uint8_t mask[kPackedLanes / 2];
+  // Where a pair that touches no pixel points (mask 0): this thread's own
+  // stack. Masked off, its load and store change no byte, yet the core
+  // still takes the cache line (on Zen 5, masked-off accesses on one core
+  // made another core's stores to that line three times slower). Pointed
+  // at the image's first pixel, as they were, every such pair drawn on
+  // one core pulled a line the other core writes: S3 on two threads took
+  // 13-17% longer (docs/performance.md, "A cache line both cores took").
+  alignas(64) float sink[8] = {};
   const int width = img.width;
   const __m512i pair_offset = _mm512_setr_epi64(0, 32, 64, 96, 128, 160, 192, 224);  // bytes
   const __m256i pair_x = _mm256_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14);
@@ -355,15 +363,15 @@ SPRITZ_AVX512 uint64_t draw_packed(K& kernel, Image& img, int ylo, int yhi) {
                              _mm256_setzero_si256()),
             _mm256_set1_epi32(2));
         // A pair past the image's right edge touches no memory (mask 0);
-        // its address is the image's first pixel rather than a place past
-        // the row, which on the last row lies outside the image.
+        // its address is the sink rather than a place past the row, which
+        // on the last row lies outside the image.
         _mm512_storeu_si512(
             dst + (n + h) / 2,
             _mm512_mask_blend_epi64(
                 _mm256_cmpeq_epi32_mask(room, _mm256_setzero_si256()),
                 _mm512_add_epi64(_mm512_set1_epi64(reinterpret_cast<long long>(start + h * 4)),
                                  pair_offset),
-                _mm512_set1_epi64(reinterpret_cast<long long>(img.row(0)))));
+                _mm512_set1_epi64(reinterpret_cast<long long>(sink))));
         _mm_storel_epi64(reinterpret_cast<__m128i*>(mask + (n + h) / 2),
                          _mm256_cvtepi32_epi8(_mm256_permutevar8x32_epi32(mask_of_room, room)));
       }
@@ -372,7 +380,7 @@ SPRITZ_AVX512 uint64_t draw_packed(K& kernel, Image& img, int ylo, int yhi) {
     // The last group's lanes past the end: row 0's terms (finite), no
     // coverage, and pairs that touch no memory.
     _mm_storeu_si128(reinterpret_cast<__m128i*>(row_of + n), _mm_setzero_si128());
-    _mm512_storeu_si512(dst + n / 2, _mm512_set1_epi64(reinterpret_cast<long long>(img.row(0))));
+    _mm512_storeu_si512(dst + n / 2, _mm512_set1_epi64(reinterpret_cast<long long>(sink)));
     _mm_storel_epi64(reinterpret_cast<__m128i*>(mask + n / 2), _mm_setzero_si128());
     const __m512i first_v = _mm512_load_si512(first), xb_v = _mm512_load_si512(xb);
     const __m512i n_v = _mm512_set1_epi32(n), y0_v = _mm512_set1_epi32(y0);
