@@ -650,6 +650,12 @@ void Rasterizer::render(const Frame& frame, Image& out) {
     emitter_start_.push_back(n);
     n += ef.particles.size();
   }
+  // On two threads or more, frames take turns with two sprite lists: the
+  // list a frame writes was last read two frames ago, not just now by the
+  // other core's strips, whose copies of its lines would each have to be
+  // invalidated across the caches first (S3 frame after frame: 25.4-26.0
+  // ms with one list, 23.6-24.1 with two; docs/performance.md).
+  if (threads_ > 1) sprites_.swap(sprites_spare_);
   sprites_.resize(n);
   const bool ribbons = std::any_of(fx_.emitters.begin(), fx_.emitters.end(),
                                    [](const Emitter& em) { return em.trail.draws_ribbon(); });

@@ -157,6 +157,7 @@ class Rasterizer {
   float background_[4];
   Rgb ambient_linear_;
   std::vector<Sprite> sprites_;
+  std::vector<Sprite> sprites_spare_;    // the list before last, on two threads or more
   std::vector<RibbonSegment> segments_;  // by particle slot, when an emitter draws ribbons
   std::vector<size_t> emitter_start_;    // per emitter of the frame: its first slot
   // (emitter, particle) by slot, in draw order; made only when an emitter

@@ -189,6 +189,29 @@ TEST_CASE("bundled effects render identically on 1 2 and 7 threads", "[blend]") 
   CHECK(effects >= 1);
 }
 
+// One rasterizer draws frame after frame, reusing its sprite lists, bins
+// and image (on two threads or more, frames take turns with two sprite
+// lists); every frame must be the bytes a fresh one-thread rasterizer
+// draws, whether the particle count grows or shrinks from one to the next.
+TEST_CASE("a rasterizer drawing a sequence matches a fresh one on every frame", "[blend]") {
+  const int effects = for_each_bundled_effect(
+      [](const std::filesystem::path& path, const Effect& fx, const TextureSet& tex) {
+        for (int threads : {1, 2, 3}) {
+          Rasterizer reused(fx, tex, fx.canvas.width, fx.canvas.height, threads);
+          Image got;
+          for (double t : {0.3, 1.1, 0.05, 2.0, 0.3, 0.7}) {
+            const Frame f = evaluate(fx, clock_at_time(fx, t));
+            Image want;
+            Rasterizer(fx, tex, fx.canvas.width, fx.canvas.height, 1).render(f, want);
+            reused.render(f, got);
+            INFO(path << " at " << t << " on " << threads << " threads");
+            CHECK(std::memcmp(want.rgba.data(), got.rgba.data(), want.rgba.size() * 4) == 0);
+          }
+        }
+      });
+  CHECK(effects >= 1);
+}
+
 // A farm of mixed CPUs (some with AVX2, some without) must still produce
 // identical frames: every sprite kernel gives the reference's bytes.
 TEST_CASE("bundled effects render identically with every sprite kernel", "[blend]") {
