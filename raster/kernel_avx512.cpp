@@ -325,10 +325,10 @@ SPRITZ_AVX512 uint64_t draw_packed(K& kernel, Image& img, int ylo, int yhi) {
   // Where a pair that touches no pixel points (mask 0): this thread's own
   // stack. Masked off, its load and store change no byte, yet the core
   // still takes the cache line (on Zen 5, masked-off accesses on one core
-  // made another core's stores to that line three times slower). Pointed
+  // made another core's stores to that line 2.8 times slower). Pointed
   // at the image's first pixel, as they were, every such pair drawn on
   // one core pulled a line the other core writes: S3 on two threads took
-  // 13-17% longer (docs/performance.md, "A cache line both cores took").
+  // 12-20% longer (docs/performance.md, "A cache line both cores took").
   alignas(64) float sink[8] = {};
   const int width = img.width;
   const __m512i pair_offset = _mm512_setr_epi64(0, 32, 64, 96, 128, 160, 192, 224);  // bytes
