@@ -245,7 +245,7 @@ int main(int argc, char** argv) {
   // texture), so the ratio is also measured filter for filter.
   auto raster_table = [&](const char* filter, bool with_portable) {
     std::printf("%-4s %-52s %6s %9s %9s %9s %10s %8s %9s %9s %10s %8s %8s\n", "", "scene", "Mpx",
-                "ns/px 1T", "other CPU", "ns/px 2T", "2T speedup", "2T again", "Msprite/s",
+                "ns/px 1T", "other CPU", "ns/px 2T", "2T alone", "2T again", "Msprite/s",
                 "portable", "x portable", "cairo", "x cairo");
     std::string scenes_json = "[";
     for (const Def& d : defs) {
@@ -387,9 +387,9 @@ int main(int argc, char** argv) {
   json.raw("raster", raster_table("trilinear", true));
   std::printf(
       "1T: on the CPU that drew the scene faster (both timed in the same rounds; Cairo on the same "
-      "CPU)\n2T speedup: against both CPUs' one-thread times, a frame after a pause (the pool's "
-      "worker asleep,\nas for one frame); 2T again: the frame right after another, as in a "
-      "sequence drawn in strips\n");
+      "CPU)\n2T alone, 2T again: two threads against both CPUs' one-thread times; alone: a frame "
+      "after a pause\n(the pool's worker asleep), as when one frame is drawn; again: the frame "
+      "right after another, as in a sequence\n");
   std::printf(
       "\nthe same sprites with filter = \"bilinear\" (the full-size texture only, as the Cairo "
       "peer samples it)\n");
