@@ -11,6 +11,13 @@ namespace {
 // the gap between a frame's two parallel phases, short enough not to burn a
 // core between frames that come seldom.
 constexpr int kSpinMicros = 100;
+
+// Yields while `waiting()` holds, for at most kSpinMicros.
+template <typename Waiting>
+void poll_briefly(Waiting waiting) {
+  const auto until = std::chrono::steady_clock::now() + std::chrono::microseconds(kSpinMicros);
+  while (waiting() && std::chrono::steady_clock::now() < until) std::this_thread::yield();
+}
 }  // namespace
 
 ThreadPool::ThreadPool(int threads) : ranges_(static_cast<size_t>(std::max(threads, 1))) {
@@ -58,10 +65,7 @@ void ThreadPool::run(int tasks, const std::function<void(int)>& fn) {
   // Spin briefly before sleeping, as the workers do: the others are
   // usually a few microseconds from done, and a sleeping thread takes tens
   // of them to wake on a virtual machine.
-  const auto spin_until = std::chrono::steady_clock::now() + std::chrono::microseconds(kSpinMicros);
-  while (busy_.load(std::memory_order_acquire) != 0 &&
-         std::chrono::steady_clock::now() < spin_until)
-    std::this_thread::yield();
+  poll_briefly([this] { return busy_.load(std::memory_order_acquire) != 0; });
   std::unique_lock<std::mutex> lock(mutex_);
   done_.wait(lock, [this] { return busy_.load(std::memory_order_relaxed) == 0; });
   fn_ = nullptr;
@@ -73,10 +77,7 @@ void ThreadPool::work(int self) {
     // Spin briefly before sleeping: a frame's two parallel phases (sprite
     // setup, then strips) follow each other within microseconds, and waking
     // a sleeping thread costs tens of them on a virtual machine.
-    const auto spin_until =
-        std::chrono::steady_clock::now() + std::chrono::microseconds(kSpinMicros);
-    while (generation_.load(std::memory_order_acquire) == seen && std::chrono::steady_clock::now() < spin_until)
-      std::this_thread::yield();
+    poll_briefly([&] { return generation_.load(std::memory_order_acquire) == seen; });
     {
       std::unique_lock<std::mutex> lock(mutex_);
       wake_.wait(lock, [&] { return stop_ || generation_ != seen; });
