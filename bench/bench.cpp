@@ -20,14 +20,14 @@
 #include <vector>
 
 #include "cairo_peer.h"
-#include "encode.h"
-#include "eval.h"
-#include "frame.h"
-#include "load.h"
+#include "spritz/raster/encode.h"
+#include "spritz/eval.h"
+#include "spritz/raster/frame.h"
+#include "spritz/load.h"
 #include "machine.h"
-#include "png.h"
+#include "spritz/raster/png.h"
 #include "png_peers.h"
-#include "raster.h"
+#include "spritz/raster/raster.h"
 #include "scenes.h"
 
 using namespace spritz;

@@ -2,9 +2,9 @@
 
 #include <cmath>
 
-#include "hash.h"
-#include "load.h"
-#include "png.h"
+#include "spritz/hash.h"
+#include "spritz/load.h"
+#include "spritz/raster/png.h"
 
 namespace spritz::bench {
 

@@ -6,9 +6,9 @@
 #include <string>
 #include <vector>
 
-#include "effect.h"
-#include "eval.h"
-#include "texture.h"
+#include "spritz/effect.h"
+#include "spritz/eval.h"
+#include "spritz/raster/texture.h"
 
 namespace spritz::bench {
 

@@ -9,16 +9,16 @@
 #include <optional>
 #include <thread>
 
-#include "atlas.h"
+#include "spritz/raster/atlas.h"
 #include "commands.h"
-#include "encode.h"
-#include "eval.h"
-#include "frame.h"
+#include "spritz/raster/encode.h"
+#include "spritz/eval.h"
+#include "spritz/raster/frame.h"
 #include "frames.h"
-#include "io.h"
+#include "io/io.h"
 #include "json.h"
 #include "output.h"
-#include "png.h"
+#include "spritz/raster/png.h"
 
 namespace spritz {
 namespace {

@@ -8,14 +8,14 @@
 #include <unordered_set>
 
 #include "commands.h"
-#include "diff.h"
-#include "eval.h"
-#include "frame.h"
-#include "io.h"
+#include "spritz/raster/diff.h"
+#include "spritz/eval.h"
+#include "spritz/raster/frame.h"
+#include "io/io.h"
 #include "json.h"
-#include "load.h"
+#include "spritz/load.h"
 #include "output.h"
-#include "png.h"
+#include "spritz/raster/png.h"
 
 namespace spritz {
 namespace {

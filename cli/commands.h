@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "effect.h"
-#include "frame.h"
+#include "spritz/effect.h"
+#include "spritz/raster/frame.h"
 
 namespace spritz {
 

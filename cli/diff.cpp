@@ -2,10 +2,10 @@
 #include <cstdio>
 
 #include "commands.h"
-#include "diff.h"
-#include "io.h"
+#include "spritz/raster/diff.h"
+#include "io/io.h"
 #include "json.h"
-#include "png.h"
+#include "spritz/raster/png.h"
 
 namespace spritz {
 namespace {

@@ -2,8 +2,8 @@
 #include <filesystem>
 
 #include "commands.h"
-#include "io.h"
-#include "load.h"
+#include "io/io.h"
+#include "spritz/load.h"
 
 namespace spritz {
 

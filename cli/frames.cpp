@@ -7,7 +7,7 @@
 #include <limits>
 #include <string>
 
-#include "error.h"
+#include "spritz/error.h"
 
 namespace spritz {
 namespace {

@@ -2,8 +2,8 @@
 #include <cstdio>
 
 #include "commands.h"
-#include "eval.h"
-#include "frame.h"
+#include "spritz/eval.h"
+#include "spritz/raster/frame.h"
 #include "frames.h"
 #include "json.h"
 

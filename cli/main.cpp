@@ -10,10 +10,10 @@
 
 #include "commands.h"
 #include "frames.h"
-#include "io.h"
-#include "load.h"
-#include "png.h"
-#include "raster.h"
+#include "io/io.h"
+#include "spritz/load.h"
+#include "spritz/raster/png.h"
+#include "spritz/raster/raster.h"
 
 #ifndef SPRITZ_VERSION
 #define SPRITZ_VERSION "0.0.0"

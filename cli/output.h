@@ -5,8 +5,8 @@
 #include <string>
 #include <vector>
 
-#include "effect.h"
-#include "png.h"
+#include "spritz/effect.h"
+#include "spritz/raster/png.h"
 
 #ifndef SPRITZ_VERSION
 #define SPRITZ_VERSION "0.0.0"

@@ -16,16 +16,16 @@
 #include <thread>
 
 #include "commands.h"
-#include "encode.h"
-#include "eval.h"
-#include "frame.h"
+#include "spritz/raster/encode.h"
+#include "spritz/eval.h"
+#include "spritz/raster/frame.h"
 #include "frames.h"
-#include "io.h"
+#include "io/io.h"
 #include "json.h"
 #include "output.h"
-#include "png.h"
-#include "raster.h"
-#include "texture.h"
+#include "spritz/raster/png.h"
+#include "spritz/raster/raster.h"
+#include "spritz/raster/texture.h"
 
 namespace spritz {
 namespace {

@@ -2,7 +2,7 @@
 
 #include "commands.h"
 #include "json.h"
-#include "texture.h"
+#include "spritz/raster/texture.h"
 
 namespace spritz {
 

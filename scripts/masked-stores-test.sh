@@ -12,10 +12,10 @@ obj=
 for arg in "$@"; do  # CMake passes its list of objects as one argument, ;-separated
   IFS=';' read -ra objects <<<"$arg"
   for o in "${objects[@]}"; do
-    case "$o" in *kernel_avx512*) obj=$o ;; esac
+    case "$o" in *kernels/avx512*) obj=$o ;; esac
   done
 done
-[ -n "$obj" ] || { echo "no kernel_avx512 object among: $*" >&2; exit 1; }
+[ -n "$obj" ] || { echo "no kernels/avx512 object among: $*" >&2; exit 1; }
 # AT&T syntax: a store's memory operand is last, followed by its mask.
 stores=$("$objdump" -d --no-show-raw-insn "$obj" | grep -E ',[^,]*\(%[^)]*\)\{%k[0-7]\}' || true)
 count=$(printf '%s\n' "$stores" | grep -c . || true)

@@ -9,7 +9,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "png.h"
+#include "spritz/raster/png.h"
 
 namespace fs = std::filesystem;
 

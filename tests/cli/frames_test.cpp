@@ -3,8 +3,8 @@
 #include <catch2/catch.hpp>
 
 #include "commands.h"
-#include "error.h"
-#include "load.h"
+#include "spritz/error.h"
+#include "spritz/load.h"
 
 using namespace spritz;
 

@@ -1,6 +1,6 @@
 #include <catch2/catch.hpp>
 
-#include "curve.h"
+#include "spritz/curve.h"
 
 using namespace spritz;
 

@@ -2,9 +2,9 @@
 #include <cmath>
 #include <cstring>
 
-#include "eval.h"
-#include "hash.h"
-#include "load.h"
+#include "spritz/eval.h"
+#include "spritz/hash.h"
+#include "spritz/load.h"
 
 using namespace spritz;
 

@@ -9,11 +9,11 @@
 #include <filesystem>
 #include <fstream>
 
-#include "eval.h"
-#include "hash.h"
-#include "load.h"
-#include "raster.h"
-#include "texture.h"
+#include "spritz/eval.h"
+#include "spritz/hash.h"
+#include "spritz/load.h"
+#include "spritz/raster/raster.h"
+#include "spritz/raster/texture.h"
 
 using namespace spritz;
 

@@ -2,7 +2,7 @@
 #include <cmath>
 #include <set>
 
-#include "hash.h"
+#include "spritz/hash.h"
 
 using namespace spritz;
 

@@ -1,7 +1,7 @@
 #include <catch2/catch.hpp>
 #include <string>
 
-#include "load.h"
+#include "spritz/load.h"
 
 using namespace spritz;
 

@@ -1,7 +1,7 @@
 #include <catch2/catch.hpp>
 #include <cmath>
 
-#include "motion.h"
+#include "spritz/motion.h"
 
 using namespace spritz;
 

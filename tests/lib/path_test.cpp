@@ -1,6 +1,6 @@
 // Emitter paths (model.md 9): keyframes interpolated linearly or smoothly,
 // with their exact derivative for inherit_velocity.
-#include "path.h"
+#include "spritz/path.h"
 
 #include <array>
 #include <catch2/catch.hpp>

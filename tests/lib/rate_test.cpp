@@ -1,13 +1,13 @@
 // The animated rate (model.md 9): N(t) = integral of the rate from clock 0,
 // stream particle i born where N reaches i, the window N(c - L) <= i <= N(c).
-#include "rate.h"
+#include "spritz/rate.h"
 
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <random>
 
-#include "eval.h"
-#include "load.h"
+#include "spritz/eval.h"
+#include "spritz/load.h"
 
 using namespace spritz;
 

@@ -1,8 +1,8 @@
 #include <catch2/catch.hpp>
 #include <cmath>
 
-#include "hash.h"
-#include "shape.h"
+#include "spritz/hash.h"
+#include "spritz/shape.h"
 
 using namespace spritz;
 

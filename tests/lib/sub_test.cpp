@@ -4,8 +4,8 @@
 #include <cmath>
 #include <set>
 
-#include "eval.h"
-#include "load.h"
+#include "spritz/eval.h"
+#include "spritz/load.h"
 
 using namespace spritz;
 

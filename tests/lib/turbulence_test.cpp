@@ -4,10 +4,10 @@
 #include <cmath>
 #include <string>
 
-#include "eval.h"
-#include "hash.h"
-#include "load.h"
-#include "noise.h"
+#include "spritz/eval.h"
+#include "spritz/hash.h"
+#include "spritz/load.h"
+#include "spritz/noise.h"
 
 using namespace spritz;
 

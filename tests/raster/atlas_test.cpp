@@ -2,10 +2,10 @@
 #include <filesystem>
 #include <fstream>
 
-#include "atlas.h"
-#include "eval.h"
-#include "load.h"
-#include "raster.h"
+#include "spritz/raster/atlas.h"
+#include "spritz/eval.h"
+#include "spritz/load.h"
+#include "spritz/raster/raster.h"
 
 using namespace spritz;
 

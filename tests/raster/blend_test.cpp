@@ -8,12 +8,12 @@
 #include <filesystem>
 #include <fstream>
 
-#include "encode.h"
-#include "kernel.h"
-#include "eval.h"
-#include "load.h"
-#include "raster.h"
-#include "texture.h"
+#include "spritz/raster/encode.h"
+#include "kernels/kernel.h"
+#include "spritz/eval.h"
+#include "spritz/load.h"
+#include "spritz/raster/raster.h"
+#include "spritz/raster/texture.h"
 
 using namespace spritz;
 

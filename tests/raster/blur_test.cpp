@@ -4,10 +4,10 @@
 #include <cmath>
 #include <cstring>
 
-#include "encode.h"
-#include "eval.h"
-#include "frame.h"
-#include "load.h"
+#include "spritz/raster/encode.h"
+#include "spritz/eval.h"
+#include "spritz/raster/frame.h"
+#include "spritz/load.h"
 
 using namespace spritz;
 

@@ -1,7 +1,7 @@
 #include <catch2/catch.hpp>
 #include <cmath>
 
-#include "diff.h"
+#include "spritz/raster/diff.h"
 
 using namespace spritz;
 

@@ -5,9 +5,9 @@
 #include <cstring>
 #include <random>
 
-#include "color.h"
-#include "encode.h"
-#include "png.h"
+#include "spritz/color.h"
+#include "spritz/raster/encode.h"
+#include "spritz/raster/png.h"
 
 using namespace spritz;
 

@@ -7,9 +7,9 @@
 #include <cmath>
 #include <vector>
 
-#include "load.h"
-#include "raster.h"
-#include "texture.h"
+#include "spritz/load.h"
+#include "spritz/raster/raster.h"
+#include "spritz/raster/texture.h"
 
 using namespace spritz;
 

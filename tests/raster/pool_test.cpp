@@ -1,4 +1,4 @@
-#include "pool.h"
+#include "spritz/raster/pool.h"
 
 #include <algorithm>
 #include <atomic>

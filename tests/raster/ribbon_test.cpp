@@ -4,10 +4,10 @@
 #include <cmath>
 #include <cstring>
 
-#include "eval.h"
-#include "load.h"
-#include "raster.h"
-#include "texture.h"
+#include "spritz/eval.h"
+#include "spritz/load.h"
+#include "spritz/raster/raster.h"
+#include "spritz/raster/texture.h"
 
 using namespace spritz;
 

@@ -1,12 +1,12 @@
 #include <catch2/catch.hpp>
 #include <cmath>
 
-#include "color.h"
-#include "encode.h"
-#include "error.h"
-#include "load.h"
-#include "png.h"
-#include "texture.h"
+#include "spritz/color.h"
+#include "spritz/raster/encode.h"
+#include "spritz/error.h"
+#include "spritz/load.h"
+#include "spritz/raster/png.h"
+#include "spritz/raster/texture.h"
 
 using namespace spritz;
 

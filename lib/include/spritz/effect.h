@@ -1,0 +1,206 @@
+// The effect model: the validated, immutable form of an effect file. After
+// loading (load.h), nothing else knows about TOML.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "spritz/color.h"
+#include "spritz/curve.h"
+#include "spritz/error.h"
+#include "spritz/noise.h"
+#include "spritz/path.h"
+#include "spritz/rate.h"
+#include "spritz/shape.h"
+#include "spritz/vec2.h"
+
+namespace spritz {
+
+// A [min, max] range; each particle picks lerp(min, max, unit(st, channel)).
+struct Range {
+  double min = 0, max = 0;
+  double at(double u) const { return min + (max - min) * u; }
+};
+
+enum class Orientation { kFacing, kVelocityParallel, kVelocityPerpendicular };
+enum class DrawOrder { kOldestFirst, kNewestFirst };
+enum class Space { kWorld, kLocal };
+// How a sprite samples its texture (docs/rendering.md): a blend of two mip
+// levels (the default: no shimmer, light kept at any size), bilinear from the
+// full-size texture (sharp, what most 2D libraries do), or the nearest texel
+// of it (hard pixels, for pixel art).
+enum class TextureFilter { kTrilinear, kBilinear, kNearest };
+enum class FlipbookMode { kOneshot, kLoop, kPingpong, kRandom };
+enum class Tonemap { kWhite, kClamp };
+enum class AlphaMode { kStraight, kPremultiplied };
+
+struct Flipbook {
+  bool enabled = false;
+  int cols = 1, rows = 1;
+  FlipbookMode mode = FlipbookMode::kLoop;
+  Range fps{10, 10};
+  bool random_start = false;
+  int cells() const { return cols * rows; }
+};
+
+// A burst entry after validation: it fires `repeat` times, `interval` apart.
+// Occurrence r of this group is burst index b = first_index + r (model.md 4.3).
+struct BurstGroup {
+  double time_s = 0;
+  uint32_t count = 0;  // already clamped to max_particles
+  uint64_t repeat = 1;
+  double interval_s = 0;
+  uint64_t first_index = 0;
+};
+
+// A sub-emitter (model.md 9, docs/config.md): its particles are children of
+// another emitter's particles, born at each parent's death, at its birth, or
+// at `rate` per second along its life, starting where the parent is then
+// (the emitter's position and shape add to that place). Child j of the parent
+// with key K has key K spacing + j (mod 2^64), so its random numbers derive
+// from the parent's. No state: a parent's place at any age is closed form.
+enum class SubEvent { kDeath, kBirth, kLife };
+struct SubEmitter {
+  std::string parent_name;  // empty: an ordinary emitter
+  SourceLoc loc;            // the `sub` table, for messages
+  SubEvent on = SubEvent::kDeath;
+  uint32_t count = 10;        // children of each parent at its birth or death (clamped at load)
+  uint32_t count_asked = 10;  // as written
+  // Derived at load.
+  int32_t parent = -1;    // index into Effect::emitters
+  uint64_t spacing = 1;   // children a parent can have: count, or ceil(rate L_parent) for life
+  double rate_per_s = 0;  // on = life: children per second of a parent's life (clamped)
+};
+
+// A trail (docs/config.md, model.md 9): `count` ghosts of each particle as it
+// was up to `length_s` seconds of its age ago. Ghost k (1..count) sits at
+// u = k / count along the trail: the particle evaluated at clock c - u length,
+// its opacity times fade(u) and its size times scale(u). A particle's ghosts
+// are drawn just before it, oldest first, so the particle is on top.
+inline constexpr int kMaxTrailCount = 64;  // ghosts per particle, each one more evaluation
+
+struct Trail {
+  int count = 0;  // 0: no trail, at most kMaxTrailCount
+  double length_s = 0.1;
+  Curve fade = Curve::constant(1);   // in [0, 1]
+  Curve scale = Curve::constant(1);  // in [0, 1]
+  // style = "ribbon": the samples are joined into one strip (the raster's
+  // ribbon segments) instead of drawn as separate ghosts.
+  bool ribbon = false;
+  bool draws_ribbon() const { return ribbon && count > 0; }
+};
+
+// Turbulence (model.md 9): A(tau) * noise(p0 * frequency, age * speed +
+// phase * unit(st, 16)) added to the position, one noise field per axis.
+struct Turbulence {
+  bool enabled = false;
+  Curve amplitude = Curve::constant(20);  // design px, read at tau; envelope roll on channel 19
+  double frequency = 0.02;                // lattice cells per design px
+  double speed = 1;                       // lattice cells per second of age
+  double phase = 0;                       // spread of per-particle offsets along z
+  // Derived at load: the two fields' seeds (channels 17 and 18) and
+  // whether the amplitude varies per particle.
+  TurbulenceFields fields;
+  bool amplitude_has_envelope = false;
+};
+
+struct Emitter {
+  std::string name;
+  uint32_t index = 0;  // 0-based position in the file, disabled emitters included
+  bool enabled = true;
+  Vec2 position;  // design px from the canvas centre, y up
+  // A moving emitter (model.md 9): the path's offset is added to position.
+  // World space: a particle starts at the emitter's place at its birth and
+  // then moves on its own; local space: particles ride along with the path.
+  // inherit_velocity adds that factor of the path's velocity at birth to v0.
+  Path path;
+  SourceLoc path_loc;
+  Space space = Space::kWorld;
+  double inherit_velocity = 0;
+  double rate_per_s = 10;  // the rate, or the animated rate's largest key
+  // An animated rate (model.md 9): keyframes [t, r] over the effect clock;
+  // empty when `rate` is a number.
+  RateCurve rate_curve;
+  SourceLoc rate_loc;
+  uint32_t max_particles = 1000;
+  Range lifetime_s{1, 1};
+  Range speed_px_per_s{50, 50};
+  double direction_deg = 90;
+  double spread_deg = 0;
+  Vec2 acceleration;  // px/s^2, y up
+  double drag_per_s = 0;
+  Range rotation_deg{0, 0};
+  Range rotation_speed_deg_per_s{0, 0};
+  Orientation orientation = Orientation::kFacing;
+  Curve size_px = Curve::constant(8);
+  Curve transparency = Curve::constant(0);
+  Curve squash = Curve::constant(0);
+  ColorCurve color = ColorCurve::constant({1, 1, 1});
+  double brightness = 1;
+  double light_emission = 0;
+  double light_influence = 0;
+  int64_t z_offset = 0;
+  DrawOrder draw_order = DrawOrder::kOldestFirst;
+  std::string texture = "builtin:soft";  // "builtin:NAME" or a resolved file path
+  SourceLoc texture_loc;                   // where the texture was named, for errors
+  TextureFilter filter = TextureFilter::kTrilinear;
+  Flipbook flipbook;
+  Shape shape;
+  std::vector<BurstGroup> bursts;
+  Trail trail;
+  Turbulence turbulence;
+  SubEmitter sub;
+  bool is_sub() const { return sub.parent >= 0; }
+
+  // Derived at load.
+  uint32_t seed = 0;             // s_e
+  Vec2 direction{0, 1};          // unit vector of direction_deg
+  bool color_has_envelope = false;  // whether the colour curve varies per particle
+  double stream_rate_per_s = 0;  // after the Little's-law clamp (and loop rounding)
+  uint64_t loop_keys = 0;        // N = r T for a looped effect (0 when not looped)
+};
+
+struct Canvas {
+  int width = 256, height = 256;
+  Rgba background_srgb{0, 0, 0, 0};  // straight sRGB
+  Rgb ambient_srgb{1, 1, 1};
+  Tonemap tonemap = Tonemap::kWhite;
+  AlphaMode alpha = AlphaMode::kStraight;
+  // Motion blur (docs/rendering.md): each frame is the mean of `blur_samples`
+  // evaluations spread evenly over `shutter` frame intervals centred on the
+  // frame's time. 1 sample is no blur.
+  int blur_samples = 1;
+  double shutter = 0.5;  // frame intervals, in [0, 1]
+};
+
+// What `spritz check` compares (issue: golden images).
+struct CheckSpec {
+  std::vector<double> times;  // empty = the documented default; labels distinct
+  double threshold = -1;      // < 0 = command-line default
+  int64_t max_diff_pixels = -1;
+  double max_diff_ratio = -1;
+};
+
+struct Effect {
+  std::string name;
+  uint32_t seed = 0;
+  double duration_s = 2;
+  double fps = 30;
+  bool loop = false;
+  double start_s = 0;
+  double time_scale = 1;
+  Canvas canvas;
+  std::vector<Emitter> emitters;  // file order
+  CheckSpec check;
+
+  // Loads and renders, but surely not as meant (an emitter that never emits
+  // or is fully transparent); the command line prints these, file:line:col.
+  std::vector<Diagnostic> warnings;
+  std::string source_path;   // as given ("-" for stdin)
+  uint64_t content_hash = 0; // of the source text and every override
+  // Enabled emitters in draw order: ascending z_offset, ties in file order.
+  std::vector<uint32_t> draw_order;
+};
+
+}  // namespace spritz

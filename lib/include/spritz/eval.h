@@ -1,0 +1,135 @@
+// Closed-form evaluation (model.md sections 1, 3, 4, 7, 8): the particles
+// alive at a clock value, as a pure function of the effect and the clock.
+#pragma once
+
+#include <cstdint>
+#include <limits>
+#include <vector>
+
+#include "spritz/effect.h"
+
+namespace spritz {
+
+// Where a sub-emitter's parent particle was, and its velocity, when it
+// emitted a child: the child's starting place and inherited motion.
+struct ParentState {
+  Vec2 position;  // design px, y up
+  Vec2 velocity;  // design px/s
+};
+
+struct Particle {
+  uint64_t key = 0;      // 2 i for stream particles, 2 (b P + j) + 1 for bursts,
+                         // K spacing + j for child j of the parent with key K
+  double birth_s = 0;    // clock of birth
+  double age_s = 0, life_s = 0;
+  double x = 0, y = 0;   // design px from the canvas centre, y up
+  double vx = 0, vy = 0;
+  double w = 0, h = 0;   // design px
+  double rotation_deg = 0;  // counter-clockwise
+  Rgb color_srgb;        // curve colour, envelope applied, before brightness
+  double alpha = 1;      // opacity after the transparency curve
+  int cell = 0;          // 1-based flipbook cell, 0 without a flipbook
+  int trail = 0;         // 0 for the particle itself, k for its k-th trail ghost
+};
+
+struct EmitterStats {
+  uint64_t window = 0;   // stream indices in the window plus burst particles considered
+  uint64_t visited = 0;  // keys whose lifetime was rolled
+  uint64_t alive = 0;    // particles, trail ghosts not counted
+};
+
+struct EmitterFrame {
+  uint32_t emitter = 0;  // index into Effect::emitters
+  // In draw order; with a trail each particle follows its ghosts (trail > 0).
+  std::vector<Particle> particles;
+  EmitterStats stats;
+  std::vector<Particle> scratch;  // reused while trails are added
+};
+
+struct Frame {
+  double clock = 0;
+  std::vector<EmitterFrame> emitters;  // enabled emitters, in draw order
+  // evaluate() throws spritz::Error, before evaluating anything, when the
+  // frame could hold more particles than this (window_size): a clear message
+  // instead of a process the system kills for its memory.
+  uint64_t particle_limit = std::numeric_limits<uint64_t>::max();
+};
+
+// The effect clock for requested time `t` seconds: c = start + time_scale t,
+// or for a looped effect the steady-state clock T ceil(L_max / T) + t'.
+double clock_at_time(const Effect& fx, double t);
+
+// The clock of frame `frame` at `fps`. For a looped effect the frame index is
+// reduced modulo the frames per period when that is whole, so frame f and
+// frame f + period give the very same clock (and the same bytes).
+double clock_at_frame(const Effect& fx, int64_t frame, double fps);
+
+// The steady-state clock offset of a looped effect: T ceil(L_max / T).
+double loop_warmup(const Effect& fx);
+
+// The clocks of a frame's motion-blur samples (docs/rendering.md), into `out`:
+// canvas.blur_samples of them, spread evenly over canvas.shutter frame
+// intervals of 1 / fps seconds centred on the frame's clock `clock` (sample k
+// of N at (2k + 1 - N) / 2N of the shutter). One sample is `clock` itself. A
+// looped effect's samples stay in its steady state: a sample before it moves
+// one period later, so frame f and frame f + period still match byte for byte.
+void shutter_clocks(const Effect& fx, double clock, double fps, std::vector<double>& out);
+
+// An upper bound on the particles of `fx` alive at any one clock, for sizing
+// memory (evaluation needs none): a stream holds at most ceil(r L_max) + 1
+// (at most max_particles + 1), a burst group its count times the firings that can
+// overlap, in every period that can (looped effects); each with its trail
+// ghosts, as they take a frame's memory too.
+uint64_t max_alive(const Effect& fx);
+
+// At most how many keys of `em` are born within any `span` seconds: with
+// span = lifetime.max, the most that can be alive at once (ceil(r span) + 1
+// stream keys, and every burst firing that fits).
+double keys_born_within(const Effect& fx, const Emitter& em, double span);
+
+// The span of a parent's births within which the events of a sub-emitter's
+// live children can lie: their life, plus the spread of the parent's
+// lifetimes (deaths) or its whole life (children shed along it).
+double sub_parent_span(const Emitter& parent, const Emitter& child);
+
+// The keys of every enabled emitter that can be alive at `clock`, times one
+// plus the emitter's trail count: at least the particles and ghosts evaluate()
+// finds there, and computed without evaluating them.
+uint64_t window_size(const Effect& fx, double clock);
+
+// Evaluates every enabled emitter at `clock` into `out`, reusing its buffers
+// (no allocation in steady use). Particles whose state is not finite are
+// dropped, so no NaN or infinity ever reaches the rasterizer.
+void evaluate(const Effect& fx, double clock, Frame& out);
+Frame evaluate(const Effect& fx, double clock);
+
+// Evaluates one particle of `em` with key `key` born at `birth_s`, at `clock`.
+// Returns false when it is not alive then. A sub-emitter's child passes its
+// parent's state at its birth (sub_parent_state).
+bool evaluate_particle(const Emitter& em, uint64_t key, double birth_s, double clock, Particle& out,
+                       const ParentState* parent = nullptr);
+
+// The state of the parent that sub-emitter `em`'s child with key `key`, born at
+// `birth_s`, started from: the parent is key / spacing, the child's number
+// key % spacing, and the parent's birth follows from the child's (its birth
+// minus the parent's life for a death, minus j / rate along a life). The
+// child and its trail ghosts all start from this, so they agree bit for bit
+// and no particle carries its parent's state. False when it is not finite.
+bool sub_parent_state(const Effect& fx, const Emitter& em, uint64_t key, double birth_s,
+                      ParentState& out);
+
+// An axis-aligned box in design px (y up) holding particles' rectangles.
+struct Bounds {
+  double x0 = 0, y0 = 0, x1 = 0, y1 = 0;
+  bool empty = true;
+  void add(double xa, double ya, double xb, double yb);
+};
+
+// Grows `b` by every visible particle of `frame` (its rotated rectangle).
+void extend_bounds(const Frame& frame, Bounds& b);
+
+// The 1-based flipbook cell (model.md 7.5) of a particle with stream `st` at
+// `age` seconds, `tau` = age / life.
+int flipbook_cell(const Flipbook& fb, uint32_t st, double age, double tau);
+
+}  // namespace spritz

@@ -1,0 +1,32 @@
+#include "spritz/error.h"
+
+namespace spritz {
+
+std::string Diagnostic::to_string() const {
+  std::string out;
+  if (!loc.file.empty()) {
+    out += loc.file;
+    if (loc.line > 0) out += ":" + std::to_string(loc.line) + ":" + std::to_string(loc.col);
+    out += ": ";
+  }
+  return out + message;
+}
+
+namespace {
+std::string join(const std::vector<Diagnostic>& diagnostics) {
+  std::string out;
+  for (const Diagnostic& d : diagnostics) {
+    if (!out.empty()) out += '\n';
+    out += d.to_string();
+  }
+  return out;
+}
+}  // namespace
+
+Error::Error(std::vector<Diagnostic> diagnostics)
+    : std::runtime_error(join(diagnostics)), diagnostics_(std::move(diagnostics)) {}
+
+Error::Error(SourceLoc loc, std::string message)
+    : Error(std::vector<Diagnostic>{Diagnostic{std::move(loc), std::move(message)}}) {}
+
+}  // namespace spritz

@@ -1,0 +1,52 @@
+#include "spritz/shape.h"
+
+#include <cmath>
+
+namespace spritz {
+
+ShapeSample sample_shape(const Shape& shape, Vec2 emitter_dir, double u, double v, double coin) {
+  constexpr double kTwoPi = 6.28318530717958647692;
+  ShapeSample s;
+  s.normal = emitter_dir;
+  const double a = shape.a, b = shape.b;
+  switch (shape.kind) {
+    case ShapeKind::kPoint:
+      break;
+    case ShapeKind::kBox:
+      if (shape.style == ShapeStyle::kVolume) {
+        s.offset = {(2 * u - 1) * a, (2 * v - 1) * b};
+      } else {
+        // Walk the top and right edges by arc length, then v < 0.5 mirrors the
+        // point to the opposite edge: equal density per unit length everywhere.
+        const double l = u * (2 * a + 2 * b);
+        if (l < 2 * a) {
+          s.offset = {l - a, b};
+          if (v < 0.5) s.offset.y = -s.offset.y;
+        } else {
+          s.offset = {a, l - 2 * a - b};
+          if (v < 0.5) s.offset.x = -s.offset.x;
+        }
+      }
+      break;
+    case ShapeKind::kEllipse: {
+      const double theta = kTwoPi * u;
+      double rho = 1;
+      if (shape.style == ShapeStyle::kVolume) {
+        const double q2 = shape.inner * shape.inner;
+        rho = std::sqrt(q2 + v * (1 - q2));  // inverse-transform sampling of the (annular) disc
+      }
+      const double c = std::cos(theta), sn = std::sin(theta);
+      s.offset = {rho * a * c, rho * b * sn};
+      // The gradient of x^2/a^2 + y^2/b^2, defined even at the centre.
+      const Vec2 g{c / a, sn / b};
+      s.normal = g * (1.0 / length(g));
+      break;
+    }
+  }
+  const bool inward =
+      shape.in_out == InOut::kInward || (shape.in_out == InOut::kBoth && coin >= 0.5);
+  if (inward) s.normal = s.normal * -1.0;
+  return s;
+}
+
+}  // namespace spritz

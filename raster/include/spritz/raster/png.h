@@ -1,0 +1,49 @@
+// PNG encoding (stb_image_write's format, libdeflate as its deflate) with
+// tEXt metadata, Radiance .hdr encoding, and PNG decoding for comparisons.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "spritz/raster/image.h"
+
+namespace spritz {
+
+struct PngText {
+  std::string keyword;  // 1..79 Latin-1 characters
+  std::string text;
+};
+
+// How encode_png trades speed for size (process-wide; set it once at start).
+//  kFast:  libdeflate level kFastLevel with one fixed row filter (default).
+//  kSmall: libdeflate level 9 with stb's per-row adaptive filter choice.
+enum class PngMode { kFast, kSmall };
+void set_png_mode(PngMode mode);
+
+// Encodes RGBA8 pixels as a PNG, with `texts` as tEXt chunks after IHDR.
+std::vector<uint8_t> encode_png(const uint8_t* rgba, int width, int height,
+                                const std::vector<PngText>& texts = {});
+
+// Encodes the premultiplied linear colour (over black, values above 1 kept)
+// as a Radiance RGBE .hdr image.
+std::vector<uint8_t> encode_hdr(const Image& img);
+
+struct DecodedPng {
+  int width = 0, height = 0;
+  std::vector<uint8_t> rgba;
+  std::vector<PngText> texts;
+};
+
+// Why stb_image could not decode `bytes`: "not a PNG file (...)" when they do
+// not start with the PNG signature (stb's own "unknown image type" would not
+// say that spritz reads PNG only), else "corrupt or truncated PNG" with stb's
+// reason when it gave one.
+std::string png_decode_failure(const std::vector<uint8_t>& bytes);
+
+// Decodes PNG bytes to RGBA8 and collects their tEXt chunks. Throws
+// spritz::Error naming `name` when they do not decode.
+DecodedPng decode_png(const std::vector<uint8_t>& bytes, const std::string& name);
+
+}  // namespace spritz

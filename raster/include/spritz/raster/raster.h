@@ -1,0 +1,186 @@
+// The rasterizer (raster.md): blends one frame's evaluated particles into a
+// linear, premultiplied float buffer. Horizontal strips may be drawn by
+// several threads; every pixel sees the same sequence of operations whatever
+// the thread count, so the result is byte-identical for any --threads.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "spritz/effect.h"
+#include "spritz/eval.h"
+#include "spritz/raster/image.h"
+#include "spritz/raster/pool.h"
+#include "spritz/raster/texture.h"
+
+namespace spritz {
+
+// Four floats processed together (GCC/Clang vector extension: SSE2 on
+// x86-64, NEON on ARM). Lane arithmetic is ordinary IEEE single precision, so
+// it matches the scalar reference bit for bit.
+typedef float Float4 __attribute__((vector_size(16)));
+
+// A particle prepared for drawing: screen-space geometry (y down), colour,
+// texture cell and mip selection.
+struct RibbonSegment;
+
+struct Sprite {
+  float cx = 0, cy = 0;                // centre, screen px
+  float ax_x = 1, ax_y = 0;            // local x axis in screen space (unit)
+  float ay_x = 0, ay_y = -1;           // local y axis (up) in screen space (unit)
+  float half_w = 0, half_h = 0;        // screen px
+  float foot_x = 0.5f, foot_y = 0.5f;  // a pixel's half-extent along the local axes
+  float inv_foot_x = 1, inv_foot_y = 1;  // 1 / (2 foot)
+  bool exact_edges = true;             // clip edge pixels exactly (thin sprites)
+  float inv_w = 0, inv_h = 0;          // 1 / (2 half_w), 1 / (2 half_h)
+  int x0 = 0, y0 = 0, x1 = 0, y1 = 0;  // pixel bounds [x0, x1) x [y0, y1), clipped
+  // (r, g, b) linear colour times opacity; alpha lane: opacity times (1 - E),
+  // the part of the source alpha that occludes.
+  Float4 colour = {0, 0, 0, 0};
+  const TextureCell* cell = nullptr;
+  int level0 = 0, level1 = 0;  // trilinear mip levels
+  float level_mix = 0;         // weight of level1
+  bool nearest = false;        // the nearest texel of level0, not a bilinear blend
+  // A ribbon segment (trail style "ribbon") instead of a rectangle: drawn
+  // by draw_ribbon_segment on every path; cell and nearest still say how to
+  // sample, the pixel bounds still bin it.
+  const RibbonSegment* ribbon = nullptr;
+};
+
+// One segment of a ribbon: the quad between two consecutive samples a and b
+// of a particle's past (screen px, y down), corners L_a, L_b, R_b, R_a with
+// L = C + N hw and R = C - N hw, N the unit normal at the sample (from its
+// neighbours), so two segments share their common edge exactly. The
+// ribbon's two ends also get a round cap: a half disc on L R, bulging along
+// the segment (a polygon of kRibbonCapPoints more corners, made when drawn).
+// Colour (premultiplied, as Sprite::colour) and half width go linearly from
+// a to b along the centre line; the texture's middle column is read across
+// it, at the distance from the centre line (from the end point, on a cap).
+inline constexpr int kRibbonCapPoints = 15;
+struct RibbonSegment {
+  double corner_x[4], corner_y[4];  // L_a, L_b, R_b, R_a
+  double ax, ay;                    // C_a
+  double dx, dy;                    // C_b - C_a
+  double len2;                      // |C_b - C_a|^2
+  double tx, ty;                    // unit vector from a to b (caps bulge along it)
+  double hw_a, hw_b;                // half widths
+  Float4 colour_a, colour_b;
+  bool cap_a = false, cap_b = false;  // a is the ribbon's oldest sample, b its particle
+};
+
+// Blends a ribbon segment sprite into rows [row_begin, row_end): coverage is
+// the exact area of the quad inside each pixel, so segments sharing an edge
+// add up to the strip's area. The same scalar code on every draw path.
+uint64_t draw_ribbon_segment(const Sprite& s, Image& img, int row_begin, int row_end);
+
+struct RasterStats {
+  uint64_t sprites = 0;         // sprites that reached the canvas
+  uint64_t covered_pixels = 0;  // pixel blends performed
+};
+
+// What part of the design plane the image shows: `scale` screen px per design
+// px, the design point (center_x, center_y) at the image centre.
+struct View {
+  double scale = 1;
+  double center_x = 0, center_y = 0;
+};
+
+// The sprite of particle `p` of emitter `em` on a `width` x `height` image seen
+// through `view`. Returns false when it cannot touch a pixel.
+bool make_sprite(const Particle& p, const Emitter& em, const Texture& tex, Rgb ambient_linear,
+                 int width, int height, const View& view, Sprite& out);
+
+// The ways to draw a sprite, all giving the same bytes (tested):
+//   kReference  the plain scalar loop over the bounding box, one channel at a time
+//   kPortable   four channels at once over row spans (SSE2 / NEON)
+//   kAvx2       eight pixels' geometry at once, two pixels per 256-bit vector;
+//               chosen at run time when the CPU has AVX2 and FMA3 (x86-64 only)
+//   kAvx512     the same on sixteen pixels' geometry, four pixels per 512-bit
+//               vector; needs AVX-512 F, DQ, BW, VL, and is the default on AMD
+//               from Zen 5 on (elsewhere SPRITZ_SIMD=avx512 asks for it)
+enum class DrawPath { kReference, kPortable, kAvx2, kAvx512 };
+
+// The fastest path this CPU runs, unless the environment variable
+// SPRITZ_SIMD names another ("portable" or "reference").
+DrawPath default_draw_path();
+bool draw_path_available(DrawPath path);
+const char* draw_path_name(DrawPath path);
+
+// Blends one sprite into rows [row_begin, row_end) of `img`. Returns the
+// number of pixels blended. `path` must be available.
+uint64_t draw_sprite(const Sprite& s, Image& img, int row_begin, int row_end, DrawPath path);
+uint64_t draw_sprite(const Sprite& s, Image& img, int row_begin, int row_end);  // default path
+uint64_t draw_sprite_reference(const Sprite& s, Image& img, int row_begin, int row_end);
+
+// The default view: the design canvas fitted inside width x height, centred.
+View canvas_view(const Canvas& canvas, int width, int height);
+
+// The view that frames `bounds` (design px) inside width x height with
+// `margin_px` screen pixels to spare on each side; the canvas view when empty.
+View fit_view(const Bounds& bounds, const Canvas& canvas, int width, int height, double margin_px);
+
+// The design-space rectangle a view shows.
+Bounds visible_bounds(const View& view, int width, int height);
+
+class Rasterizer {
+ public:
+  // Renders `fx` at width x height with `threads` threads (>= 1), through
+  // `view` (default: canvas_view).
+  Rasterizer(const Effect& fx, const TextureSet& textures, int width, int height, int threads);
+  Rasterizer(const Effect& fx, const TextureSet& textures, int width, int height, int threads,
+             const View& view);
+
+  // Clears to the background and draws every particle of `frame` into `out`
+  // (resized as needed; its storage is reused across frames).
+  void render(const Frame& frame, Image& out);
+
+  // The sprite kernel to use (default: default_draw_path()); must be available.
+  void set_draw_path(DrawPath path) { path_ = path; }
+  DrawPath draw_path() const { return path_; }
+
+  const RasterStats& stats() const { return stats_; }
+  double scale() const { return view_.scale; }
+  int threads() const { return threads_; }
+
+ private:
+  // Whether slots a and b hold samples of one particle's ribbon (or trail).
+  bool same_line(size_t a, size_t b) const;
+  // The ribbon segment from particle slot i (a ribbon trail's sample) to
+  // the next sample of the same particle; false when it draws nothing.
+  bool make_segment(size_t i, Sprite& s, RibbonSegment& r) const;
+
+  const Effect& fx_;
+  const TextureSet& textures_;
+  int width_, height_, threads_;
+  View view_;
+  float background_[4];
+  Rgb ambient_linear_;
+  std::vector<Sprite> sprites_;
+  std::vector<Sprite> sprites_spare_;    // the list before last, on two threads or more
+  std::vector<RibbonSegment> segments_;  // by particle slot, when an emitter draws ribbons
+  std::vector<size_t> emitter_start_;    // per emitter of the frame: its first slot
+  // (emitter, particle) by slot, in draw order; made only when an emitter
+  // draws ribbons (same_line and make_segment read it).
+  std::vector<std::pair<uint32_t, const Particle*>> particles_;
+  // bins_[chunk][strip]: the indices of the chunk's sprites that reach the
+  // strip, in draw order. Each setup chunk bins its own sprites; a strip walks
+  // the chunks in order, so it still sees every sprite in draw order.
+  std::vector<std::vector<std::vector<uint32_t>>> bins_;
+  std::vector<uint64_t> blended_;            // per strip
+  RasterStats stats_;
+  DrawPath path_ = default_draw_path();
+  std::unique_ptr<ThreadPool> pool_;
+};
+
+// Rows per strip: a 1920 px strip of float RGBA is 983 KB, inside a core's
+// L2 (1 MB and up on current x86). 32 rather than 16 rows cuts fewer
+// sprites in two: S3 8-9% less time with the AVX-512 kernel
+// (docs/performance.md).
+inline constexpr int kStripRows = 32;
+
+// Screen px per design px for a canvas rendered at width x height (uniform,
+// the design canvas fitted inside and centred).
+double canvas_scale(const Canvas& canvas, int width, int height);
+
+}  // namespace spritz

@@ -1,0 +1,84 @@
+// Textures: decoded once, converted from sRGB to linear light and
+// premultiplied, cut into flipbook cells, each cell with its own mip chain so
+// sampling never bleeds into a neighbouring cell. Shared read-only by every
+// frame and thread.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <string_view>
+#include <cstddef>
+#include <vector>
+
+#include "spritz/effect.h"
+
+namespace spritz {
+
+struct MipLevel {
+  int width = 0, height = 0;
+  // Linear, premultiplied, width x height: used while the mip chain is
+  // built, then released (the padded copy below holds the same texels).
+  std::vector<float> rgba;
+  // The same texels with a one-texel border that repeats the edge, so a
+  // bilinear tap needs no clamping: (width + 2) x (height + 2), row stride
+  // padded_stride floats. Filled by pad(), which then releases rgba.
+  std::vector<float> padded;
+  // padded_down[i] = padded[i + padded_stride] - padded[i]: the step to the
+  // texel below, computed once in float. The AVX2 and portable kernels load
+  // it instead of the lower row and save a subtraction per tap pair; the
+  // difference is the same float the reference computes, so the bytes do
+  // not change. The last padded row has no row below and holds zeros.
+  std::vector<float> padded_down;
+  int padded_stride = 0;
+  // Texel (x, y) for x in [-1, width], y in [-1, height] (edge-clamped).
+  const float* padded_at(int x, int y) const {
+    return padded.data() + static_cast<ptrdiff_t>(y + 1) * padded_stride + (x + 1) * 4;
+  }
+  // Texel (x, y), x in [0, width), y in [0, height): four floats.
+  const float* texel(int x, int y) const { return padded_at(x, y); }
+  const float* padded_down_at(int x, int y) const {
+    return padded_down.data() + static_cast<ptrdiff_t>(y + 1) * padded_stride + (x + 1) * 4;
+  }
+  void pad();
+};
+
+struct TextureCell {
+  std::vector<MipLevel> levels;  // levels[0] is full size, the last is 1x1
+  float mean[4] = {0, 0, 0, 0};  // average texel (the 1x1 level)
+};
+
+struct Texture {
+  int cols = 1, rows = 1;
+  int cell_width = 0, cell_height = 0;
+  std::vector<TextureCell> cells;  // cols * rows, left to right, top to bottom
+
+  const TextureCell& cell(int one_based) const { return cells[static_cast<size_t>(one_based - 1)]; }
+};
+
+inline constexpr int kMaxTextureSide = 16384;
+
+// Cuts a linear premultiplied image into cols x rows cells and builds mips.
+// Throws spritz::Error when the image does not divide into the layout.
+Texture texture_from_linear(int width, int height, const std::vector<float>& rgba, int cols,
+                            int rows);
+
+// Decodes PNG (or any format stb_image reads) bytes with sRGB colour and
+// straight alpha. Throws spritz::Error naming `name` when they do not decode.
+Texture texture_from_encoded(const std::vector<unsigned char>& bytes, const std::string& name,
+                             int cols, int rows);
+
+// "builtin:disc", "builtin:soft", "builtin:spark", "builtin:ring",
+// "builtin:star", "builtin:solid" and the animated flipbooks "builtin:smoke"
+// and "builtin:sparkle", generated at `cell_px` per cell. An animated built-in
+// fills every cell of the layout with successive frames; a still one repeats.
+Texture builtin_texture(std::string_view name, int cell_px, int cols, int rows);
+const std::vector<std::string_view>& builtin_texture_names();
+
+// One texture per emitter (index = Emitter::index), loaded or generated once.
+// Built-ins are generated at a resolution fitted to the largest size the
+// emitter can reach at `px_per_design_px`. Errors name the emitter's texture
+// key (file:line:col) and the path.
+using TextureSet = std::vector<std::shared_ptr<const Texture>>;
+TextureSet load_textures(const Effect& fx, double px_per_design_px);
+
+}  // namespace spritz

@@ -1,0 +1,94 @@
+#include "spritz/raster/frame.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <limits>
+
+#include "spritz/raster/encode.h"
+
+namespace spritz {
+
+FrameRenderer::FrameRenderer(const Effect& fx, int width, int height, int threads)
+    : FrameRenderer(fx, width, height, threads, canvas_view(fx.canvas, width, height)) {}
+
+size_t bytes_per_particle(const Effect& fx) {
+  const bool ribbons = std::any_of(fx.emitters.begin(), fx.emitters.end(),
+                                   [](const Emitter& em) { return em.trail.draws_ribbon(); });
+  return kBytesPerParticle + (ribbons ? sizeof(RibbonSegment) : 0);
+}
+
+uint64_t particle_limit(int frames_in_flight, size_t bytes_each) {
+  const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+  if (pages <= 0 || page <= 0) return std::numeric_limits<uint64_t>::max();
+  const double bytes = 0.5 * static_cast<double>(pages) * static_cast<double>(page);
+  return static_cast<uint64_t>(bytes / static_cast<double>(bytes_each) /
+                               std::max(1, frames_in_flight));
+}
+
+FrameRenderer::FrameRenderer(const Effect& fx, int width, int height, int threads, const View& view)
+    : fx_(fx),
+      width_(width),
+      height_(height),
+      textures_(load_textures(fx, view.scale)),
+      raster_(fx, textures_, width, height, threads, view),
+      fps_(fx.fps) {
+  frame_.particle_limit = particle_limit(1, bytes_per_particle(fx));
+}
+
+FrameRenderer::FrameRenderer(const Effect& fx, int width, int height, int threads, TextureSet textures)
+    : FrameRenderer(fx, width, height, threads, canvas_view(fx.canvas, width, height), std::move(textures)) {}
+
+FrameRenderer::FrameRenderer(const Effect& fx, int width, int height, int threads, const View& view,
+                             TextureSet textures)
+    : fx_(fx),
+      width_(width),
+      height_(height),
+      textures_(std::move(textures)),
+      raster_(fx, textures_, width, height, threads, view),
+      fps_(fx.fps) {
+  frame_.particle_limit = particle_limit(1, bytes_per_particle(fx));
+}
+
+uint64_t FrameRenderer::render(double clock) {
+  auto alive = [&] {
+    uint64_t n = 0;
+    for (const EmitterFrame& ef : frame_.emitters) n += ef.stats.alive;  // not trail ghosts
+    return n;
+  };
+  if (fx_.canvas.blur_samples <= 1) {
+    evaluate(fx_, clock, frame_);
+    raster_.render(frame_, image_);
+    covered_ = raster_.stats().covered_pixels;
+    return alive();
+  }
+  // Each sample's image divided by N, summed in sample order: the same
+  // operations for every pixel whatever the thread count, and no overflow
+  // where one sample's values are finite.
+  shutter_clocks(fx_, clock, fps_, clocks_);
+  const float n = static_cast<float>(clocks_.size());
+  uint64_t most = 0;
+  covered_ = 0;
+  for (size_t k = 0; k < clocks_.size(); ++k) {
+    evaluate(fx_, clocks_[k], frame_);
+    Image& target = k == 0 ? image_ : sample_;
+    raster_.render(frame_, target);
+    covered_ += raster_.stats().covered_pixels;
+    most = std::max(most, alive());
+    float* acc = image_.rgba.data();
+    const float* add = target.rgba.data();
+    const size_t count = image_.rgba.size();
+    if (k == 0) {
+      for (size_t i = 0; i < count; ++i) acc[i] = acc[i] / n;
+    } else {
+      for (size_t i = 0; i < count; ++i) acc[i] += add[i] / n;
+    }
+  }
+  return most;
+}
+
+void FrameRenderer::encode(std::vector<uint8_t>& rgba) const {
+  encode_rgba8(image_, fx_.canvas.tonemap, fx_.canvas.alpha, rgba);
+}
+
+}  // namespace spritz

@@ -1,0 +1,167 @@
+#include "spritz/raster/png.h"
+
+#include <libdeflate.h>
+#include <stb_image.h>
+#include <stb_image_write.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+#include <memory>
+#include <string_view>
+
+#include "spritz/error.h"
+
+// Defined by stb_image_write (stb_impl.cpp) but not declared in its header.
+extern "C" unsigned char* stbi_write_png_to_mem(const unsigned char* pixels, int stride_bytes,
+                                                 int x, int y, int n, int* out_len);
+
+extern "C" int stbi_write_force_png_filter;  // stb_image_write's global
+
+namespace {
+constexpr int kFastLevel = 1;
+constexpr int kFastFilter = 4;  // Paeth
+std::atomic<int> g_level{kFastLevel};
+
+struct CompressorDeleter {
+  void operator()(libdeflate_compressor* c) const { libdeflate_free_compressor(c); }
+};
+}  // namespace
+
+// stb_image_write's zlib hook: libdeflate is several times faster than stb's
+// own deflate and compresses better. The buffer is released with STBIW_FREE
+// (free), so it is allocated with malloc.
+unsigned char* spritz_zlib_compress(unsigned char* data, int data_len, int* out_len, int) {
+  const int level = g_level.load(std::memory_order_relaxed);
+  thread_local std::unique_ptr<libdeflate_compressor, CompressorDeleter> compressor;
+  thread_local int compressor_level = -1;
+  if (!compressor || compressor_level != level) {
+    compressor.reset(libdeflate_alloc_compressor(level));
+    compressor_level = level;
+  }
+  if (!compressor) return nullptr;
+  const size_t bound = libdeflate_zlib_compress_bound(compressor.get(), static_cast<size_t>(data_len));
+  auto* out = static_cast<unsigned char*>(std::malloc(bound));
+  if (!out) return nullptr;
+  const size_t n = libdeflate_zlib_compress(compressor.get(), data, static_cast<size_t>(data_len), out, bound);
+  if (n == 0) {
+    std::free(out);
+    return nullptr;
+  }
+  *out_len = static_cast<int>(n);
+  return out;
+}
+
+unsigned int spritz_crc32(unsigned char* buffer, int len) {
+  return libdeflate_crc32(0, buffer, static_cast<size_t>(len));
+}
+
+namespace spritz {
+namespace {
+
+void put_be32(std::vector<uint8_t>& v, uint32_t x) {
+  v.push_back(static_cast<uint8_t>(x >> 24));
+  v.push_back(static_cast<uint8_t>(x >> 16));
+  v.push_back(static_cast<uint8_t>(x >> 8));
+  v.push_back(static_cast<uint8_t>(x));
+}
+
+uint32_t get_be32(const uint8_t* p) {
+  return (uint32_t{p[0]} << 24) | (uint32_t{p[1]} << 16) | (uint32_t{p[2]} << 8) | p[3];
+}
+
+std::vector<uint8_t> text_chunk(const PngText& t) {
+  std::vector<uint8_t> data(t.keyword.begin(), t.keyword.end());
+  data.push_back(0);
+  data.insert(data.end(), t.text.begin(), t.text.end());
+  std::vector<uint8_t> chunk;
+  put_be32(chunk, static_cast<uint32_t>(data.size()));
+  const size_t type_at = chunk.size();
+  chunk.insert(chunk.end(), {'t', 'E', 'X', 't'});
+  chunk.insert(chunk.end(), data.begin(), data.end());
+  put_be32(chunk, libdeflate_crc32(0, chunk.data() + type_at, chunk.size() - type_at));
+  return chunk;
+}
+
+}  // namespace
+
+void set_png_mode(PngMode mode) {
+  g_level.store(mode == PngMode::kFast ? kFastLevel : 9);
+  stbi_write_force_png_filter = mode == PngMode::kFast ? kFastFilter : -1;
+}
+
+namespace {
+// The fast mode is the default: apply it before main().
+const bool g_png_mode_set = (set_png_mode(PngMode::kFast), true);
+}  // namespace
+
+std::vector<uint8_t> encode_png(const uint8_t* rgba, int width, int height,
+                                const std::vector<PngText>& texts) {
+  int len = 0;
+  unsigned char* png = stbi_write_png_to_mem(rgba, width * 4, width, height, 4, &len);
+  if (!png) throw Error("PNG encoding failed (out of memory?)");
+  std::vector<uint8_t> out(png, png + len);
+  std::free(png);
+  // Signature (8) + IHDR (4 + 4 + 13 + 4): tEXt chunks go right after.
+  constexpr size_t kAfterIhdr = 33;
+  std::vector<uint8_t> chunks;
+  for (const PngText& t : texts) {
+    std::vector<uint8_t> c = text_chunk(t);
+    chunks.insert(chunks.end(), c.begin(), c.end());
+  }
+  out.insert(out.begin() + kAfterIhdr, chunks.begin(), chunks.end());
+  return out;
+}
+
+std::vector<uint8_t> encode_hdr(const Image& img) {
+  std::vector<float> rgb(static_cast<size_t>(img.width) * static_cast<size_t>(img.height) * 3);
+  for (size_t i = 0, j = 0; j < rgb.size(); i += 4, j += 3)
+    for (size_t c = 0; c < 3; ++c) rgb[j + c] = std::max(0.0f, img.rgba[i + c]);
+  std::vector<uint8_t> out;
+  auto append = [](void* ctx, void* data, int size) {
+    auto* v = static_cast<std::vector<uint8_t>*>(ctx);
+    v->insert(v->end(), static_cast<uint8_t*>(data), static_cast<uint8_t*>(data) + size);
+  };
+  if (!stbi_write_hdr_to_func(append, &out, img.width, img.height, 3, rgb.data()))
+    throw Error("HDR encoding failed");
+  return out;
+}
+
+std::string png_decode_failure(const std::vector<uint8_t>& bytes) {
+  static const uint8_t kSignature[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1A, '\n'};
+  if (bytes.size() < 8 || !std::equal(kSignature, kSignature + 8, bytes.begin()))
+    return "not a PNG file (spritz reads PNG images only)";
+  // stb's reasons are terse ("outofdata"), and some truncations set none.
+  const char* reason = stbi_failure_reason();
+  return reason && *reason ? "corrupt or truncated PNG (stb_image: " + std::string(reason) + ")"
+                           : "corrupt or truncated PNG";
+}
+
+DecodedPng decode_png(const std::vector<uint8_t>& bytes, const std::string& name) {
+  DecodedPng d;
+  if (bytes.size() > static_cast<size_t>(std::numeric_limits<int>::max()))
+    throw Error(name + ": file too large");
+  int comp = 0;
+  unsigned char* px = stbi_load_from_memory(bytes.data(), static_cast<int>(bytes.size()), &d.width,
+                                            &d.height, &comp, 4);
+  if (!px) throw Error("cannot decode " + name + ": " + png_decode_failure(bytes));
+  d.rgba.assign(px, px + static_cast<size_t>(d.width) * static_cast<size_t>(d.height) * 4);
+  stbi_image_free(px);
+  // Walk the chunks for tEXt.
+  for (size_t at = 8; at + 12 <= bytes.size();) {
+    const uint32_t len = get_be32(&bytes[at]);
+    if (at + 12 + len > bytes.size()) break;
+    if (std::memcmp(&bytes[at + 4], "tEXt", 4) == 0) {
+      const char* data = reinterpret_cast<const char*>(&bytes[at + 8]);
+      const size_t nul = std::string_view(data, len).find('\0');
+      if (nul != std::string_view::npos)
+        d.texts.push_back({std::string(data, nul), std::string(data + nul + 1, len - nul - 1)});
+    }
+    at += 12 + len;
+  }
+  return d;
+}
+
+}  // namespace spritz

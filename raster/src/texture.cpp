@@ -1,0 +1,247 @@
+#include "spritz/raster/texture.h"
+
+#include <stb_image.h>
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <limits>
+#include <map>
+#include <new>
+#include <tuple>
+
+#include "spritz/color.h"
+#include "spritz/error.h"
+#include "spritz/raster/png.h"
+
+namespace spritz {
+namespace {
+
+// Box-filters `src` down to (w, h); each destination texel averages the source
+// texels whose block it covers, so the mean is kept.
+MipLevel downsample(const MipLevel& src, int w, int h) {
+  MipLevel dst;
+  dst.width = w;
+  dst.height = h;
+  dst.rgba.assign(static_cast<size_t>(w) * static_cast<size_t>(h) * 4, 0.0f);
+  for (int y = 0; y < h; ++y) {
+    const int y0 = y * src.height / h, y1 = std::max(y0 + 1, (y + 1) * src.height / h);
+    for (int x = 0; x < w; ++x) {
+      const int x0 = x * src.width / w, x1 = std::max(x0 + 1, (x + 1) * src.width / w);
+      double sum[4] = {0, 0, 0, 0};
+      for (int sy = y0; sy < y1; ++sy)
+        for (int sx = x0; sx < x1; ++sx)
+          for (int c = 0; c < 4; ++c)
+            sum[c] += src.rgba[(static_cast<size_t>(sy) * static_cast<size_t>(src.width) +
+                                static_cast<size_t>(sx)) * 4 + static_cast<size_t>(c)];
+      const double inv = 1.0 / ((y1 - y0) * (x1 - x0));
+      for (int c = 0; c < 4; ++c)
+        dst.rgba[(static_cast<size_t>(y) * static_cast<size_t>(w) + static_cast<size_t>(x)) * 4 +
+                 static_cast<size_t>(c)] = static_cast<float>(sum[c] * inv);
+    }
+  }
+  return dst;
+}
+
+std::vector<unsigned char> read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw Error("cannot open texture " + path);
+  return std::vector<unsigned char>(std::istreambuf_iterator<char>(in), {});
+}
+
+// The largest side of a built-in texture, all flipbook cells together.
+constexpr int kMaxBuiltinSide = 4096;
+
+// The texture resolution (pixels per cell side) for a built-in: the largest
+// on-screen size the emitter can reach, rounded up to a power of two, at
+// most 256, and small enough that the whole flipbook stays within
+// kMaxBuiltinSide per side (a 256x256 layout of 256 px cells would be 64 GB
+// of texels; it gets 16 px cells).
+int builtin_cell_px(const Emitter& em, double px_per_design_px) {
+  double squash = 0;
+  for (int k = 0; k < em.squash.count; ++k)
+    squash = std::max(squash, std::abs(em.squash.value[k]) + std::abs(em.squash.envelope[k]));
+  const double px = em.size_px.max_value() * (1 + squash) * px_per_design_px;
+  const int cells = em.flipbook.enabled ? std::max(em.flipbook.cols, em.flipbook.rows) : 1;
+  int most = 256;  // a power of two
+  while (most > 1 && most * cells > kMaxBuiltinSide) most /= 2;
+  int n = std::min(16, most);
+  while (n < most && n < px) n *= 2;
+  return n;
+}
+
+}  // namespace
+
+void MipLevel::pad() {
+  padded_stride = (width + 2) * 4;
+  padded.assign(static_cast<size_t>(padded_stride) * static_cast<size_t>(height + 2), 0.0f);
+  for (int y = -1; y <= height; ++y) {
+    const int sy = std::clamp(y, 0, height - 1);
+    for (int x = -1; x <= width; ++x) {
+      const int sx = std::clamp(x, 0, width - 1);
+      std::copy_n(&rgba[(static_cast<size_t>(sy) * static_cast<size_t>(width) + static_cast<size_t>(sx)) * 4], 4,
+                  padded.begin() + (static_cast<ptrdiff_t>(y + 1) * padded_stride + (x + 1) * 4));
+    }
+  }
+  // The padded copy holds every texel now: release the unpadded ones before
+  // the steps take as much again (a 16384x16384 texture peaked 4 GB higher).
+  std::vector<float>().swap(rgba);
+  padded_down.assign(padded.size(), 0.0f);
+  for (size_t i = 0; i + static_cast<size_t>(padded_stride) < padded.size(); ++i)
+    padded_down[i] = padded[i + static_cast<size_t>(padded_stride)] - padded[i];
+}
+
+namespace {
+
+// Checks that a width x height image divides into the layout and sets up the
+// texture's cells.
+Texture empty_texture(int width, int height, int cols, int rows) {
+  if (width % cols != 0 || height % rows != 0) {
+    throw Error("a " + std::to_string(width) + "x" + std::to_string(height) +
+                " image does not divide into a " + std::to_string(cols) + "x" +
+                std::to_string(rows) + " flipbook layout");
+  }
+  Texture tex;
+  tex.cols = cols;
+  tex.rows = rows;
+  tex.cell_width = width / cols;
+  tex.cell_height = height / rows;
+  tex.cells.resize(static_cast<size_t>(cols * rows));
+  return tex;
+}
+
+// Builds a cell's mip chain from its full-size level. Each level is padded,
+// and its unpadded texels released, as soon as the next level has been
+// averaged from them, so at most two unpadded levels live at once: a large
+// texture peaks near its final size instead of well above it.
+void build_cell(TextureCell& cell, MipLevel base) {
+  double sum[4] = {0, 0, 0, 0};
+  for (size_t i = 0; i < base.rgba.size(); i += 4)
+    for (size_t c = 0; c < 4; ++c) sum[c] += base.rgba[i + c];
+  const double n = static_cast<double>(base.width) * base.height;
+  for (int c = 0; c < 4; ++c) cell.mean[c] = static_cast<float>(sum[c] / n);
+
+  int count = 1;
+  for (int w = base.width, h = base.height; w > 1 || h > 1;
+       w = std::max(1, w / 2), h = std::max(1, h / 2))
+    ++count;
+  cell.levels.clear();
+  cell.levels.reserve(static_cast<size_t>(count));
+  cell.levels.push_back(std::move(base));
+  for (;;) {
+    MipLevel& last = cell.levels.back();
+    const bool more = last.width > 1 || last.height > 1;
+    MipLevel next;
+    if (more) next = downsample(last, std::max(1, last.width / 2), std::max(1, last.height / 2));
+    // The padded copies are all that drawing reads (pad releases rgba).
+    last.pad();
+    if (!more) break;
+    cell.levels.push_back(std::move(next));
+  }
+}
+
+// Cuts an image into the texture's cells and builds each one's mip chain:
+// `fill(base, x0, y0)` writes the cell's full-size texels (linear,
+// premultiplied) from the image's pixels at (x0, y0) onward.
+template <typename Fill>
+void build_cells(Texture& tex, Fill fill) {
+  for (int cy = 0; cy < tex.rows; ++cy) {
+    for (int cx = 0; cx < tex.cols; ++cx) {
+      MipLevel base;
+      base.width = tex.cell_width;
+      base.height = tex.cell_height;
+      base.rgba.resize(static_cast<size_t>(base.width) * static_cast<size_t>(base.height) * 4);
+      fill(base, cx * tex.cell_width, cy * tex.cell_height);
+      build_cell(tex.cells[static_cast<size_t>(cy * tex.cols + cx)], std::move(base));
+    }
+  }
+}
+
+}  // namespace
+
+Texture texture_from_linear(int width, int height, const std::vector<float>& rgba, int cols,
+                            int rows) {
+  Texture tex = empty_texture(width, height, cols, rows);
+  build_cells(tex, [&](MipLevel& base, int x0, int y0) {
+    for (int y = 0; y < base.height; ++y) {
+      const float* src = &rgba[(static_cast<size_t>(y0 + y) * static_cast<size_t>(width) +
+                                static_cast<size_t>(x0)) *
+                               4];
+      std::copy(src, src + base.width * 4,
+                base.rgba.begin() + static_cast<ptrdiff_t>(y) * base.width * 4);
+    }
+  });
+  return tex;
+}
+
+Texture texture_from_encoded(const std::vector<unsigned char>& bytes, const std::string& name,
+                             int cols, int rows) {
+  if (bytes.size() > static_cast<size_t>(std::numeric_limits<int>::max()))
+    throw Error("texture " + name + " is too large");
+  const int len = static_cast<int>(bytes.size());
+  int w = 0, h = 0, comp = 0;
+  if (!stbi_info_from_memory(bytes.data(), len, &w, &h, &comp))
+    throw Error("cannot decode texture " + name + ": " + png_decode_failure(bytes));
+  if (w > kMaxTextureSide || h > kMaxTextureSide)
+    throw Error("texture " + name + " is " + std::to_string(w) + "x" + std::to_string(h) +
+                ", larger than the limit of " + std::to_string(kMaxTextureSide) + " per side");
+  Texture tex;
+  try {
+    tex = empty_texture(w, h, cols, rows);
+  } catch (const Error& e) {
+    throw Error("texture " + name + ": " + e.what());
+  }
+  std::unique_ptr<unsigned char, void (*)(void*)> px(
+      stbi_load_from_memory(bytes.data(), len, &w, &h, &comp, 4), stbi_image_free);
+  if (!px) throw Error("cannot decode texture " + name + ": " + png_decode_failure(bytes));
+  // sRGB to linear once per texel value, then premultiply, straight into
+  // each cell's full-size level (no full-image float copy).
+  float lut[256];
+  for (int i = 0; i < 256; ++i) lut[i] = static_cast<float>(srgb_to_linear(i / 255.0));
+  build_cells(tex, [&](MipLevel& base, int x0, int y0) {
+    float* out = base.rgba.data();
+    for (int y = 0; y < base.height; ++y) {
+      const unsigned char* in =
+          px.get() +
+          (static_cast<size_t>(y0 + y) * static_cast<size_t>(w) + static_cast<size_t>(x0)) * 4;
+      for (int x = 0; x < base.width; ++x, in += 4, out += 4) {
+        const float a = in[3] / 255.0f;
+        out[0] = lut[in[0]] * a;
+        out[1] = lut[in[1]] * a;
+        out[2] = lut[in[2]] * a;
+        out[3] = a;
+      }
+    }
+  });
+  return tex;
+}
+
+TextureSet load_textures(const Effect& fx, double px_per_design_px) {
+  TextureSet set(fx.emitters.size());
+  std::map<std::tuple<std::string, int, int, int>, std::shared_ptr<const Texture>> cache;
+  for (const Emitter& em : fx.emitters) {
+    if (!em.enabled) continue;
+    const int cols = em.flipbook.enabled ? em.flipbook.cols : 1;
+    const int rows = em.flipbook.enabled ? em.flipbook.rows : 1;
+    const bool builtin = em.texture.rfind("builtin:", 0) == 0;
+    const int res = builtin ? builtin_cell_px(em, px_per_design_px) : 0;
+    auto key = std::make_tuple(em.texture, cols, rows, res);
+    auto it = cache.find(key);
+    if (it == cache.end()) {
+      try {
+        auto tex = std::make_shared<const Texture>(
+            builtin ? builtin_texture(std::string_view(em.texture).substr(8), res, cols, rows)
+                    : texture_from_encoded(read_file(em.texture), em.texture, cols, rows));
+        it = cache.emplace(key, std::move(tex)).first;
+      } catch (const Error& e) {
+        throw Error(em.texture_loc, e.what());
+      } catch (const std::bad_alloc&) {
+        throw Error(em.texture_loc, "not enough memory to load texture " + em.texture);
+      }
+    }
+    set[em.index] = it->second;
+  }
+  return set;
+}
+
+}  // namespace spritz
