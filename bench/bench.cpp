@@ -20,15 +20,15 @@
 #include <vector>
 
 #include "cairo_peer.h"
-#include "spritz/raster/encode.h"
-#include "spritz/eval.h"
-#include "spritz/raster/frame.h"
-#include "spritz/load.h"
 #include "machine.h"
-#include "spritz/raster/png.h"
 #include "png_peers.h"
-#include "spritz/raster/raster.h"
 #include "scenes.h"
+#include "spritz/eval.h"
+#include "spritz/load.h"
+#include "spritz/raster/encode.h"
+#include "spritz/raster/frame.h"
+#include "spritz/raster/png.h"
+#include "spritz/raster/raster.h"
 
 using namespace spritz;
 using namespace spritz::bench;
@@ -50,10 +50,13 @@ double best_seconds(const std::function<void()>& f, double budget_s = 0.6) {
   do {
     const auto t0 = std::chrono::steady_clock::now();
     f();
-    best = std::min(best, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+    best = std::min(best,
+                    std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
     ++runs;
-  } while ((runs < 3 || std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() < budget_s) &&
-           runs < 200);
+  } while (
+      (runs < 3 || std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() <
+                       budget_s) &&
+      runs < 200);
   return best;
 }
 
@@ -61,7 +64,8 @@ double best_seconds(const std::function<void()>& f, double budget_s = 0.6) {
 // run, at least nine runs each (three with --quick): a burst of noise then
 // hits all alike, which keeps their ratios honest. Each variant returns the
 // seconds it took, so a peer can leave its own set-up out.
-std::vector<double> best_seconds_alternating(const std::vector<std::function<double()>>& fs, double budget_s = 3.0) {
+std::vector<double> best_seconds_alternating(const std::vector<std::function<double()>>& fs,
+                                             double budget_s = 3.0) {
   if (g_quick) budget_s /= 4;
   std::vector<double> best(fs.size(), 1e300);
   int runs = 0;
@@ -70,7 +74,8 @@ std::vector<double> best_seconds_alternating(const std::vector<std::function<dou
     for (size_t i = 0; i < fs.size(); ++i) best[i] = std::min(best[i], fs[i]());
     ++runs;
   } while ((runs < (g_quick ? 3 : 9) ||
-            std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() < budget_s) &&
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() <
+                budget_s) &&
            runs < 200);
   return best;
 }
@@ -115,12 +120,18 @@ int main(int argc, char** argv) {
   std::string out = std::string(SPRITZ_SOURCE_DIR) + "/bench/results.json";
   const char* once = nullptr;
   for (int i = 1; i < argc; ++i) {
-    if (!std::strcmp(argv[i], "--quick")) g_quick = true;
-    else if (!std::strcmp(argv[i], "--out") && i + 1 < argc) out = argv[++i];
-    else if (!std::strcmp(argv[i], "--once") && i + 1 < argc) once = argv[++i];
-    else if (!std::strcmp(argv[i], "--texture") && i + 1 < argc) g_texture = std::atoi(argv[++i]);
+    if (!std::strcmp(argv[i], "--quick"))
+      g_quick = true;
+    else if (!std::strcmp(argv[i], "--out") && i + 1 < argc)
+      out = argv[++i];
+    else if (!std::strcmp(argv[i], "--once") && i + 1 < argc)
+      once = argv[++i];
+    else if (!std::strcmp(argv[i], "--texture") && i + 1 < argc)
+      g_texture = std::atoi(argv[++i]);
     else {
-      std::fprintf(stderr, "usage: spritz_bench [--quick] [--out results.json] [--once S1|S2|S3] [--texture N]\n");
+      std::fprintf(
+          stderr,
+          "usage: spritz_bench [--quick] [--out results.json] [--once S1|S2|S3] [--texture N]\n");
       return 2;
     }
   }
@@ -146,13 +157,15 @@ int main(int argc, char** argv) {
     // the second frame only, as a benchmark run repeats it.
     for (const Def& d : defs)
       if (!std::strcmp(once, d.name)) {
-        const Scene s = make_scene(d.name, d.what, d.w, d.h, d.count, d.smin, d.smax, 0.5, 7, g_texture);
+        const Scene s =
+            make_scene(d.name, d.what, d.w, d.h, d.count, d.smin, d.smax, 0.5, 7, g_texture);
         Rasterizer r(s.fx, s.textures, s.width, s.height, 1);
         Image img;
         r.render(s.frame, img);  // the first frame also allocates the image and the bins
         counted_frame(r, s.frame, img);
         std::printf("%s: %d sprites, %llu covered pixels, %s sprite kernel\n", d.name, d.count,
-                    static_cast<unsigned long long>(r.stats().covered_pixels), draw_path_name(r.draw_path()));
+                    static_cast<unsigned long long>(r.stats().covered_pixels),
+                    draw_path_name(r.draw_path()));
         return 0;
       }
     std::fprintf(stderr, "spritz_bench: --once takes S1, S2 or S3, not %s\n", once);
@@ -160,9 +173,10 @@ int main(int argc, char** argv) {
   }
   Json json;
   const DrawPath kernel = default_draw_path();
-  std::printf("spritz benchmark (%u hardware threads, %s sprite kernel, %dx%d sprite texture)%s\n\n",
-              std::thread::hardware_concurrency(), draw_path_name(kernel), g_texture, g_texture,
-              g_quick ? " [quick]" : "");
+  std::printf(
+      "spritz benchmark (%u hardware threads, %s sprite kernel, %dx%d sprite texture)%s\n\n",
+      std::thread::hardware_concurrency(), draw_path_name(kernel), g_texture, g_texture,
+      g_quick ? " [quick]" : "");
   json.raw("draw_path", std::string("\"") + draw_path_name(kernel) + "\"");
   json.raw("texture_side", std::to_string(g_texture));
   // --- The machine, CPU by CPU -----------------------------------------------
@@ -438,7 +452,8 @@ int main(int argc, char** argv) {
 
   // --- Size sweep: ns/px against sprite size (for the chart) ---------------
   std::string sweep = "[";
-  std::printf("\nns per covered pixel by sprite size (1 thread, 1920x1080, rotated, half additive)\n");
+  std::printf(
+      "\nns per covered pixel by sprite size (1 thread, 1920x1080, rotated, half additive)\n");
   for (double size : {2.0, 4.0, 8.0, 16.0, 32.0, 64.0, 128.0}) {
     const int count = static_cast<int>(std::min(200000.0, 4e6 / (size * size)));
     const Scene s = make_scene("sweep", "", 1920, 1080, count, size, size, 0.5, 11, g_texture);
@@ -450,28 +465,34 @@ int main(int argc, char** argv) {
     const double cairo = cairo_available() ? best_seconds([&] { cairo_draw(s); }, 0.3) : 0;
     std::printf("  %6.0f px: spritz %6.2f ns/px%s\n", size, t * 1e9 / covered,
                 cairo ? ("   cairo " + num(cairo * 1e9 / covered) + " ns/px").c_str() : "");
-    sweep += std::string(sweep.size() > 1 ? ", " : "") + "{\"size\": " + num(size) + ", \"spritz_ns\": " +
-             num(t * 1e9 / covered, 4) + (cairo ? ", \"cairo_ns\": " + num(cairo * 1e9 / covered, 4) : "") + "}";
+    sweep += std::string(sweep.size() > 1 ? ", " : "") + "{\"size\": " + num(size) +
+             ", \"spritz_ns\": " + num(t * 1e9 / covered, 4) +
+             (cairo ? ", \"cairo_ns\": " + num(cairo * 1e9 / covered, 4) : "") + "}";
   }
   json.raw("size_sweep", sweep + "]");
 
   // --- S4: the cost of a frame does not depend on the clock ---------------
   {
     const Effect fx = load_effect(
-        "[[emitter]]\nrate = 2000\nmax_particles = 10000\nlifetime = [1, 2]\nspeed = [20, 80]\nspread = 180\n"
-        "size = [[0, 4, 1], [1, 8]]\ntransparency = [[0, 0], [1, 1]]\ncolor = [[0, \"#ffffff\"], [1, \"#ff0000\"]]\n",
+        "[[emitter]]\nrate = 2000\nmax_particles = 10000\nlifetime = [1, 2]\nspeed = [20, "
+        "80]\nspread = 180\n"
+        "size = [[0, 4, 1], [1, 8]]\ntransparency = [[0, 0], [1, 1]]\ncolor = [[0, \"#ffffff\"], "
+        "[1, \"#ff0000\"]]\n",
         "S4", ".");
     Frame f, g;
-    const std::vector<double> best = best_seconds_alternating(
-        {[&] { return seconds_of([&] { evaluate(fx, 10.0, f); }); },
-         [&] { return seconds_of([&] { evaluate(fx, 10000.0, g); }); }},
-        0.8);
+    const std::vector<double> best =
+        best_seconds_alternating({[&] { return seconds_of([&] { evaluate(fx, 10.0, f); }); },
+                                  [&] { return seconds_of([&] { evaluate(fx, 10000.0, g); }); }},
+                                 0.8);
     const double a = best[0], b = best[1];
     const uint64_t alive = f.emitters[0].particles.size();
-    std::printf("\nS4  steady stream (%llu alive): evaluate at clock 10 %.3f ms, at clock 10000 %.3f ms, ratio %.3f\n",
-                static_cast<unsigned long long>(alive), a * 1e3, b * 1e3, b / a);
-    json.raw("S4", "{\"alive\": " + std::to_string(alive) + ", \"ms_clock_10\": " + num(a * 1e3, 4) +
-                       ", \"ms_clock_10000\": " + num(b * 1e3, 4) + ", \"ratio\": " + num(b / a, 4) + "}");
+    std::printf(
+        "\nS4  steady stream (%llu alive): evaluate at clock 10 %.3f ms, at clock 10000 %.3f ms, "
+        "ratio %.3f\n",
+        static_cast<unsigned long long>(alive), a * 1e3, b * 1e3, b / a);
+    json.raw("S4", "{\"alive\": " + std::to_string(alive) + ", \"ms_clock_10\": " +
+                       num(a * 1e3, 4) + ", \"ms_clock_10000\": " + num(b * 1e3, 4) +
+                       ", \"ratio\": " + num(b / a, 4) + "}");
   }
 
   // --- PNG encoders on real frames ------------------------------------------
@@ -498,21 +519,27 @@ int main(int argc, char** argv) {
       std::function<std::vector<uint8_t>(const std::vector<uint8_t>&)> encode;
     };
     std::vector<Encoder> encoders = {
-        {"spritz (libdeflate 1, fixed filter)", [](const std::vector<uint8_t>& px) {
+        {"spritz (libdeflate 1, fixed filter)",
+         [](const std::vector<uint8_t>& px) {
            set_png_mode(PngMode::kFast);
            return encode_png(px.data(), 512, 512);
          }},
-        {"spritz --png small (libdeflate 9, adaptive)", [](const std::vector<uint8_t>& px) {
+        {"spritz --png small (libdeflate 9, adaptive)",
+         [](const std::vector<uint8_t>& px) {
            set_png_mode(PngMode::kSmall);
            auto v = encode_png(px.data(), 512, 512);
            set_png_mode(PngMode::kFast);
            return v;
          }},
-        {"stb_image_write default", [](const std::vector<uint8_t>& px) { return stb_default_png(px.data(), 512, 512); }},
+        {"stb_image_write default",
+         [](const std::vector<uint8_t>& px) { return stb_default_png(px.data(), 512, 512); }},
     };
     if (libpng_available())
-      encoders.push_back({"libpng level 6", [](const std::vector<uint8_t>& px) { return libpng_png(px.data(), 512, 512, 6); }});
-    std::printf("\nPNG encoding, 4 bundled-effect frames of 512x512 (%.1f MB raw), one thread\n", raw_mb);
+      encoders.push_back({"libpng level 6", [](const std::vector<uint8_t>& px) {
+                            return libpng_png(px.data(), 512, 512, 6);
+                          }});
+    std::printf("\nPNG encoding, 4 bundled-effect frames of 512x512 (%.1f MB raw), one thread\n",
+                raw_mb);
     std::string pj = "[";
     double libpng_bytes = 0;
     std::vector<std::pair<double, double>> figures;
@@ -528,9 +555,11 @@ int main(int argc, char** argv) {
     for (size_t i = 0; i < encoders.size(); ++i) {
       const double vs = libpng_bytes > 0 ? figures[i].second / libpng_bytes : 0;
       std::printf("  %-44s %8.1f MB/s  %8.0f KB  %s\n", encoders[i].name.c_str(), figures[i].first,
-                  figures[i].second / 1024, libpng_bytes > 0 ? (num(vs) + "x libpng-6 size").c_str() : "");
-      pj += std::string(i ? ", " : "") + "{\"encoder\": \"" + encoders[i].name + "\", \"mb_per_s\": " +
-            num(figures[i].first, 4) + ", \"bytes\": " + num(figures[i].second, 8) +
+                  figures[i].second / 1024,
+                  libpng_bytes > 0 ? (num(vs) + "x libpng-6 size").c_str() : "");
+      pj += std::string(i ? ", " : "") + "{\"encoder\": \"" + encoders[i].name +
+            "\", \"mb_per_s\": " + num(figures[i].first, 4) +
+            ", \"bytes\": " + num(figures[i].second, 8) +
             (libpng_bytes > 0 ? ", \"size_vs_libpng6\": " + num(vs, 4) : "") + "}";
     }
     json.raw("png", pj + "]");
@@ -548,8 +577,9 @@ int main(int argc, char** argv) {
       const fs::path dir = fs::temp_directory_path() / "spritz_bench_s5";
       fs::remove_all(dir);
       const std::string cmd = std::string("'") + SPRITZ_BINARY + "' render '" + SPRITZ_SOURCE_DIR +
-                              "/configs/campfire.toml' --size 512x512 -f 0-" + std::to_string(frames - 1) +
-                              " -o '" + dir.string() + "/f_####.png' --json --threads 2";
+                              "/configs/campfire.toml' --size 512x512 -f 0-" +
+                              std::to_string(frames - 1) + " -o '" + dir.string() +
+                              "/f_####.png' --json --threads 2";
       rusage before{}, after{};
       getrusage(RUSAGE_CHILDREN, &before);
       const auto t0 = std::chrono::steady_clock::now();
@@ -567,8 +597,10 @@ int main(int argc, char** argv) {
       getrusage(RUSAGE_CHILDREN, &after);
       if (const size_t at = events.rfind("\"peak_memory_mb\":"); at != std::string::npos)
         r.peak_mb = std::atof(events.c_str() + at + 17);
-      r.cpu = (after.ru_utime.tv_sec - before.ru_utime.tv_sec) + (after.ru_stime.tv_sec - before.ru_stime.tv_sec) +
-              1e-6 * ((after.ru_utime.tv_usec - before.ru_utime.tv_usec) + (after.ru_stime.tv_usec - before.ru_stime.tv_usec));
+      r.cpu = (after.ru_utime.tv_sec - before.ru_utime.tv_sec) +
+              (after.ru_stime.tv_sec - before.ru_stime.tv_sec) +
+              1e-6 * ((after.ru_utime.tv_usec - before.ru_utime.tv_usec) +
+                      (after.ru_stime.tv_usec - before.ru_stime.tv_usec));
       for (const auto& e : fs::directory_iterator(dir)) r.bytes += e.file_size();
       fs::remove_all(dir);
       return r;
@@ -579,15 +611,19 @@ int main(int argc, char** argv) {
     const Run shortrun = run_frames(100);
     const int frames = g_quick ? 200 : 1000;
     const Run r = run_frames(frames);
-    std::printf("\nS5  %d frames of campfire at 512x512 to PNG, 2 threads: %.2f s, %.1f frames/s, CPU %.2f cores busy, "
-                "peak memory %.1f MB (%.1f MB for 100 frames), %.1f KB/frame%s\n",
-                frames, r.wall, frames / r.wall, r.cpu / r.wall, r.peak_mb, shortrun.peak_mb,
-                static_cast<double>(r.bytes) / 1024.0 / frames, r.rc || shortrun.rc ? " [spritz FAILED]" : "");
-    json.raw("S5", "{\"frames\": " + std::to_string(frames) + ", \"seconds\": " + num(r.wall, 4) +
-                       ", \"frames_per_second\": " + num(frames / r.wall, 4) + ", \"cores_busy\": " + num(r.cpu / r.wall, 3) +
-                       ", \"peak_rss_mb\": " + num(r.peak_mb, 4) + ", \"peak_rss_mb_100_frames\": " +
-                       num(shortrun.peak_mb, 4) + ", \"bytes_per_frame\": " +
-                       num(static_cast<double>(r.bytes) / frames, 6) + "}");
+    std::printf(
+        "\nS5  %d frames of campfire at 512x512 to PNG, 2 threads: %.2f s, %.1f frames/s, CPU %.2f "
+        "cores busy, "
+        "peak memory %.1f MB (%.1f MB for 100 frames), %.1f KB/frame%s\n",
+        frames, r.wall, frames / r.wall, r.cpu / r.wall, r.peak_mb, shortrun.peak_mb,
+        static_cast<double>(r.bytes) / 1024.0 / frames,
+        r.rc || shortrun.rc ? " [spritz FAILED]" : "");
+    json.raw("S5",
+             "{\"frames\": " + std::to_string(frames) + ", \"seconds\": " + num(r.wall, 4) +
+                 ", \"frames_per_second\": " + num(frames / r.wall, 4) + ", \"cores_busy\": " +
+                 num(r.cpu / r.wall, 3) + ", \"peak_rss_mb\": " + num(r.peak_mb, 4) +
+                 ", \"peak_rss_mb_100_frames\": " + num(shortrun.peak_mb, 4) +
+                 ", \"bytes_per_frame\": " + num(static_cast<double>(r.bytes) / frames, 6) + "}");
   }
 
   json.raw("bench_peak_rss_mb", num(peak_rss_kb() / 1024.0, 4));

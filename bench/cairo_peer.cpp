@@ -9,7 +9,9 @@
 namespace spritz::bench {
 
 #ifdef SPRITZ_HAVE_CAIRO
-bool cairo_available() { return true; }
+bool cairo_available() {
+  return true;
+}
 
 double cairo_draw(const Scene& s) {
   // The texture as Cairo's premultiplied ARGB32.
@@ -49,14 +51,16 @@ double cairo_draw(const Scene& s) {
       cairo_matrix_rotate(&m, -p.rotation_deg * 3.14159265358979323846 / 180);
       cairo_matrix_scale(&m, p.w / n, p.h / n);
       cairo_matrix_translate(&m, -n * 0.5, -n * 0.5);
-      if (cairo_matrix_invert(&m) != CAIRO_STATUS_SUCCESS) continue;  // a degenerate sprite draws nothing
+      if (cairo_matrix_invert(&m) != CAIRO_STATUS_SUCCESS)
+        continue;  // a degenerate sprite draws nothing
       cairo_pattern_set_matrix(pattern, &m);
       cairo_set_source(cr, pattern);
       cairo_paint_with_alpha(cr, p.alpha);
     }
   }
   cairo_surface_flush(target);
-  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   cairo_pattern_destroy(pattern);
   cairo_destroy(cr);
   cairo_surface_destroy(target);
@@ -64,8 +68,12 @@ double cairo_draw(const Scene& s) {
   return seconds;
 }
 #else
-bool cairo_available() { return false; }
-double cairo_draw(const Scene&) { return 0; }
+bool cairo_available() {
+  return false;
+}
+double cairo_draw(const Scene&) {
+  return 0;
+}
 #endif
 
 }  // namespace spritz::bench

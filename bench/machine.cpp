@@ -19,7 +19,9 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+double seconds_since(Clock::time_point t0) {
+  return std::chrono::duration<double>(Clock::now() - t0).count();
+}
 
 #if SPRITZ_MACHINE_X86
 // Four dependent 64-bit multiplies per step: 12 cycles on every recent x86
@@ -37,12 +39,13 @@ double imul_ghz(long steps) {
 #define SPRITZ_R12(X) X(0) X(1) X(2) X(3) X(4) X(5) X(6) X(7) X(8) X(9) X(10) X(11)
 template <bool kShuffle>
 __attribute__((target("avx2"))) double vector_ops_per_ns(long steps) {
-#define SPRITZ_DECL(i) __m256 a##i = _mm256_set1_ps(1.0f + (i) * 1e-7f);
+#define SPRITZ_DECL(i) __m256 a##i = _mm256_set1_ps(1.0f + (i)*1e-7f);
   SPRITZ_R12(SPRITZ_DECL)
   const __m256 c = _mm256_set1_ps(1e-9f);
   const auto t0 = Clock::now();
   for (long s = 0; s < steps; ++s) {
-#define SPRITZ_OP(i) a##i = kShuffle ? _mm256_permute2f128_ps(a##i, a##i, 1) : _mm256_add_ps(a##i, c);
+#define SPRITZ_OP(i) \
+  a##i = kShuffle ? _mm256_permute2f128_ps(a##i, a##i, 1) : _mm256_add_ps(a##i, c);
     SPRITZ_R12(SPRITZ_OP)
 #define SPRITZ_KEEP(i) asm volatile("" : "+x"(a##i));
     SPRITZ_R12(SPRITZ_KEEP)

@@ -8,11 +8,11 @@
 namespace spritz::bench {
 
 struct MachineRate {
-  std::string cpu;            // /proc/cpuinfo's model name, family and model ("" if unknown)
-  double ghz = 0;             // from a dependent imul chain (3 cycles each)
-  double vector_adds = 0;     // independent 256-bit float adds per cycle (0: no AVX2)
-  double vector_shuffles = 0; // independent vperm2f128 per cycle (0: no AVX2)
-  double vector512_adds = 0;  // independent 512-bit float adds per cycle (0: no AVX-512)
+  std::string cpu;             // /proc/cpuinfo's model name, family and model ("" if unknown)
+  double ghz = 0;              // from a dependent imul chain (3 cycles each)
+  double vector_adds = 0;      // independent 256-bit float adds per cycle (0: no AVX2)
+  double vector_shuffles = 0;  // independent vperm2f128 per cycle (0: no AVX2)
+  double vector512_adds = 0;   // independent 512-bit float adds per cycle (0: no AVX-512)
 };
 
 // Measures the CPU the calling thread runs on.

@@ -21,7 +21,9 @@ std::vector<uint8_t> stb_default_png(const uint8_t* rgba, int width, int height)
 }
 
 #ifdef SPRITZ_HAVE_LIBPNG
-bool libpng_available() { return true; }
+bool libpng_available() {
+  return true;
+}
 
 std::vector<uint8_t> libpng_png(const uint8_t* rgba, int width, int height, int level) {
   std::vector<uint8_t> out;
@@ -31,25 +33,32 @@ std::vector<uint8_t> libpng_png(const uint8_t* rgba, int width, int height, int 
     png_destroy_write_struct(&png, &info);
     return {};
   }
-  png_set_write_fn(png, &out,
-                   [](png_structp p, png_bytep data, png_size_t n) {
-                     auto* v = static_cast<std::vector<uint8_t>*>(png_get_io_ptr(p));
-                     v->insert(v->end(), data, data + n);
-                   },
-                   nullptr);
+  png_set_write_fn(
+      png, &out,
+      [](png_structp p, png_bytep data, png_size_t n) {
+        auto* v = static_cast<std::vector<uint8_t>*>(png_get_io_ptr(p));
+        v->insert(v->end(), data, data + n);
+      },
+      nullptr);
   png_set_compression_level(png, level);
   png_set_IHDR(png, info, static_cast<png_uint_32>(width), static_cast<png_uint_32>(height), 8,
-               PNG_COLOR_TYPE_RGBA, PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
+               PNG_COLOR_TYPE_RGBA, PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT,
+               PNG_FILTER_TYPE_DEFAULT);
   png_write_info(png, info);
   for (int y = 0; y < height; ++y)
-    png_write_row(png, const_cast<png_bytep>(rgba + static_cast<size_t>(y) * static_cast<size_t>(width) * 4));
+    png_write_row(
+        png, const_cast<png_bytep>(rgba + static_cast<size_t>(y) * static_cast<size_t>(width) * 4));
   png_write_end(png, nullptr);
   png_destroy_write_struct(&png, &info);
   return out;
 }
 #else
-bool libpng_available() { return false; }
-std::vector<uint8_t> libpng_png(const uint8_t*, int, int, int) { return {}; }
+bool libpng_available() {
+  return false;
+}
+std::vector<uint8_t> libpng_png(const uint8_t*, int, int, int) {
+  return {};
+}
 #endif
 
 }  // namespace spritz::bench

@@ -26,7 +26,8 @@ Scene make_scene(const std::string& name, const std::string& description, int wi
       const double r2 = dx * dx + dy * dy;
       const double a = r2 < 1 ? (1 - r2) * (1 - r2) : 0;
       uint8_t* p = &s.texture_rgba[static_cast<size_t>(y * n + x) * 4];
-      p[0] = 255, p[1] = static_cast<uint8_t>(200 + 55 * a), p[2] = 180, p[3] = static_cast<uint8_t>(std::lround(a * 255));
+      p[0] = 255, p[1] = static_cast<uint8_t>(200 + 55 * a), p[2] = 180,
+      p[3] = static_cast<uint8_t>(std::lround(a * 255));
     }
   const std::string text =
       "[canvas]\nsize = [" + std::to_string(width) + ", " + std::to_string(height) +

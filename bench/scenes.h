@@ -15,8 +15,8 @@ namespace spritz::bench {
 struct Scene {
   std::string name, description;
   int width = 0, height = 0;
-  Effect fx;       // emitter 0: alpha-over (E = 0), emitter 1: additive (E = 1)
-  Frame frame;     // the sprites, split between the two emitters
+  Effect fx;    // emitter 0: alpha-over (E = 0), emitter 1: additive (E = 1)
+  Frame frame;  // the sprites, split between the two emitters
   TextureSet textures;
   std::vector<uint8_t> texture_rgba;  // the sprite texture as straight sRGB RGBA8
   int texture_size = 0;               // its side (32 unless spritz_bench --texture)

@@ -1,3 +1,5 @@
+#include "spritz/raster/atlas.h"
+
 #include <algorithm>
 #include <atomic>
 #include <cmath>
@@ -9,15 +11,14 @@
 #include <optional>
 #include <thread>
 
-#include "spritz/raster/atlas.h"
 #include "commands.h"
-#include "spritz/raster/encode.h"
-#include "spritz/eval.h"
-#include "spritz/raster/frame.h"
 #include "frames.h"
 #include "io/io.h"
 #include "json.h"
 #include "output.h"
+#include "spritz/eval.h"
+#include "spritz/raster/encode.h"
+#include "spritz/raster/frame.h"
 #include "spritz/raster/png.h"
 
 namespace spritz {
@@ -74,14 +75,16 @@ int run_atlas(const AtlasArgs& args) {
   std::vector<Effect> effects;
   if (!args.seeds.empty()) {
     if (args.effect.seed) throw Error("use either --seed or --seeds, not both");
-    if (!args.frames.empty()) throw Error("--seeds puts one seed per cell at --time; drop --frames");
+    if (!args.frames.empty())
+      throw Error("--seeds puts one seed per cell at --time; drop --frames");
     for (const uint32_t seed : parse_seeds(args.seeds, 65536)) {
       EffectArgs ea = args.effect;
       ea.seed = seed;
       effects.push_back(load_effect_arg(ea));
     }
   } else {
-    if (args.time) throw Error("--time goes with --seeds (cells are otherwise spread over the duration)");
+    if (args.time)
+      throw Error("--time goes with --seeds (cells are otherwise spread over the duration)");
     effects.push_back(load_effect_arg(args.effect));
   }
   const Effect& fx = effects.front();
@@ -94,7 +97,8 @@ int run_atlas(const AtlasArgs& args) {
   std::string grid = args.grid, sheet = args.sheet;
   if (!args.preset.empty()) {
     if (args.preset != "roblox-2x2" && args.preset != "roblox-4x4" && args.preset != "roblox-8x8")
-      throw Error("--preset must be roblox-2x2, roblox-4x4 or roblox-8x8, got '" + args.preset + "'");
+      throw Error("--preset must be roblox-2x2, roblox-4x4 or roblox-8x8, got '" + args.preset +
+                  "'");
     if (!grid.empty() || !sheet.empty() || !args.cell.empty())
       throw Error("--preset sets the grid and the sheet size; drop --grid, --sheet and --cell");
     grid = args.preset.substr(7);
@@ -142,10 +146,11 @@ int run_atlas(const AtlasArgs& args) {
   double frame_s;
   if (effects.size() > 1 || !args.seeds.empty()) {
     if (effects.size() > capacity)
-      throw Error(std::to_string(effects.size()) + " seeds do not fit a " + std::to_string(cols) + "x" +
-                  std::to_string(rows) + " grid of " + std::to_string(capacity) + " cells");
+      throw Error(std::to_string(effects.size()) + " seeds do not fit a " + std::to_string(cols) +
+                  "x" + std::to_string(rows) + " grid of " + std::to_string(capacity) + " cells");
     const double t = args.time ? *args.time : fx.duration_s / 2;
-    if (!std::isfinite(t) || std::abs(t) > kMaxTimeS) throw Error("--time must be finite, within ±1e9 s");
+    if (!std::isfinite(t) || std::abs(t) > kMaxTimeS)
+      throw Error("--time must be finite, within ±1e9 s");
     for (size_t e = 0; e < effects.size(); ++e)
       cells.push_back({effects[e].seed, t, clock_at_time(effects[e], t), e});
     after = cells.front();
@@ -153,8 +158,8 @@ int run_atlas(const AtlasArgs& args) {
   } else if (!args.frames.empty()) {
     const FrameList list = parse_frames(args.frames);
     if (list.size() > capacity)
-      throw Error(std::to_string(list.size()) + " frames do not fit a " + std::to_string(cols) + "x" +
-                  std::to_string(rows) + " grid of " + std::to_string(capacity) + " cells");
+      throw Error(std::to_string(list.size()) + " frames do not fit a " + std::to_string(cols) +
+                  "x" + std::to_string(rows) + " grid of " + std::to_string(capacity) + " cells");
     check_frame_times(list, fps);
     for (uint64_t i = 0; i < list.size(); ++i) {
       const int64_t f = list.at(i);
@@ -170,8 +175,10 @@ int run_atlas(const AtlasArgs& args) {
     for (size_t i = 0; i <= capacity; ++i) {
       const double t = span * static_cast<double>(i) / static_cast<double>(capacity);
       const Cell c{static_cast<int64_t>(i), t, clock_at_time(fx, t)};
-      if (i < capacity) cells.push_back(c);
-      else after = c;
+      if (i < capacity)
+        cells.push_back(c);
+      else
+        after = c;
     }
   }
 
@@ -237,7 +244,8 @@ int run_atlas(const AtlasArgs& args) {
       for (size_t i; !failed && (i = next.fetch_add(1)) < cells.size();) {
         const size_t e = cells[i].effect;
         if (!renderer || renderer_effect != e) {
-          renderer = std::make_unique<FrameRenderer>(effects[e], cell_w, cell_h, raster_threads, view, textures_for(e));
+          renderer = std::make_unique<FrameRenderer>(effects[e], cell_w, cell_h, raster_threads,
+                                                     view, textures_for(e));
           renderer->set_particle_limit(particle_limit(workers, bytes_each));
           renderer->set_frame_rate(1 / frame_s);  // the motion-blur shutter spans a cell's interval
           renderer_effect = e;
@@ -279,8 +287,8 @@ int run_atlas(const AtlasArgs& args) {
 
   const std::vector<uint8_t> sheet_px = builder.finish();
   const int sw = layout.sheet_width(), sh = layout.sheet_height();
-  const std::vector<uint8_t> png =
-      encode_png(sheet_px.data(), sw, sh, frame_png_texts(fx, -1, cells[0].time, cells[0].clock, sw, sh));
+  const std::vector<uint8_t> png = encode_png(
+      sheet_px.data(), sw, sh, frame_png_texts(fx, -1, cells[0].time, cells[0].clock, sw, sh));
 
   // Metadata: TexturePacker's JSON (hash or array), which Phaser and PixiJS
   // load directly, plus a grid block for engines that only know grids.
@@ -292,13 +300,16 @@ int run_atlas(const AtlasArgs& args) {
     const std::string name = sweep ? fx.name + "_seed" + std::to_string(cells[i].number)
                                    : fx.name + "_" + pad_index(i, cells.size());
     const int x = layout.cell_x(static_cast<int>(i)), y = layout.cell_y(static_cast<int>(i));
-    j += hash ? "    " + json_string(name) + ": {" : "    {\"filename\": " + json_string(name) + ", ";
+    j += hash ? "    " + json_string(name) + ": {"
+              : "    {\"filename\": " + json_string(name) + ", ";
     j += "\"frame\": {\"x\": " + std::to_string(x) + ", \"y\": " + std::to_string(y) +
          ", \"w\": " + std::to_string(cell_w) + ", \"h\": " + std::to_string(cell_h) +
-         "}, \"rotated\": false, \"trimmed\": false, \"spriteSourceSize\": {\"x\": 0, \"y\": 0, \"w\": " +
-         std::to_string(cell_w) + ", \"h\": " + std::to_string(cell_h) + "}, \"sourceSize\": {\"w\": " +
-         std::to_string(cell_w) + ", \"h\": " + std::to_string(cell_h) + "}, \"duration\": " +
-         json_number(duration_ms) + ", \"time\": " + json_number(cells[i].time) + "}";
+         "}, \"rotated\": false, \"trimmed\": false, \"spriteSourceSize\": {\"x\": 0, \"y\": 0, "
+         "\"w\": " +
+         std::to_string(cell_w) + ", \"h\": " + std::to_string(cell_h) +
+         "}, \"sourceSize\": {\"w\": " + std::to_string(cell_w) +
+         ", \"h\": " + std::to_string(cell_h) + "}, \"duration\": " + json_number(duration_ms) +
+         ", \"time\": " + json_number(cells[i].time) + "}";
     j += i + 1 < cells.size() ? ",\n" : "\n";
   }
   j += hash ? "  },\n" : "  ],\n";
@@ -308,15 +319,20 @@ int run_atlas(const AtlasArgs& args) {
   j += "    \"format\": \"RGBA8888\",\n";
   j += "    \"size\": {\"w\": " + std::to_string(sw) + ", \"h\": " + std::to_string(sh) + "},\n";
   j += "    \"scale\": \"1\",\n";
-  j += "    \"premultipliedAlpha\": " + std::string(alpha == AlphaMode::kPremultiplied ? "true" : "false") + ",\n";
-  j += "    \"frameTags\": [{\"name\": " + json_string(fx.name) + ", \"from\": 0, \"to\": " +
-       std::to_string(cells.size() - 1) + ", \"direction\": \"" + args.direction + "\"}],\n";
-  j += "    \"grid\": {\"columns\": " + std::to_string(cols) + ", \"rows\": " + std::to_string(rows) +
-       ", \"frameWidth\": " + std::to_string(cell_w) + ", \"frameHeight\": " + std::to_string(cell_h) +
-       ", \"padding\": " + std::to_string(args.padding) + ", \"count\": " + std::to_string(cells.size()) +
-       ", \"fps\": " + json_number(1 / frame_s) + ", \"loop\": " + (fx.loop ? "true" : "false") + "},\n";
-  j += "    \"spritz\": {\"effect\": " + json_string(fx.name) + ", \"seed\": " + std::to_string(fx.seed) +
-       ", \"effect_hash\": \"" + hex64(fx.content_hash) + "\", \"loop_seam\": " + (sweep ? std::string("null") : std::to_string(seam)) +
+  j += "    \"premultipliedAlpha\": " +
+       std::string(alpha == AlphaMode::kPremultiplied ? "true" : "false") + ",\n";
+  j += "    \"frameTags\": [{\"name\": " + json_string(fx.name) +
+       ", \"from\": 0, \"to\": " + std::to_string(cells.size() - 1) + ", \"direction\": \"" +
+       args.direction + "\"}],\n";
+  j += "    \"grid\": {\"columns\": " + std::to_string(cols) +
+       ", \"rows\": " + std::to_string(rows) + ", \"frameWidth\": " + std::to_string(cell_w) +
+       ", \"frameHeight\": " + std::to_string(cell_h) +
+       ", \"padding\": " + std::to_string(args.padding) +
+       ", \"count\": " + std::to_string(cells.size()) + ", \"fps\": " + json_number(1 / frame_s) +
+       ", \"loop\": " + (fx.loop ? "true" : "false") + "},\n";
+  j += "    \"spritz\": {\"effect\": " + json_string(fx.name) +
+       ", \"seed\": " + std::to_string(fx.seed) + ", \"effect_hash\": \"" + hex64(fx.content_hash) +
+       "\", \"loop_seam\": " + (sweep ? std::string("null") : std::to_string(seam)) +
        (sweep ? ", \"seeds\": " + json_string(args.seeds) : std::string()) + "}\n";
   j += "  }\n}\n";
 
@@ -325,15 +341,17 @@ int run_atlas(const AtlasArgs& args) {
 
   const bool seam_fail = !sweep && args.max_seam && seam > *args.max_seam;
   if (args.json) {
-    std::printf("{\"type\":\"atlas\",\"path\":%s,\"meta\":%s,\"width\":%d,\"height\":%d,\"columns\":%d,"
-                "\"rows\":%d,\"frames\":%zu,\"cell\":[%d,%d],\"loop_seam\":%d,\"seam_ok\":%s}\n",
-                json_string(args.output).c_str(), json_string(meta_path).c_str(), sw, sh, cols, rows,
-                cells.size(), cell_w, cell_h, seam, seam_fail ? "false" : "true");
+    std::printf(
+        "{\"type\":\"atlas\",\"path\":%s,\"meta\":%s,\"width\":%d,\"height\":%d,\"columns\":%d,"
+        "\"rows\":%d,\"frames\":%zu,\"cell\":[%d,%d],\"loop_seam\":%d,\"seam_ok\":%s}\n",
+        json_string(args.output).c_str(), json_string(meta_path).c_str(), sw, sh, cols, rows,
+        cells.size(), cell_w, cell_h, seam, seam_fail ? "false" : "true");
   } else if (!args.quiet) {
     if (sweep) {
-      std::fprintf(stderr, "spritz: %s (%dx%d, seeds %s at t = %g in %dx%d cells of %dx%d) and %s\n",
-                   args.output.c_str(), sw, sh, args.seeds.c_str(), cells[0].time, cols, rows, cell_w, cell_h,
-                   meta_path.c_str());
+      std::fprintf(stderr,
+                   "spritz: %s (%dx%d, seeds %s at t = %g in %dx%d cells of %dx%d) and %s\n",
+                   args.output.c_str(), sw, sh, args.seeds.c_str(), cells[0].time, cols, rows,
+                   cell_w, cell_h, meta_path.c_str());
     } else {
       std::fprintf(
           stderr,

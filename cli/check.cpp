@@ -8,13 +8,13 @@
 #include <unordered_set>
 
 #include "commands.h"
-#include "spritz/raster/diff.h"
-#include "spritz/eval.h"
-#include "spritz/raster/frame.h"
 #include "io/io.h"
 #include "json.h"
-#include "spritz/load.h"
 #include "output.h"
+#include "spritz/eval.h"
+#include "spritz/load.h"
+#include "spritz/raster/diff.h"
+#include "spritz/raster/frame.h"
 #include "spritz/raster/png.h"
 
 namespace spritz {
@@ -39,7 +39,8 @@ int run_check(const CheckArgs& args) {
   if (args.golden.empty()) throw Error("check needs --golden DIR");
   if (args.threshold && !(*args.threshold >= 0 && *args.threshold <= 1))
     throw Error("--threshold must be within [0, 1]");
-  if (args.max_diff_pixels && *args.max_diff_pixels < 0) throw Error("--max-diff-pixels must not be negative");
+  if (args.max_diff_pixels && *args.max_diff_pixels < 0)
+    throw Error("--max-diff-pixels must not be negative");
   if (args.max_diff_ratio && !(*args.max_diff_ratio >= 0 && *args.max_diff_ratio <= 1))
     throw Error("--max-diff-ratio must be within [0, 1]");
   for (const auto& [option, dir] :
@@ -53,7 +54,8 @@ int run_check(const CheckArgs& args) {
   auto failure_dir = [&]() -> fs::path {
     if (out_dir.empty()) {
       std::string tmpl = (fs::temp_directory_path() / "spritz-check-XXXXXX").string();
-      if (!mkdtemp(tmpl.data())) throw Error("cannot create a results folder in " + fs::temp_directory_path().string());
+      if (!mkdtemp(tmpl.data()))
+        throw Error("cannot create a results folder in " + fs::temp_directory_path().string());
       out_dir = tmpl;
       if (!args.json) std::fprintf(stderr, "spritz: writing failures to %s\n", out_dir.c_str());
     }
@@ -80,8 +82,11 @@ int run_check(const CheckArgs& args) {
   for (size_t e = 0; e < effects.size(); ++e) {
     const std::string& path = args.effects[e];
     const Effect& fx = effects[e];
-    const double threshold = args.threshold ? *args.threshold : fx.check.threshold >= 0 ? fx.check.threshold : 0.1;
-    const int64_t max_pixels = args.max_diff_pixels ? *args.max_diff_pixels : fx.check.max_diff_pixels;
+    const double threshold = args.threshold            ? *args.threshold
+                             : fx.check.threshold >= 0 ? fx.check.threshold
+                                                       : 0.1;
+    const int64_t max_pixels =
+        args.max_diff_pixels ? *args.max_diff_pixels : fx.check.max_diff_pixels;
     const double max_ratio = args.max_diff_ratio ? *args.max_diff_ratio : fx.check.max_diff_ratio;
     FrameRenderer renderer(fx, fx.canvas.width, fx.canvas.height, thread_count(args.threads));
     std::vector<uint8_t> rgba;
@@ -197,14 +202,17 @@ int run_check(const CheckArgs& args) {
         }
       }
       if (args.json) {
-        std::printf("{\"type\":\"check\",\"effect\":%s,\"time\":%s,\"golden\":%s,\"status\":\"%s\",\"different\":%llu,\"ratio\":%s,\"max_channel_diff\":%d,\"actual\":%s,\"diff\":%s}\n",
-                    json_string(fx.name).c_str(), json_number(t).c_str(), json_string(golden.string()).c_str(),
-                    status.c_str(), static_cast<unsigned long long>(r.different), json_number(r.ratio()).c_str(),
-                    r.max_channel_diff, actual_path.empty() ? "null" : json_string(actual_path).c_str(),
-                    diff_path.empty() ? "null" : json_string(diff_path).c_str());
+        std::printf(
+            "{\"type\":\"check\",\"effect\":%s,\"time\":%s,\"golden\":%s,\"status\":\"%s\","
+            "\"different\":%llu,\"ratio\":%s,\"max_channel_diff\":%d,\"actual\":%s,\"diff\":%s}\n",
+            json_string(fx.name).c_str(), json_number(t).c_str(),
+            json_string(golden.string()).c_str(), status.c_str(),
+            static_cast<unsigned long long>(r.different), json_number(r.ratio()).c_str(),
+            r.max_channel_diff, actual_path.empty() ? "null" : json_string(actual_path).c_str(),
+            diff_path.empty() ? "null" : json_string(diff_path).c_str());
       } else if (!ok) {
-        std::fprintf(stderr, "FAIL %s @ %s: %s%s%s\n", fx.name.c_str(), label.c_str(), detail.c_str(),
-                     actual_path.empty() ? "" : "; actual ", actual_path.c_str());
+        std::fprintf(stderr, "FAIL %s @ %s: %s%s%s\n", fx.name.c_str(), label.c_str(),
+                     detail.c_str(), actual_path.empty() ? "" : "; actual ", actual_path.c_str());
       } else if (!args.quiet) {
         std::fprintf(stderr, "%-4s %s @ %s%s%s\n", tag, fx.name.c_str(), label.c_str(),
                      detail.empty() ? "" : ": ", detail.c_str());

@@ -40,12 +40,12 @@ struct RenderArgs {
   std::string frames;
   std::optional<double> fps;
   std::vector<double> times;  // from parse_times: each finite, within ±kMaxTimeS
-  std::string output;  // empty: out/<name>_####.png
-  std::string size;    // "WxH"
+  std::string output;         // empty: out/<name>_####.png
+  std::string size;           // "WxH"
   std::optional<double> scale;
-  int threads = 0;     // 0: all cores
+  int threads = 0;  // 0: all cores
   std::optional<int64_t> chunk_index, chunk_count;
-  std::string seeds;          // "A-B": one render per seed, {seed} in the output pattern
+  std::string seeds;           // "A-B": one render per seed, {seed} in the output pattern
   bool skip_existing = false;  // leave frames whose file exists (resumable batches)
   bool json = false;
   bool quiet = false;
@@ -93,13 +93,13 @@ struct CheckArgs {
 struct AtlasArgs {
   EffectArgs effect;
   std::string output = "sheet.png";
-  std::string meta;                 // default: the output's name with .json
-  std::string meta_format = "hash"; // "hash" | "array"
-  std::string grid;                 // "CxR" (default 4x4)
-  std::string cell;                 // "WxH" (default: the canvas size)
-  std::string sheet;                // "WxH": a fixed sheet size the grid divides
-  std::string preset;               // "roblox-2x2" | "roblox-4x4" | "roblox-8x8"
-  std::string frames;               // frame list at --fps instead of an even spread
+  std::string meta;                  // default: the output's name with .json
+  std::string meta_format = "hash";  // "hash" | "array"
+  std::string grid;                  // "CxR" (default 4x4)
+  std::string cell;                  // "WxH" (default: the canvas size)
+  std::string sheet;                 // "WxH": a fixed sheet size the grid divides
+  std::string preset;                // "roblox-2x2" | "roblox-4x4" | "roblox-8x8"
+  std::string frames;                // frame list at --fps instead of an even spread
   std::optional<double> fps;
   int padding = 0;
   bool pot = false;

@@ -1,8 +1,9 @@
+#include "spritz/raster/diff.h"
+
 #include <cmath>
 #include <cstdio>
 
 #include "commands.h"
-#include "spritz/raster/diff.h"
 #include "io/io.h"
 #include "json.h"
 #include "spritz/raster/png.h"
@@ -19,7 +20,8 @@ std::string percent(double ratio) {
 }  // namespace
 
 int run_diff(const DiffArgs& args) {
-  if (!(args.threshold >= 0 && args.threshold <= 1)) throw Error("--threshold must be within [0, 1]");
+  if (!(args.threshold >= 0 && args.threshold <= 1))
+    throw Error("--threshold must be within [0, 1]");
   if (args.max_diff_pixels && *args.max_diff_pixels < 0)
     throw Error("--max-diff-pixels must not be negative");
   if (args.max_diff_ratio && !(*args.max_diff_ratio >= 0 && *args.max_diff_ratio <= 1))
@@ -29,8 +31,11 @@ int run_diff(const DiffArgs& args) {
   const DecodedPng b = decode_png(read_binary_file(args.b), args.b);
   if (a.width != b.width || a.height != b.height) {
     if (args.json) {
-      std::printf("{\"type\":\"diff\",\"a\":%s,\"b\":%s,\"size_mismatch\":true,\"a_size\":[%d,%d],\"b_size\":[%d,%d]}\n",
-                  json_string(args.a).c_str(), json_string(args.b).c_str(), a.width, a.height, b.width, b.height);
+      std::printf(
+          "{\"type\":\"diff\",\"a\":%s,\"b\":%s,\"size_mismatch\":true,\"a_size\":[%d,%d],\"b_"
+          "size\":[%d,%d]}\n",
+          json_string(args.a).c_str(), json_string(args.b).c_str(), a.width, a.height, b.width,
+          b.height);
     }
     std::fprintf(stderr, "spritz: %s is %dx%d but %s is %dx%d\n", args.a.c_str(), a.width, a.height,
                  args.b.c_str(), b.width, b.height);
@@ -55,14 +60,19 @@ int run_diff(const DiffArgs& args) {
         static_cast<unsigned long long>(r.different), json_number(r.ratio()).c_str(),
         static_cast<unsigned long long>(r.antialiased), r.max_channel_diff,
         json_number(r.psnr_db).c_str(),
-        r.worst_x >= 0 ? ("[" + std::to_string(r.worst_x) + "," + std::to_string(r.worst_y) + "]").c_str() : "null",
+        r.worst_x >= 0
+            ? ("[" + std::to_string(r.worst_x) + "," + std::to_string(r.worst_y) + "]").c_str()
+            : "null",
         json_number(args.threshold).c_str(), same ? "true" : "false");
   } else if (!args.quiet) {
     std::printf("%llu of %llu pixels differ (%s)", static_cast<unsigned long long>(r.different),
                 static_cast<unsigned long long>(r.total), percent(r.ratio()).c_str());
-    if (args.antialiasing) std::printf(", %llu anti-aliased ignored", static_cast<unsigned long long>(r.antialiased));
+    if (args.antialiasing)
+      std::printf(", %llu anti-aliased ignored", static_cast<unsigned long long>(r.antialiased));
     std::printf(", max channel diff %d, PSNR %s", r.max_channel_diff,
-                std::isfinite(r.psnr_db) ? (json_number(std::round(r.psnr_db * 100) / 100) + " dB").c_str() : "inf");
+                std::isfinite(r.psnr_db)
+                    ? (json_number(std::round(r.psnr_db * 100) / 100) + " dB").c_str()
+                    : "inf");
     if (r.worst_x >= 0) std::printf(", worst pixel at (%d, %d)", r.worst_x, r.worst_y);
     std::printf("%s\n", same ? "" : " - different");
   }

@@ -41,8 +41,8 @@ int64_t parse_int(std::string_view s, size_t& pos, std::string_view spec) {
 }  // namespace
 
 uint64_t FrameRange::count() const {
-  const uint64_t span = last >= first ? static_cast<uint64_t>(last - first)
-                                      : static_cast<uint64_t>(first - last);
+  const uint64_t span =
+      last >= first ? static_cast<uint64_t>(last - first) : static_cast<uint64_t>(first - last);
   return span / static_cast<uint64_t>(step) + 1;
 }
 
@@ -102,8 +102,10 @@ void check_frame_times(const FrameList& list, double fps) {
       const double t = static_cast<double>(f) / fps;
       if (std::abs(t) <= kMaxTimeS) continue;
       char buf[160];
-      std::snprintf(buf, sizeof buf, "frame %lld at %.9g fps is at %.3g s; frame times (frame / fps) "
-                    "must be within ±1e9 s, like --time", static_cast<long long>(f), fps, t);
+      std::snprintf(buf, sizeof buf,
+                    "frame %lld at %.9g fps is at %.3g s; frame times (frame / fps) "
+                    "must be within ±1e9 s, like --time",
+                    static_cast<long long>(f), fps, t);
       throw Error(buf);
     }
   }
@@ -115,8 +117,8 @@ FrameList parse_frames(std::string_view spec) {
   size_t start = 0;
   while (start <= spec.size()) {
     const size_t comma = spec.find(',', start);
-    const std::string_view item =
-        spec.substr(start, comma == std::string_view::npos ? std::string_view::npos : comma - start);
+    const std::string_view item = spec.substr(
+        start, comma == std::string_view::npos ? std::string_view::npos : comma - start);
     if (item.empty()) bad(spec, "an item is empty");
     size_t pos = 0;
     FrameRange r;
@@ -144,13 +146,16 @@ std::vector<uint32_t> parse_seeds(const std::string& spec, uint64_t max_count) {
   try {
     list = parse_frames(spec);
   } catch (const Error&) {
-    throw Error("--seeds expects seeds N, A-B or A-BxS, comma-separated (e.g. 1-16), got '" + spec + "'");
+    throw Error("--seeds expects seeds N, A-B or A-BxS, comma-separated (e.g. 1-16), got '" + spec +
+                "'");
   }
-  if (list.size() > max_count) throw Error("--seeds: at most " + std::to_string(max_count) + " seeds at once");
+  if (list.size() > max_count)
+    throw Error("--seeds: at most " + std::to_string(max_count) + " seeds at once");
   std::vector<uint32_t> seeds;
   for (uint64_t i = 0; i < list.size(); ++i) {
     const int64_t s = list.at(i);
-    if (s < 0 || s > 0xffffffffll) throw Error("--seeds: seeds must be within [0, 4294967295], got " + std::to_string(s));
+    if (s < 0 || s > 0xffffffffll)
+      throw Error("--seeds: seeds must be within [0, 4294967295], got " + std::to_string(s));
     seeds.push_back(static_cast<uint32_t>(s));
   }
   return seeds;
@@ -161,8 +166,10 @@ void parse_pair(const std::string& text, const char* option, int max, int* a, in
   char extra = 0;
   if (std::sscanf(text.c_str(), "%llux%llu%c", &x, &y, &extra) != 2)
     throw Error(std::string(option) + " expects AxB (e.g. 512x512), got '" + text + "'");
-  if (x < 1 || y < 1 || x > static_cast<unsigned long long>(max) || y > static_cast<unsigned long long>(max))
-    throw Error(std::string(option) + " " + text + ": each value must be within [1, " + std::to_string(max) + "]");
+  if (x < 1 || y < 1 || x > static_cast<unsigned long long>(max) ||
+      y > static_cast<unsigned long long>(max))
+    throw Error(std::string(option) + " " + text + ": each value must be within [1, " +
+                std::to_string(max) + "]");
   *a = static_cast<int>(x);
   *b = static_cast<int>(y);
 }

@@ -3,9 +3,9 @@
 // never expanded, so a billion frames cost nothing until they are rendered.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
-#include <cstddef>
 #include <string_view>
 #include <utility>
 #include <vector>

@@ -2,10 +2,10 @@
 #include <cstdio>
 
 #include "commands.h"
-#include "spritz/eval.h"
-#include "spritz/raster/frame.h"
 #include "frames.h"
 #include "json.h"
+#include "spritz/eval.h"
+#include "spritz/raster/frame.h"
 
 namespace spritz {
 
@@ -50,8 +50,8 @@ int run_inspect(const InspectArgs& args) {
   evaluate(fx, clock, frame);
 
   if (args.json) {
-    std::string out = "{\"time\": " + json_number(args.time) + ", \"clock\": " +
-                      json_number(clock) + ", \"emitters\": [";
+    std::string out = "{\"time\": " + json_number(args.time) +
+                      ", \"clock\": " + json_number(clock) + ", \"emitters\": [";
     for (size_t e = 0; e < frame.emitters.size(); ++e) {
       const EmitterFrame& ef = frame.emitters[e];
       const Emitter& em = fx.emitters[ef.emitter];
@@ -77,11 +77,11 @@ int run_inspect(const InspectArgs& args) {
                ", \"y\": " + json_number(p.y) + ", \"vx\": " + json_number(p.vx) +
                ", \"vy\": " + json_number(p.vy) + ", \"w\": " + json_number(p.w) +
                ", \"h\": " + json_number(p.h) + ", \"rotation\": " + json_number(p.rotation_deg) +
-               ", \"color\": [" + json_number(p.color_srgb.r) + ", " +
-               json_number(p.color_srgb.g) + ", " + json_number(p.color_srgb.b) +
-               "], \"alpha\": " + json_number(p.alpha) + ", \"brightness\": " +
-               json_number(em.brightness) + ", \"light_emission\": " +
-               json_number(em.light_emission) + ", \"cell\": " + std::to_string(p.cell) + "}";
+               ", \"color\": [" + json_number(p.color_srgb.r) + ", " + json_number(p.color_srgb.g) +
+               ", " + json_number(p.color_srgb.b) + "], \"alpha\": " + json_number(p.alpha) +
+               ", \"brightness\": " + json_number(em.brightness) +
+               ", \"light_emission\": " + json_number(em.light_emission) +
+               ", \"cell\": " + std::to_string(p.cell) + "}";
       }
       out += "]}";
     }

@@ -62,8 +62,10 @@ int main(int argc, char** argv) {
   CLI::App* r = app.add_subcommand("render", "Render frames to PNG files (or raw RGBA to stdout)");
   r->add_option("effect", render.effect.effect,
                 "Effect file (TOML); '-' reads stdin; none renders the bundled default");
-  r->add_option("-f,--frames", render.frames, "Frames: N, A-B, A-BxS, comma-separated; negative = absolute");
-  auto* fps_opt = r->add_option("--fps", render_fps, "Frames per second (default: the effect's fps)");
+  r->add_option("-f,--frames", render.frames,
+                "Frames: N, A-B, A-BxS, comma-separated; negative = absolute");
+  auto* fps_opt =
+      r->add_option("--fps", render_fps, "Frames per second (default: the effect's fps)");
   // Split and parsed by parse_times (CLI11's delimiter drops empty items).
   std::vector<std::string> render_times;
   r->add_option("--time", render_times,
@@ -75,14 +77,21 @@ int main(int argc, char** argv) {
                 "stdout; '.hdr' writes Radiance HDR (default: out/<name>_####.png)");
   r->add_option("--size", render.size, "Render at WIDTHxHEIGHT (the effect scales with it)");
   auto* scale_opt = r->add_option("--scale", render_scale, "Render at K times the canvas size");
-  r->add_option("--threads", render.threads, "Threads (default: all cores); output is identical for any count")
+  r->add_option("--threads", render.threads,
+                "Threads (default: all cores); output is identical for any count")
       ->check(CLI::Range(1, 1024));
-  auto* ci_opt = r->add_option("--chunk-index", chunk_index, "Render slice I (0-based) of --chunk-count slices");
-  auto* cc_opt = r->add_option("--chunk-count", chunk_count, "Number of contiguous slices of the frame list");
-  r->add_option("--seeds", render.seeds, "Render one variant per seed (N, A-B, A-BxS); put {seed} in -o");
-  r->add_flag("--skip-existing", render.skip_existing, "Do not re-render frames whose file exists (resume a batch)");
+  auto* ci_opt = r->add_option("--chunk-index", chunk_index,
+                               "Render slice I (0-based) of --chunk-count slices");
+  auto* cc_opt =
+      r->add_option("--chunk-count", chunk_count, "Number of contiguous slices of the frame list");
+  r->add_option("--seeds", render.seeds,
+                "Render one variant per seed (N, A-B, A-BxS); put {seed} in -o");
+  r->add_flag("--skip-existing", render.skip_existing,
+              "Do not re-render frames whose file exists (resume a batch)");
   std::string png_mode = "fast";
-  r->add_option("--png", png_mode, "PNG encoding: fast (default, libdeflate 1) or small (libdeflate 9, adaptive filters: ~10% smaller, ~5x slower)")
+  r->add_option("--png", png_mode,
+                "PNG encoding: fast (default, libdeflate 1) or small (libdeflate 9, adaptive "
+                "filters: ~10% smaller, ~5x slower)")
       ->check(CLI::IsMember({"fast", "small"}));
   r->add_flag("--json", render.json, "NDJSON events on stdout: one per frame, then a summary");
   r->add_flag("-q,--quiet", render.quiet, "Print nothing but errors");
@@ -94,7 +103,8 @@ int main(int argc, char** argv) {
       "  spritz render configs/sparks.toml --seeds 1-8 -f 0-29 -o out/s{seed}/f_####.png\n"
       "  spritz render fire.toml --chunk-index 2 --chunk-count 8 --skip-existing --json\n"
       "  spritz render fire.toml --time 0.5,1,1.5 -o still_%02d.png --scale 2\n"
-      "  spritz render fire.toml -o - | ffmpeg -f rawvideo -pix_fmt rgba -s 256x256 -framerate 30 -i - fire.mp4");
+      "  spritz render fire.toml -o - | ffmpeg -f rawvideo -pix_fmt rgba -s 256x256 -framerate 30 "
+      "-i - fire.mp4");
 
   // atlas
   AtlasArgs atlas;
@@ -106,90 +116,127 @@ int main(int argc, char** argv) {
   at->add_option("-o,--output", atlas.output, "Sheet PNG (default sheet.png)");
   at->add_option("--meta", atlas.meta, "Metadata JSON (default: the sheet's name with .json)");
   at->add_option("--meta-format", atlas.meta_format, "TexturePacker JSON: hash (default) or array");
-  at->add_option("--grid", atlas.grid, "Columns x rows, cells left to right, top to bottom (default 4x4)");
+  at->add_option("--grid", atlas.grid,
+                 "Columns x rows, cells left to right, top to bottom (default 4x4)");
   at->add_option("--cell", atlas.cell, "Cell size WxH (default: the canvas size)");
   at->add_option("--sheet", atlas.sheet, "Fixed sheet size WxH that the grid divides into cells");
-  at->add_option("--preset", atlas.preset, "roblox-2x2, roblox-4x4 or roblox-8x8: a 1024x1024 sheet");
-  at->add_option("-f,--frames", atlas.frames, "Frames at --fps instead of an even spread over the duration");
-  auto* atlas_fps_opt = at->add_option("--fps", atlas_fps, "Frames per second for --frames (default: the effect's)");
-  at->add_option("--padding", atlas.padding, "Pixels between cells, filled by extruding each cell's edge");
+  at->add_option("--preset", atlas.preset,
+                 "roblox-2x2, roblox-4x4 or roblox-8x8: a 1024x1024 sheet");
+  at->add_option("-f,--frames", atlas.frames,
+                 "Frames at --fps instead of an even spread over the duration");
+  auto* atlas_fps_opt =
+      at->add_option("--fps", atlas_fps, "Frames per second for --frames (default: the effect's)");
+  at->add_option("--padding", atlas.padding,
+                 "Pixels between cells, filled by extruding each cell's edge");
   at->add_flag("--pot", atlas.pot, "Round the sheet up to powers of two");
-  at->add_flag("--fit", atlas.fit, "Frame every particle of every chosen frame, centred in the cells");
-  at->add_flag("--premultiplied", atlas.premultiplied, "Premultiplied alpha (default: canvas.alpha)");
+  at->add_flag("--fit", atlas.fit,
+               "Frame every particle of every chosen frame, centred in the cells");
+  at->add_flag("--premultiplied", atlas.premultiplied,
+               "Premultiplied alpha (default: canvas.alpha)");
   at->add_option("--direction", atlas.direction, "Animation tag direction: forward or pingpong");
-  at->add_option("--seeds", atlas.seeds, "Contact sheet: one cell per seed (N, A-B, A-BxS) at --time");
+  at->add_option("--seeds", atlas.seeds,
+                 "Contact sheet: one cell per seed (N, A-B, A-BxS) at --time");
   double atlas_time = 0;
-  auto* atlas_time_opt = at->add_option("--time", atlas_time, "With --seeds: the time of every cell (default: half the duration)");
-  auto* atlas_seam_opt = at->add_option("--max-seam", atlas_seam, "Fail (exit 1) when the loop seam is larger");
-  at->add_option("--threads", atlas.threads, "Threads (output is identical for any count)")->check(CLI::Range(1, 1024));
-  at->add_option("--png", png_mode, "PNG encoding: fast (default) or small")->check(CLI::IsMember({"fast", "small"}));
+  auto* atlas_time_opt = at->add_option(
+      "--time", atlas_time, "With --seeds: the time of every cell (default: half the duration)");
+  auto* atlas_seam_opt =
+      at->add_option("--max-seam", atlas_seam, "Fail (exit 1) when the loop seam is larger");
+  at->add_option("--threads", atlas.threads, "Threads (output is identical for any count)")
+      ->check(CLI::Range(1, 1024));
+  at->add_option("--png", png_mode, "PNG encoding: fast (default) or small")
+      ->check(CLI::IsMember({"fast", "small"}));
   at->add_flag("--json", atlas.json, "One JSON object on stdout");
   at->add_flag("-q,--quiet", atlas.quiet, "Print only errors");
   add_effect_options(at, atlas.effect, atlas_seed, atlas_seed_opt);
-  at->footer("Examples:\n  spritz atlas configs/fire_loop.toml -o fire.png --grid 4x4 --max-seam 0\n"
-             "  spritz atlas configs/explosion.toml --preset roblox-8x8 --fit -o explosion.png\n"
-             "  spritz atlas configs/sparks.toml --cell 128x128 --padding 2 --pot --meta-format array\n"
-             "  spritz atlas configs/confetti.toml --seeds 1-16 --time 0.8 --cell 128x128 -o variants.png");
+  at->footer(
+      "Examples:\n  spritz atlas configs/fire_loop.toml -o fire.png --grid 4x4 --max-seam 0\n"
+      "  spritz atlas configs/explosion.toml --preset roblox-8x8 --fit -o explosion.png\n"
+      "  spritz atlas configs/sparks.toml --cell 128x128 --padding 2 --pot --meta-format array\n"
+      "  spritz atlas configs/confetti.toml --seeds 1-16 --time 0.8 --cell 128x128 -o "
+      "variants.png");
 
   // inspect
   InspectArgs inspect;
   int64_t inspect_seed = 0;
   CLI::Option* inspect_seed_opt = nullptr;
-  CLI::App* in = app.add_subcommand("inspect", "Print the particle states at a time (table or JSON)");
-  in->add_option("effect", inspect.effect.effect, "Effect file (TOML); '-' reads stdin")->required();
+  CLI::App* in =
+      app.add_subcommand("inspect", "Print the particle states at a time (table or JSON)");
+  in->add_option("effect", inspect.effect.effect, "Effect file (TOML); '-' reads stdin")
+      ->required();
   in->add_option("--time", inspect.time, "Time in seconds")->required();
   in->add_flag("--json", inspect.json, "JSON output (the shape is documented in docs/cli.md)");
   in->add_flag("--stats", inspect.stats, "Add per-emitter counts: window, keys visited, alive");
   add_effect_options(in, inspect.effect, inspect_seed, inspect_seed_opt);
-  in->footer("Examples:\n  spritz inspect configs/campfire.toml --time 1.2\n"
-             "  spritz inspect configs/campfire.toml --time 1.2 --json --stats | jq '.emitters[0].stats'");
+  in->footer(
+      "Examples:\n  spritz inspect configs/campfire.toml --time 1.2\n"
+      "  spritz inspect configs/campfire.toml --time 1.2 --json --stats | jq '.emitters[0].stats'");
 
   // validate
   ValidateArgs validate;
-  CLI::App* v = app.add_subcommand("validate", "Load and check effect files; print every problem and warning");
+  CLI::App* v = app.add_subcommand("validate",
+                                   "Load and check effect files; print every problem and warning");
   v->add_option("effects", validate.effects, "Effect files")->required();
   v->add_option("--set", validate.sets, "Override a config value before validating (repeatable)");
   v->add_flag("--json", validate.json, "NDJSON: one object per file with its problems");
   v->add_flag("-q,--quiet", validate.quiet, "Print only problems");
-  v->footer("Examples:\n  spritz validate configs/*.toml\n  spritz validate fire.toml --set emitter.0.rate=1e6");
+  v->footer(
+      "Examples:\n  spritz validate configs/*.toml\n  spritz validate fire.toml --set "
+      "emitter.0.rate=1e6");
 
   // diff
   DiffArgs diff;
   CLI::App* d = app.add_subcommand("diff", "Compare two PNG images (pixelmatch's YIQ threshold)");
   d->add_option("a", diff.a, "First image (the reference)")->required();
   d->add_option("b", diff.b, "Second image")->required();
-  d->add_option("-o,--output", diff.output, "Write a diff image: red = different, yellow = anti-aliasing, faded grey A elsewhere");
-  d->add_option("--threshold", diff.threshold, "Perceptual threshold in YIQ space, 0..1 (default 0.1)");
+  d->add_option(
+      "-o,--output", diff.output,
+      "Write a diff image: red = different, yellow = anti-aliasing, faded grey A elsewhere");
+  d->add_option("--threshold", diff.threshold,
+                "Perceptual threshold in YIQ space, 0..1 (default 0.1)");
   d->add_flag("--aa", diff.antialiasing, "Detect anti-aliased pixels and do not count them");
   int64_t diff_pixels = 0;
   double diff_ratio = 0;
-  auto* dp_opt = d->add_option("--max-diff-pixels", diff_pixels, "Differing pixels allowed (default: none unless --max-diff-ratio is given)");
-  auto* dr_opt = d->add_option("--max-diff-ratio", diff_ratio, "Ratio of differing pixels allowed, 0..1 (with both limits, both must hold)");
+  auto* dp_opt =
+      d->add_option("--max-diff-pixels", diff_pixels,
+                    "Differing pixels allowed (default: none unless --max-diff-ratio is given)");
+  auto* dr_opt =
+      d->add_option("--max-diff-ratio", diff_ratio,
+                    "Ratio of differing pixels allowed, 0..1 (with both limits, both must hold)");
   d->add_flag("--json", diff.json, "One JSON object on stdout");
   d->add_flag("-q,--quiet", diff.quiet, "Print nothing; the exit code tells");
-  d->footer("Examples:\n  spritz diff golden.png actual.png -o diff.png\n"
-            "  spritz diff a.png b.png --threshold 0.05 --max-diff-pixels 10 --json\n"
-            "Exit codes: 0 same within tolerance, 1 different, 2 usage or I/O error, 3 size mismatch.");
+  d->footer(
+      "Examples:\n  spritz diff golden.png actual.png -o diff.png\n"
+      "  spritz diff a.png b.png --threshold 0.05 --max-diff-pixels 10 --json\n"
+      "Exit codes: 0 same within tolerance, 1 different, 2 usage or I/O error, 3 size mismatch.");
 
   // check
   CheckArgs check;
   double check_threshold = 0, check_ratio = 0;
   int64_t check_pixels = 0;
-  CLI::App* c = app.add_subcommand("check", "Render each effect's check times and compare with golden images");
+  CLI::App* c = app.add_subcommand(
+      "check", "Render each effect's check times and compare with golden images");
   c->add_option("effects", check.effects, "Effect files")->required();
-  c->add_option("--golden", check.golden, "Golden image folder (DIR/<effect>/<time>.png)")->required();
+  c->add_option("--golden", check.golden, "Golden image folder (DIR/<effect>/<time>.png)")
+      ->required();
   c->add_flag("--update", check.update, "(Re)write the goldens instead of comparing");
-  c->add_option("--out", check.out, "Where failures write <name>.actual.png and <name>.diff.png (default: a new temporary folder)");
-  auto* ct_opt = c->add_option("--threshold", check_threshold, "YIQ threshold, 0..1 (default: the effect's [check] or 0.1)");
-  auto* cp_opt = c->add_option("--max-diff-pixels", check_pixels, "Differing pixels allowed (default: [check] or 0)");
-  auto* cr_opt = c->add_option("--max-diff-ratio", check_ratio, "Ratio allowed (default: [check] or 0)");
+  c->add_option("--out", check.out,
+                "Where failures write <name>.actual.png and <name>.diff.png (default: a new "
+                "temporary folder)");
+  auto* ct_opt = c->add_option("--threshold", check_threshold,
+                               "YIQ threshold, 0..1 (default: the effect's [check] or 0.1)");
+  auto* cp_opt = c->add_option("--max-diff-pixels", check_pixels,
+                               "Differing pixels allowed (default: [check] or 0)");
+  auto* cr_opt =
+      c->add_option("--max-diff-ratio", check_ratio, "Ratio allowed (default: [check] or 0)");
   c->add_flag("--aa", check.antialiasing, "Ignore anti-aliased pixels");
-  c->add_option("--threads", check.threads, "Threads (output is identical for any count)")->check(CLI::Range(1, 1024));
+  c->add_option("--threads", check.threads, "Threads (output is identical for any count)")
+      ->check(CLI::Range(1, 1024));
   c->add_flag("--json", check.json, "NDJSON: one object per check, then a summary");
   c->add_flag("-q,--quiet", check.quiet, "Print only failures");
-  c->footer("Examples:\n  spritz check configs/*.toml --golden golden\n"
-            "  spritz check configs/fire.toml --golden golden --update\n"
-            "Exit codes: 0 all match, 1 a difference or a missing golden, 2 usage, config or I/O error.");
+  c->footer(
+      "Examples:\n  spritz check configs/*.toml --golden golden\n"
+      "  spritz check configs/fire.toml --golden golden --update\n"
+      "Exit codes: 0 all match, 1 a difference or a missing golden, 2 usage, config or I/O error.");
 
   // An unknown command: CLI11 would say "A subcommand is required".
   if (argc > 1 && argv[1][0] != '-') {
@@ -252,7 +299,8 @@ int main(int argc, char** argv) {
         if (!value.empty()) continue;
         std::string name = opt->get_name(false, true);
         if (!opt->nonpositional())
-          for (char& ch : name) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
+          for (char& ch : name)
+            ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
         std::fprintf(stderr, "spritz %s: %s %s is empty\n", sub->get_name().c_str(),
                      opt->nonpositional() ? "option" : "argument", name.c_str());
         return kExitError;
@@ -300,14 +348,14 @@ int main(int argc, char** argv) {
       const bool colour = isatty(STDERR_FILENO) && !std::getenv("NO_COLOR");
       for (const Diagnostic& diag : e.diagnostics()) {
         if (diag.loc.file.empty()) {
-          std::fprintf(stderr, "%sspritz:%s %s\n", colour ? "\033[1;31m" : "", colour ? "\033[0m" : "",
-                       diag.message.c_str());
+          std::fprintf(stderr, "%sspritz:%s %s\n", colour ? "\033[1;31m" : "",
+                       colour ? "\033[0m" : "", diag.message.c_str());
         } else {
           Diagnostic where = diag;
           where.message.clear();
           std::string loc = where.to_string();  // "file:line:col: "
-          std::fprintf(stderr, "%s%s%s%s\n", colour ? "\033[1m" : "", loc.c_str(), colour ? "\033[0m" : "",
-                       diag.message.c_str());
+          std::fprintf(stderr, "%s%s%s%s\n", colour ? "\033[1m" : "", loc.c_str(),
+                       colour ? "\033[0m" : "", diag.message.c_str());
         }
       }
       return kExitError;

@@ -16,13 +16,13 @@
 #include <thread>
 
 #include "commands.h"
-#include "spritz/raster/encode.h"
-#include "spritz/eval.h"
-#include "spritz/raster/frame.h"
 #include "frames.h"
 #include "io/io.h"
 #include "json.h"
 #include "output.h"
+#include "spritz/eval.h"
+#include "spritz/raster/encode.h"
+#include "spritz/raster/frame.h"
 #include "spritz/raster/png.h"
 #include "spritz/raster/raster.h"
 #include "spritz/raster/texture.h"
@@ -156,7 +156,8 @@ struct Totals {
 };
 
 std::string replace_all(std::string s, const std::string& from, const std::string& to) {
-  for (size_t at = 0; (at = s.find(from, at)) != std::string::npos; at += to.size()) s.replace(at, from.size(), to);
+  for (size_t at = 0; (at = s.find(from, at)) != std::string::npos; at += to.size())
+    s.replace(at, from.size(), to);
   return s;
 }
 
@@ -310,10 +311,12 @@ void render_effect(const RenderArgs& args, const Effect& fx, const std::string& 
             TextureSet shared;
             {
               std::lock_guard<std::mutex> lock(texture_mutex);
-              if (!textures) textures = load_textures(fx, canvas_view(fx.canvas, width, height).scale);
+              if (!textures)
+                textures = load_textures(fx, canvas_view(fx.canvas, width, height).scale);
               shared = *textures;
             }
-            renderer = std::make_unique<FrameRenderer>(fx, width, height, plan.raster_threads, std::move(shared));
+            renderer = std::make_unique<FrameRenderer>(fx, width, height, plan.raster_threads,
+                                                       std::move(shared));
             renderer->set_particle_limit(particle_limit(plan.workers, bytes_per_particle(fx)));
             renderer->set_frame_rate(fps);
           }
@@ -332,7 +335,8 @@ void render_effect(const RenderArgs& args, const Effect& fx, const std::string& 
               renderer->encode(px);
               const std::vector<uint8_t> png =
                   encode_png(px.data(), width, height,
-                             frame_png_texts(fx, slot.item.number, slot.item.time, slot.item.clock, width, height));
+                             frame_png_texts(fx, slot.item.number, slot.item.time, slot.item.clock,
+                                             width, height));
               write_file_atomic(slot.path, png.data(), png.size());
             }
           } catch (const WriteError& e) {
@@ -343,7 +347,8 @@ void render_effect(const RenderArgs& args, const Effect& fx, const std::string& 
           }
         }
       }
-      slot.ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - f0).count();
+      slot.ms =
+          std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - f0).count();
       slot.ready = true;
       {
         std::lock_guard<std::mutex> lock(mutex);
@@ -393,8 +398,9 @@ void render_effect(const RenderArgs& args, const Effect& fx, const std::string& 
       ++totals.skipped;
       if (args.json) {
         const std::string line = "{\"type\":\"frame\",\"frame\":" + std::to_string(item.number) +
-                                 ",\"time\":" + json_number(item.time) + ",\"path\":" + json_string(slot.path) +
-                                 seed_json + ",\"skipped\":true}\n";
+                                 ",\"time\":" + json_number(item.time) +
+                                 ",\"path\":" + json_string(slot.path) + seed_json +
+                                 ",\"skipped\":true}\n";
         std::fwrite(line.data(), 1, line.size(), stdout);
       }
     } else if (raw) {
@@ -406,11 +412,12 @@ void render_effect(const RenderArgs& args, const Effect& fx, const std::string& 
     } else if (slot.error.empty()) {
       ++totals.rendered;
       if (args.json) {
-        const std::string line = "{\"type\":\"frame\",\"frame\":" + std::to_string(item.number) +
-                                 ",\"time\":" + json_number(item.time) + ",\"clock\":" + json_number(item.clock) +
-                                 ",\"path\":" + json_string(slot.path) + seed_json +
-                                 ",\"particles\":" + std::to_string(slot.particles) + ",\"ms\":" +
-                                 json_number(std::round(slot.ms * 1000) / 1000) + "}\n";
+        const std::string line =
+            "{\"type\":\"frame\",\"frame\":" + std::to_string(item.number) +
+            ",\"time\":" + json_number(item.time) + ",\"clock\":" + json_number(item.clock) +
+            ",\"path\":" + json_string(slot.path) + seed_json +
+            ",\"particles\":" + std::to_string(slot.particles) +
+            ",\"ms\":" + json_number(std::round(slot.ms * 1000) / 1000) + "}\n";
         std::fwrite(line.data(), 1, line.size(), stdout);
         std::fflush(stdout);
       }
@@ -423,10 +430,12 @@ void render_effect(const RenderArgs& args, const Effect& fx, const std::string& 
         std::printf("{\"type\":\"error\",\"frame\":%lld,\"message\":%s}\n",
                     static_cast<long long>(item.number), json_string(slot.error).c_str());
       progress.clear();
-      std::fprintf(stderr, "spritz: frame %lld: %s\n", static_cast<long long>(item.number), slot.error.c_str());
+      std::fprintf(stderr, "spritz: frame %lld: %s\n", static_cast<long long>(item.number),
+                   slot.error.c_str());
     }
     ++done;
-    progress.update(done, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+    progress.update(done,
+                    std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
   }
 }
 
@@ -456,7 +465,8 @@ std::string peak_memory_json() {
 }  // namespace
 
 int run_render(const RenderArgs& args) {
-  if (args.effect.seed && !args.seeds.empty()) throw Error("use either --seed or --seeds, not both");
+  if (args.effect.seed && !args.seeds.empty())
+    throw Error("use either --seed or --seeds, not both");
   const std::vector<std::optional<int64_t>> seeds = seed_list(args);
   std::string output = args.output;
   if (seeds.size() > 1 && output != "-" && output.find("{seed}") == std::string::npos)
@@ -495,7 +505,8 @@ int run_render(const RenderArgs& args) {
     return kExitError;  // the reader of stdout went away: stop quietly
   }
   progress.finish();
-  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   const double fps = seconds > 0 ? static_cast<double>(totals.rendered) / seconds : 0;
   if (args.json && output != "-") {
     std::printf(
@@ -526,8 +537,11 @@ int run_render(const RenderArgs& args) {
                  static_cast<unsigned long long>(totals.rendered), totals.rendered == 1 ? "" : "s",
                  name.c_str(), totals.width, totals.height, output == "-" ? "to" : "written to",
                  output == "-" ? "stdout" : shown_pattern.c_str(), seconds, rate);
-    if (totals.skipped) std::fprintf(stderr, ", %llu skipped (already there)", static_cast<unsigned long long>(totals.skipped));
-    if (totals.failed) std::fprintf(stderr, ", %llu FAILED", static_cast<unsigned long long>(totals.failed));
+    if (totals.skipped)
+      std::fprintf(stderr, ", %llu skipped (already there)",
+                   static_cast<unsigned long long>(totals.skipped));
+    if (totals.failed)
+      std::fprintf(stderr, ", %llu FAILED", static_cast<unsigned long long>(totals.failed));
     std::fprintf(stderr, "\n");
   }
   // Particles that never touch a pixel are most often placed in the wrong

@@ -3,7 +3,7 @@
 # configures and builds spritz in Release into ./build. Safe to re-run.
 #   scripts/build.sh           build dependencies only
 #   scripts/build.sh --tests   also what the test suite drives (ffmpeg, GNU parallel,
-#                              Slurm and munge, python3-yaml)
+#                              Slurm and munge, python3-yaml, clang-format-14)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -11,7 +11,7 @@ packages=(g++ cmake make pkg-config libcli11-dev libtomlplusplus-dev libstb-dev 
 cmake_args=()
 for arg in "$@"; do
   case "$arg" in
-    --tests) packages+=(ffmpeg parallel slurm-wlm munge python3-yaml) ;;
+    --tests) packages+=(ffmpeg parallel slurm-wlm munge python3-yaml clang-format-14) ;;
     *) cmake_args+=("$arg") ;;
   esac
 done

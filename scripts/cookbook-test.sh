@@ -6,6 +6,10 @@ set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 binary="$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"
 doc="${2:-$root/docs/cookbook.md}"
+. "$root/scripts/skip.sh"
+for tool in ffmpeg parallel; do
+  command -v "$tool" >/dev/null || skip "the recipes run $tool, which is not installed (scripts/build.sh --tests installs it)"
+done
 bin_dir="$(mktemp -d)"
 ln -s "$binary" "$bin_dir/spritz"
 export PATH="$bin_dir:$PATH"

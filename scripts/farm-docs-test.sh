@@ -6,6 +6,8 @@ set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 doc="$root/docs/farm.md"
 fail() { echo "farm-docs-test: FAIL: $*" >&2; exit 1; }
+. "$root/scripts/skip.sh"
+/usr/bin/python3 -c "import yaml" 2>/dev/null || skip "python3-yaml is not installed (scripts/build.sh --tests installs it)"
 for f in render.sbatch k8s-indexed-job.yaml; do
   python=/usr/bin/python3
   "$python" - "$doc" "$root/docs/farm/$f" <<'PY' || fail "docs/farm.md does not show docs/farm/$f verbatim"

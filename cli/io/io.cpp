@@ -59,7 +59,9 @@ extern "C" void on_signal(int sig) {
 
 }  // namespace
 
-std::string describe_errno(int err) { return std::strerror(err); }
+std::string describe_errno(int err) {
+  return std::strerror(err);
+}
 
 namespace {
 
@@ -130,7 +132,8 @@ Buffer read_whole(const std::string& path, size_t limit, const char* what, bool 
   if (!fs::exists(st) && (!ec || ec.value() == ENOENT || ec.value() == ENOTDIR))
     throw Error(SourceLoc{path, 0, 0}, "no such file");
   if (ec) throw Error(SourceLoc{path, 0, 0}, "cannot open: " + describe_errno(ec.value()));
-  if (fs::is_directory(st)) throw Error(SourceLoc{path, 0, 0}, std::string("is a directory, not ") + what);
+  if (fs::is_directory(st))
+    throw Error(SourceLoc{path, 0, 0}, std::string("is a directory, not ") + what);
   FILE* f = std::fopen(path.c_str(), "rb");
   if (!f) throw Error(SourceLoc{path, 0, 0}, "cannot open: " + describe_errno(errno));
   struct stat opened;
@@ -209,7 +212,8 @@ void ensure_output_dir(const std::string& path) {
     }
   }
   if (ec) throw Error("cannot create output directory " + dir.string() + ": " + ec.message());
-  if (!fs::is_directory(dir)) throw Error("output directory " + dir.string() + " is not a directory");
+  if (!fs::is_directory(dir))
+    throw Error("output directory " + dir.string() + " is not a directory");
   if (access(dir.c_str(), W_OK) != 0)
     throw Error("output directory " + dir.string() + " is not writable: " + describe_errno(errno));
 }

@@ -23,7 +23,9 @@ int find_segment(const Keys& t, int count, double tau, double* f) {
   return k;
 }
 
-double lerp(double a, double b, double f) { return a + (b - a) * f; }
+double lerp(double a, double b, double f) {
+  return a + (b - a) * f;
+}
 
 }  // namespace
 

@@ -38,16 +38,19 @@ double wrap(double x, double period) {
   return r;
 }
 
-bool is_whole(double x) { return std::abs(x - std::round(x)) <= 1e-9 * std::max(1.0, std::abs(x)); }
+bool is_whole(double x) {
+  return std::abs(x - std::round(x)) <= 1e-9 * std::max(1.0, std::abs(x));
+}
 
 }  // namespace
 
 int flipbook_cell(const Flipbook& fb, uint32_t st, double age, double tau) {
   const int64_t n = fb.cells();
-  const int64_t n0 = fb.random_start
-                         ? std::min<int64_t>(n, 1 + static_cast<int64_t>(std::floor(
-                                                        n * unit(st, Channel::kFlipbookStart))))
-                         : 1;
+  const int64_t n0 =
+      fb.random_start
+          ? std::min<int64_t>(
+                n, 1 + static_cast<int64_t>(std::floor(n * unit(st, Channel::kFlipbookStart))))
+          : 1;
   const double f = fb.fps.at(unit(st, Channel::kFlipbookRate));
   const uint64_t w = static_cast<uint64_t>(std::max(0.0, std::floor(age * f)));
   switch (fb.mode) {
@@ -486,8 +489,7 @@ bool evaluate_particle(const Emitter& em, uint64_t key, double birth_s, double c
   }
 
   const double transparency_eps = 2 * unit(st, Channel::kTransparencyEnvelope) - 1;
-  const double color_eps =
-      em.color_has_envelope ? 2 * unit(st, Channel::kColorEnvelope) - 1 : 0.0;
+  const double color_eps = em.color_has_envelope ? 2 * unit(st, Channel::kColorEnvelope) - 1 : 0.0;
 
   out.key = key;
   out.birth_s = birth_s;

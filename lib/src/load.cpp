@@ -97,13 +97,20 @@ size_t edit_distance(std::string_view a, std::string_view b) {
 
 std::string type_name(const toml::node& n) {
   switch (n.type()) {
-    case toml::node_type::table: return "a table";
-    case toml::node_type::array: return "an array";
-    case toml::node_type::string: return "a string";
-    case toml::node_type::integer: return "an integer";
-    case toml::node_type::floating_point: return "a number";
-    case toml::node_type::boolean: return "a boolean";
-    default: return "a date or time";
+    case toml::node_type::table:
+      return "a table";
+    case toml::node_type::array:
+      return "an array";
+    case toml::node_type::string:
+      return "a string";
+    case toml::node_type::integer:
+      return "an integer";
+    case toml::node_type::floating_point:
+      return "a number";
+    case toml::node_type::boolean:
+      return "a boolean";
+    default:
+      return "a date or time";
   }
 }
 
@@ -291,14 +298,14 @@ class Translator {
     return v;
   }
 
-  std::optional<int64_t> integer(const toml::node& n, std::string_view what, int64_t lo,
-                                 int64_t hi, std::string_view rule) {
+  std::optional<int64_t> integer(const toml::node& n, std::string_view what, int64_t lo, int64_t hi,
+                                 std::string_view rule) {
     int64_t v;
     if (auto i = n.as_integer()) {
       v = i->get();
-    } else if (auto f = n.as_floating_point();
-               f && std::isfinite(f->get()) && std::floor(f->get()) == f->get() &&
-               std::abs(f->get()) < 9.0e18) {
+    } else if (auto f = n.as_floating_point(); f && std::isfinite(f->get()) &&
+                                               std::floor(f->get()) == f->get() &&
+                                               std::abs(f->get()) < 9.0e18) {
       v = static_cast<int64_t>(f->get());
     } else {
       error(n, std::string(what) + " must be a whole number, got " + type_name(n));
@@ -329,7 +336,8 @@ class Translator {
     if (!s) return std::nullopt;
     for (size_t i = 0; i < choices.size(); ++i)
       if (*s == choices[i]) return i;
-    std::string msg = std::string(what) + " must be " + quoted_list(choices) + ", got \"" + *s + "\"";
+    std::string msg =
+        std::string(what) + " must be " + quoted_list(choices) + ", got \"" + *s + "\"";
     const std::string hint = closest_match(*s, choices);
     if (!hint.empty()) msg += "; did you mean \"" + hint + "\"?";
     error(n, msg);
@@ -358,7 +366,8 @@ class Translator {
       return Range{*mn, *mx};
     }
     if (!n.is_number()) {
-      error(n, std::string(what) + " must be one number or a range [min, max], got " + type_name(n));
+      error(n,
+            std::string(what) + " must be one number or a range [min, max], got " + type_name(n));
       return std::nullopt;
     }
     auto v = number(n, what);
@@ -489,8 +498,10 @@ class Translator {
       bool ok = len > 0 && str[0] == '#' && (len == 4 || len == 7 || len == 9);
       for (size_t i = 1; ok && i < len; ++i) ok = hex(str[i]) >= 0;
       if (!ok) {
-        error(n, std::string(what) + " must be a colour \"#rgb\", \"#rrggbb\", \"#rrggbbaa\" or "
-                                     "[r, g, b, a] in 0..1, got \"" + str + "\"");
+        error(n, std::string(what) +
+                     " must be a colour \"#rgb\", \"#rrggbb\", \"#rrggbbaa\" or "
+                     "[r, g, b, a] in 0..1, got \"" +
+                     str + "\"");
         return std::nullopt;
       }
       double ch[4] = {1, 1, 1, 1};
@@ -951,10 +962,11 @@ void Translator::read_bursts(const toml::node& n, Emitter& em, uint64_t max_coun
     // to max_particles / overlap (and more overlapping firings than
     // max_particles is refused).
     if (ok && b.repeat > 1) {
-      const double overlap_d = std::min(static_cast<double>(b.repeat),
-                                        std::floor(em.lifetime_s.max / b.interval_s) + 1);
+      const double overlap_d =
+          std::min(static_cast<double>(b.repeat), std::floor(em.lifetime_s.max / b.interval_s) + 1);
       if (overlap_d > static_cast<double>(max_count)) {
-        error(item, "this burst fires " + fmt(overlap_d) + " times within one lifetime, more than max_particles (" +
+        error(item, "this burst fires " + fmt(overlap_d) +
+                        " times within one lifetime, more than max_particles (" +
                         std::to_string(max_count) + "); raise its interval or lower its repeat");
         ok = false;
       } else {
@@ -1213,8 +1225,9 @@ void Translator::read_check(const toml::table& t, CheckSpec& check) {
           char now_s[32], prev_s[32];
           std::snprintf(now_s, sizeof now_s, "%.9g", *v);
           std::snprintf(prev_s, sizeof prev_s, "%.9g", same->second);
-          error(x, std::string("check time ") + now_s + " and " + prev_s + " would share the golden " +
-                       label + ".png (goldens are named by the millisecond); keep check times "
+          error(x, std::string("check time ") + now_s + " and " + prev_s +
+                       " would share the golden " + label +
+                       ".png (goldens are named by the millisecond); keep check times "
                        "at least 1 ms apart");
           continue;
         }
@@ -1430,8 +1443,9 @@ void apply_override(toml::table& root, const std::string& text) {
       throw Error(SourceLoc{origin}, "the effect has no [[emitter]] tables");
     toml::table* found = nullptr;
     const std::string& which = parts[1];
-    const bool numeric = std::all_of(which.begin(), which.end(),
-                                     [](char c) { return std::isdigit(static_cast<unsigned char>(c)) != 0; });
+    const bool numeric = std::all_of(which.begin(), which.end(), [](char c) {
+      return std::isdigit(static_cast<unsigned char>(c)) != 0;
+    });
     for (size_t e = 0; e < emitters->size() && !found; ++e) {
       toml::table* t = (*emitters)[e].as_table();
       const std::string name = t->get("name") && t->get("name")->is_string()
@@ -1439,16 +1453,14 @@ void apply_override(toml::table& root, const std::string& text) {
                                    : "emitter" + std::to_string(e);
       if ((numeric && std::to_string(e) == which) || name == which) found = t;
     }
-    if (!found)
-      throw Error(SourceLoc{origin}, "no emitter has index or name '" + which + "'");
+    if (!found) throw Error(SourceLoc{origin}, "no emitter has index or name '" + which + "'");
     table = found;
     i = 2;
   }
   for (; i + 1 < parts.size(); ++i) {
     toml::node* next = table->get(parts[i]);
     if (!next) break;
-    if (!next->is_table())
-      throw Error(SourceLoc{origin}, "'" + parts[i] + "' is not a table");
+    if (!next->is_table()) throw Error(SourceLoc{origin}, "'" + parts[i] + "' is not a table");
     table = next->as_table();
   }
 

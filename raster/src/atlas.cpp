@@ -38,8 +38,12 @@ std::vector<uint8_t> SheetBuilder::finish() const {
       const std::vector<uint8_t>& cell = cells_[static_cast<size_t>(row * L.cols + col)];
       if (cell.empty()) continue;
       const int cx = std::clamp(x - (L.padding + col * stride_x), 0, L.cell_w - 1);
-      std::memcpy(&sheet[(static_cast<size_t>(y) * static_cast<size_t>(sw) + static_cast<size_t>(x)) * 4],
-                  &cell[(static_cast<size_t>(cy) * static_cast<size_t>(L.cell_w) + static_cast<size_t>(cx)) * 4], 4);
+      std::memcpy(
+          &sheet[(static_cast<size_t>(y) * static_cast<size_t>(sw) + static_cast<size_t>(x)) * 4],
+          &cell[(static_cast<size_t>(cy) * static_cast<size_t>(L.cell_w) +
+                 static_cast<size_t>(cx)) *
+                4],
+          4);
     }
   }
   return sheet;

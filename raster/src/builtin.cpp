@@ -21,8 +21,8 @@ double smoothstep(double e0, double e1, double x) {
 
 // Value noise on an integer lattice, hashed (no tables, no state).
 double lattice(int x, int y, uint32_t seed) {
-  const uint32_t h = mix32(static_cast<uint32_t>(x) * 0x8da6b343u ^
-                           static_cast<uint32_t>(y) * 0xd8163841u ^ seed);
+  const uint32_t h =
+      mix32(static_cast<uint32_t>(x) * 0x8da6b343u ^ static_cast<uint32_t>(y) * 0xd8163841u ^ seed);
   return h * (1.0 / 4294967296.0);
 }
 double value_noise(double x, double y, uint32_t seed) {
@@ -72,12 +72,16 @@ double star_at(double x, double y, double rays, double angle) {
   const double r2 = x * x + y * y;
   const double core = std::exp(-r2 / (2 * 0.07 * 0.07));
   const double halo = 0.35 * std::exp(-r2 / (2 * 0.22 * 0.22));
-  const double ray_u = std::exp(-v * v / (2 * 0.035 * 0.035)) * std::pow(std::max(0.0, 1 - std::abs(u)), 2.5);
-  const double ray_v = std::exp(-u * u / (2 * 0.035 * 0.035)) * std::pow(std::max(0.0, 1 - std::abs(v)), 2.5);
+  const double ray_u =
+      std::exp(-v * v / (2 * 0.035 * 0.035)) * std::pow(std::max(0.0, 1 - std::abs(u)), 2.5);
+  const double ray_v =
+      std::exp(-u * u / (2 * 0.035 * 0.035)) * std::pow(std::max(0.0, 1 - std::abs(v)), 2.5);
   const double fade = smoothstep(1.0, 0.85, std::sqrt(r2));
   return std::clamp(core + halo + rays * (ray_u + ray_v), 0.0, 1.0) * fade;
 }
-double star(double x, double y, double) { return star_at(x, y, 0.9, 0); }
+double star(double x, double y, double) {
+  return star_at(x, y, 0.9, 0);
+}
 double sparkle(double x, double y, double t) {
   // A twinkle: the rays swell and turn over one cycle.
   const double pulse = 0.5 - 0.5 * std::cos(2 * kPi * t);
@@ -90,9 +94,12 @@ double smoke(double x, double y, double t) {
   const double body = smoothstep(1.0, 0.25, r);
   const double n = fbm(x * 2.6 + 11.3 + t * 0.9, y * 2.6 - 4.1 - t * 1.3, 0x51a3u);
   const double density = std::clamp(0.25 + 1.1 * n, 0.0, 1.0);
-  return std::clamp(body * density * (1.1 - 0.75 * t), 0.0, 1.0) * smoothstep(1.0, 0.9, std::sqrt(x * x + y * y));
+  return std::clamp(body * density * (1.1 - 0.75 * t), 0.0, 1.0) *
+         smoothstep(1.0, 0.9, std::sqrt(x * x + y * y));
 }
-double solid(double, double, double) { return 1.0; }
+double solid(double, double, double) {
+  return 1.0;
+}
 
 struct Builtin {
   std::string_view name;
@@ -101,9 +108,9 @@ struct Builtin {
 };
 
 const Builtin kBuiltins[] = {
-    {"disc", nullptr, false},   {"soft", soft, false},   {"spark", spark, false},
-    {"ring", ring, false},      {"star", star, false},   {"solid", solid, false},
-    {"smoke", smoke, true},     {"sparkle", sparkle, true},
+    {"disc", nullptr, false}, {"soft", soft, false},      {"spark", spark, false},
+    {"ring", ring, false},    {"star", star, false},      {"solid", solid, false},
+    {"smoke", smoke, true},   {"sparkle", sparkle, true},
 };
 
 }  // namespace
@@ -123,8 +130,10 @@ Texture builtin_texture(std::string_view name, int cell_px, int cols, int rows) 
     if (b.name == name) found = &b;
   if (!found) {
     std::string list;
-    for (std::string_view n : builtin_texture_names()) list += (list.empty() ? "" : ", ") + std::string("builtin:") + std::string(n);
-    throw Error("unknown built-in texture 'builtin:" + std::string(name) + "' (available: " + list + ")");
+    for (std::string_view n : builtin_texture_names())
+      list += (list.empty() ? "" : ", ") + std::string("builtin:") + std::string(n);
+    throw Error("unknown built-in texture 'builtin:" + std::string(name) + "' (available: " + list +
+                ")");
   }
   const int n = std::max(1, cell_px);
   const int w = n * cols, h = n * rows;
@@ -140,7 +149,8 @@ Texture builtin_texture(std::string_view name, int cell_px, int cols, int rows) 
           const double x = (i + 0.5) / n * 2 - 1;
           const double a = found->shader ? found->shader(x, y, t) : disc(x, y, t, n);
           float* p = &rgba[(static_cast<size_t>(cy * n + j) * static_cast<size_t>(w) +
-                            static_cast<size_t>(cx * n + i)) * 4];
+                            static_cast<size_t>(cx * n + i)) *
+                           4];
           p[0] = p[1] = p[2] = p[3] = static_cast<float>(a);  // white, premultiplied
         }
       }

@@ -23,7 +23,9 @@ Yiq yiq_over(const uint8_t* p, double bg) {
           r * 0.21147017 - g * 0.52261711 + b * 0.31114694};
 }
 
-Yiq yiq_over_white(const uint8_t* p) { return yiq_over(p, 255); }
+Yiq yiq_over_white(const uint8_t* p) {
+  return yiq_over(p, 255);
+}
 
 double yiq_delta(const Yiq& a, const Yiq& b) {
   const double dy = a.y - b.y, di = a.i - b.i, dq = a.q - b.q;
@@ -112,10 +114,14 @@ DiffResult diff_images(const uint8_t* a, const uint8_t* b, int width, int height
         r.worst_x = x;
         r.worst_y = y;
       }
-      uint8_t* out = options.want_image ? &r.image[(static_cast<size_t>(y) * static_cast<size_t>(width) + static_cast<size_t>(x)) * 4] : nullptr;
+      uint8_t* out = options.want_image
+                         ? &r.image[(static_cast<size_t>(y) * static_cast<size_t>(width) +
+                                     static_cast<size_t>(x)) *
+                                    4]
+                         : nullptr;
       if (delta > max_delta) {
-        const bool aa = options.detect_antialiasing &&
-                        (antialiased(a, x, y, width, height, b) || antialiased(b, x, y, width, height, a));
+        const bool aa = options.detect_antialiasing && (antialiased(a, x, y, width, height, b) ||
+                                                        antialiased(b, x, y, width, height, a));
         if (aa) {
           ++r.antialiased;
           if (out) out[0] = 255, out[1] = 255, out[2] = 0, out[3] = 255;
@@ -133,7 +139,8 @@ DiffResult diff_images(const uint8_t* a, const uint8_t* b, int width, int height
     }
   }
   const double mse = r.total ? squared / (static_cast<double>(r.total) * 4) : 0;
-  r.psnr_db = mse == 0 ? std::numeric_limits<double>::infinity() : 10 * std::log10(255.0 * 255.0 / mse);
+  r.psnr_db =
+      mse == 0 ? std::numeric_limits<double>::infinity() : 10 * std::log10(255.0 * 255.0 / mse);
   r.worst_delta = std::sqrt(r.worst_delta);  // as a threshold-comparable fraction
   return r;
 }

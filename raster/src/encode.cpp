@@ -34,13 +34,14 @@ struct EncodeTables {
     threshold[255] = std::numeric_limits<float>::infinity();
     for (int i = 0; i <= kGrid; ++i) {
       const float v = static_cast<float>(i) / kGrid;
-      start[static_cast<size_t>(i)] =
-          static_cast<uint8_t>(std::upper_bound(threshold.begin(), threshold.end() - 1, v) - threshold.begin());
+      start[static_cast<size_t>(i)] = static_cast<uint8_t>(
+          std::upper_bound(threshold.begin(), threshold.end() - 1, v) - threshold.begin());
     }
     for (int i = 0; i < kGrid; ++i)
       if (start[static_cast<size_t>(i) + 1] - start[static_cast<size_t>(i)] > 1) std::abort();
     for (int i = 0; i <= kSteps; ++i)
-      srgb[static_cast<size_t>(i)] = static_cast<float>(linear_to_srgb(static_cast<double>(i) / kSteps));
+      srgb[static_cast<size_t>(i)] =
+          static_cast<float>(linear_to_srgb(static_cast<double>(i) / kSteps));
   }
 };
 
@@ -56,11 +57,21 @@ const EncodeTables& encode_tables() {
 using F4 = float __attribute__((vector_size(16)));
 using I4 = int32_t __attribute__((vector_size(16)));
 
-inline F4 vmax(F4 a, F4 b) { return a > b ? a : b; }  // NaN in a gives b
-inline F4 vmin(F4 a, F4 b) { return a < b ? a : b; }
-inline F4 clamp01(F4 v) { return vmin(vmax(v, F4{}), F4{} + 1.0f); }  // NaN gives 0
-inline I4 trunc_i(F4 v) { return __builtin_convertvector(v, I4); }
-inline F4 to_f(I4 v) { return __builtin_convertvector(v, F4); }
+inline F4 vmax(F4 a, F4 b) {
+  return a > b ? a : b;
+}  // NaN in a gives b
+inline F4 vmin(F4 a, F4 b) {
+  return a < b ? a : b;
+}
+inline F4 clamp01(F4 v) {
+  return vmin(vmax(v, F4{}), F4{} + 1.0f);
+}  // NaN gives 0
+inline I4 trunc_i(F4 v) {
+  return __builtin_convertvector(v, I4);
+}
+inline F4 to_f(I4 v) {
+  return __builtin_convertvector(v, F4);
+}
 
 // Exact 8-bit sRGB codes of linear values (clamped to [0, 1]; NaN gives 0).
 inline I4 srgb8(const EncodeTables& t, F4 x) {
@@ -176,10 +187,14 @@ uint8_t linear_to_srgb8(float x) {
 void encode_rgba8(const Image& img, Tonemap tonemap, AlphaMode alpha, uint8_t* out, int row_begin,
                   int row_end) {
   const bool white = tonemap == Tonemap::kWhite, straight = alpha == AlphaMode::kStraight;
-  if (white && straight) encode_rows<Tonemap::kWhite, AlphaMode::kStraight>(img, out, row_begin, row_end);
-  if (white && !straight) encode_rows<Tonemap::kWhite, AlphaMode::kPremultiplied>(img, out, row_begin, row_end);
-  if (!white && straight) encode_rows<Tonemap::kClamp, AlphaMode::kStraight>(img, out, row_begin, row_end);
-  if (!white && !straight) encode_rows<Tonemap::kClamp, AlphaMode::kPremultiplied>(img, out, row_begin, row_end);
+  if (white && straight)
+    encode_rows<Tonemap::kWhite, AlphaMode::kStraight>(img, out, row_begin, row_end);
+  if (white && !straight)
+    encode_rows<Tonemap::kWhite, AlphaMode::kPremultiplied>(img, out, row_begin, row_end);
+  if (!white && straight)
+    encode_rows<Tonemap::kClamp, AlphaMode::kStraight>(img, out, row_begin, row_end);
+  if (!white && !straight)
+    encode_rows<Tonemap::kClamp, AlphaMode::kPremultiplied>(img, out, row_begin, row_end);
 }
 
 void encode_rgba8(const Image& img, Tonemap tonemap, AlphaMode alpha, std::vector<uint8_t>& out) {
@@ -194,19 +209,22 @@ void bleed_transparent_colour(std::vector<uint8_t>& rgba, int width, int height)
   std::vector<uint8_t> known(n);
   std::vector<size_t> frontier, next;
   for (size_t i = 0; i < n; ++i) known[i] = rgba[i * 4 + 3] != 0;
-  for (size_t i = 0; i < n; ++i) if (!known[i]) frontier.push_back(i);
+  for (size_t i = 0; i < n; ++i)
+    if (!known[i]) frontier.push_back(i);
   constexpr int kPasses = 16;
   for (int pass = 0; pass < kPasses && !frontier.empty(); ++pass) {
     next.clear();
     std::vector<std::pair<size_t, std::array<uint8_t, 3>>> fills;
     for (size_t i : frontier) {
-      const int x = static_cast<int>(i % static_cast<size_t>(width)), y = static_cast<int>(i / static_cast<size_t>(width));
+      const int x = static_cast<int>(i % static_cast<size_t>(width)),
+                y = static_cast<int>(i / static_cast<size_t>(width));
       int sum[3] = {0, 0, 0}, count = 0;
       for (int dy = -1; dy <= 1; ++dy)
         for (int dx = -1; dx <= 1; ++dx) {
           const int nx = x + dx, ny = y + dy;
           if ((dx == 0 && dy == 0) || nx < 0 || ny < 0 || nx >= width || ny >= height) continue;
-          const size_t j = static_cast<size_t>(ny) * static_cast<size_t>(width) + static_cast<size_t>(nx);
+          const size_t j =
+              static_cast<size_t>(ny) * static_cast<size_t>(width) + static_cast<size_t>(nx);
           if (!known[j]) continue;
           for (int k = 0; k < 3; ++k) sum[k] += rgba[j * 4 + static_cast<size_t>(k)];
           ++count;
@@ -214,8 +232,10 @@ void bleed_transparent_colour(std::vector<uint8_t>& rgba, int width, int height)
       if (count == 0) {
         next.push_back(i);
       } else {
-        fills.push_back({i, {static_cast<uint8_t>(sum[0] / count), static_cast<uint8_t>(sum[1] / count),
-                             static_cast<uint8_t>(sum[2] / count)}});
+        fills.push_back(
+            {i,
+             {static_cast<uint8_t>(sum[0] / count), static_cast<uint8_t>(sum[1] / count),
+              static_cast<uint8_t>(sum[2] / count)}});
       }
     }
     if (fills.empty()) break;  // nothing known at all: leave it black

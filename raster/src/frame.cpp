@@ -36,8 +36,10 @@ FrameRenderer::FrameRenderer(const Effect& fx, int width, int height, int thread
   frame_.particle_limit = particle_limit(1, bytes_per_particle(fx));
 }
 
-FrameRenderer::FrameRenderer(const Effect& fx, int width, int height, int threads, TextureSet textures)
-    : FrameRenderer(fx, width, height, threads, canvas_view(fx.canvas, width, height), std::move(textures)) {}
+FrameRenderer::FrameRenderer(const Effect& fx, int width, int height, int threads,
+                             TextureSet textures)
+    : FrameRenderer(fx, width, height, threads, canvas_view(fx.canvas, width, height),
+                    std::move(textures)) {}
 
 FrameRenderer::FrameRenderer(const Effect& fx, int width, int height, int threads, const View& view,
                              TextureSet textures)

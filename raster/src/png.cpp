@@ -16,7 +16,7 @@
 
 // Defined by stb_image_write (stb_impl.cpp) but not declared in its header.
 extern "C" unsigned char* stbi_write_png_to_mem(const unsigned char* pixels, int stride_bytes,
-                                                 int x, int y, int n, int* out_len);
+                                                int x, int y, int n, int* out_len);
 
 extern "C" int stbi_write_force_png_filter;  // stb_image_write's global
 
@@ -42,10 +42,12 @@ unsigned char* spritz_zlib_compress(unsigned char* data, int data_len, int* out_
     compressor_level = level;
   }
   if (!compressor) return nullptr;
-  const size_t bound = libdeflate_zlib_compress_bound(compressor.get(), static_cast<size_t>(data_len));
+  const size_t bound =
+      libdeflate_zlib_compress_bound(compressor.get(), static_cast<size_t>(data_len));
   auto* out = static_cast<unsigned char*>(std::malloc(bound));
   if (!out) return nullptr;
-  const size_t n = libdeflate_zlib_compress(compressor.get(), data, static_cast<size_t>(data_len), out, bound);
+  const size_t n =
+      libdeflate_zlib_compress(compressor.get(), data, static_cast<size_t>(data_len), out, bound);
   if (n == 0) {
     std::free(out);
     return nullptr;

@@ -1,13 +1,13 @@
 #include "spritz/raster/raster.h"
 
-#include "kernels/kernel.h"
-
 #include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <string_view>
+
+#include "kernels/kernel.h"
 
 namespace spritz {
 
@@ -17,7 +17,8 @@ static_assert(sizeof(Sprite) <= 128, "a Sprite is fetched ahead line by line; ke
 namespace {
 
 constexpr double kDegToRad = 3.14159265358979323846 / 180.0;
-constexpr double kMaxHalfExtentPx = 1e7;  // larger sprites are clamped (they cover the canvas anyway)
+constexpr double kMaxHalfExtentPx =
+    1e7;  // larger sprites are clamped (they cover the canvas anyway)
 // Thinner sprites are drawn this thin with their colour and alpha scaled down
 // to keep their light (area x colour). Float coverage resolves edges only to
 // about 1e-7 px in a sprite's local coordinates, so a 1e-7 px line lost all
@@ -32,8 +33,8 @@ constexpr double kMinHalfExtentPx = 1e-5;
 // (tested), and nothing pops as particles shrink or drift.
 constexpr double kLodBias = 1.4142135623730951;
 constexpr size_t kSpriteChunk = 1024;  // most particles per setup task
-constexpr double kExactBelowPx = 3;  // sprites thinner than this get exact edge coverage
-constexpr size_t kPrefetchAhead = 4;  // sprites of a strip fetched ahead of the one drawn
+constexpr double kExactBelowPx = 3;    // sprites thinner than this get exact edge coverage
+constexpr size_t kPrefetchAhead = 4;   // sprites of a strip fetched ahead of the one drawn
 
 // Texel addresses and weights of a bilinear sample at (u, v) in [0, 1],
 // clamped to the edge.
@@ -43,8 +44,8 @@ struct Bilinear {
   float tx, ty;
 };
 
-using detail::LevelView;
 using detail::level_view;
+using detail::LevelView;
 
 // u, v in [0, 1] put the taps within [-1, width] x [-1, height], which the
 // padded border (a copy of the edge) covers: the same values as clamping each
@@ -75,7 +76,9 @@ inline Float4 load4(const float* p) {
   return v;
 }
 
-inline Float4 splat(float v) { return Float4{v, v, v, v}; }
+inline Float4 splat(float v) {
+  return Float4{v, v, v, v};
+}
 
 // Bilinear sample, four channels at once, columns first (a, b on the top
 // row, c, d below; the steps c - a and d - b come from padded_down, the same
@@ -113,7 +116,8 @@ inline void sample_scalar(const Sprite& s, float u, float v, float out[4]) {
     return;
   }
   for (int level = 0; level < (s.level_mix > 0 ? 2 : 1); ++level) {
-    const Bilinear b = bilinear_taps(level_view(s.cell->levels[static_cast<size_t>(level ? s.level1 : s.level0)]), u, v);
+    const Bilinear b = bilinear_taps(
+        level_view(s.cell->levels[static_cast<size_t>(level ? s.level1 : s.level0)]), u, v);
     for (int c = 0; c < 4; ++c) {
       using detail::fused;
       const float left = fused(b.r1[b.x0 + c] - b.r0[b.x0 + c], b.ty, b.r0[b.x0 + c]);
@@ -139,7 +143,8 @@ struct PixelGeometry {
   float lx, ly, cov;
 };
 
-inline PixelGeometry pixel_geometry(const Sprite& s, const detail::ExactEdges& edges, int x, int y, float fy) {
+inline PixelGeometry pixel_geometry(const Sprite& s, const detail::ExactEdges& edges, int x, int y,
+                                    float fy) {
   const float fx = static_cast<float>(x) + 0.5f - s.cx;
   PixelGeometry g;
   g.lx = detail::fused(fx, s.ax_x, fy * s.ax_y);
@@ -170,14 +175,17 @@ float srgb_to_linear_fast(double c) {
   constexpr int kSteps = 4096;
   static const std::array<double, kSteps + 2> table = [] {
     std::array<double, kSteps + 2> t{};
-    for (int i = 0; i <= kSteps + 1; ++i) t[static_cast<size_t>(i)] = srgb_to_linear(std::min(1.0, static_cast<double>(i) / kSteps));
+    for (int i = 0; i <= kSteps + 1; ++i)
+      t[static_cast<size_t>(i)] = srgb_to_linear(std::min(1.0, static_cast<double>(i) / kSteps));
     return t;
   }();
   if (!(c > 0)) return 0;
   if (c <= 0.04045) return static_cast<float>(c / 12.92);
   const double f = std::min(c, 1.0) * kSteps;
   const int i = static_cast<int>(f);
-  return static_cast<float>(table[static_cast<size_t>(i)] + (table[static_cast<size_t>(i) + 1] - table[static_cast<size_t>(i)]) * (f - i));
+  return static_cast<float>(table[static_cast<size_t>(i)] +
+                            (table[static_cast<size_t>(i) + 1] - table[static_cast<size_t>(i)]) *
+                                (f - i));
 }
 
 // Linear colour, brightness (HDR above 1), then light influence toward the
@@ -399,9 +407,12 @@ bool draw_path_available(DrawPath path) {
 
 const char* draw_path_name(DrawPath path) {
   switch (path) {
-    case DrawPath::kReference: return "reference";
-    case DrawPath::kPortable: return "portable";
-    case DrawPath::kAvx2: return "avx2";
+    case DrawPath::kReference:
+      return "reference";
+    case DrawPath::kPortable:
+      return "portable";
+    case DrawPath::kAvx2:
+      return "avx2";
     case DrawPath::kAvx512:
       return "avx512";
   }
@@ -412,8 +423,10 @@ uint64_t draw_sprite(const Sprite& s, Image& img, int row_begin, int row_end, Dr
   if (__builtin_expect(s.ribbon != nullptr, 0))
     return draw_ribbon_segment(s, img, row_begin, row_end);
   switch (path) {
-    case DrawPath::kReference: return draw_sprite_reference(s, img, row_begin, row_end);
-    case DrawPath::kPortable: return detail::draw_sprite_portable(s, img, row_begin, row_end);
+    case DrawPath::kReference:
+      return draw_sprite_reference(s, img, row_begin, row_end);
+    case DrawPath::kPortable:
+      return detail::draw_sprite_portable(s, img, row_begin, row_end);
     case DrawPath::kAvx2:
       return detail::draw_sprite_avx2(s, img, row_begin, row_end);
     case DrawPath::kAvx512:
@@ -670,7 +683,8 @@ void Rasterizer::render(const Frame& frame, Image& out) {
   // Chunks small enough that every thread gets several even for a thousand
   // particles (setup is a few percent of a small frame: run serially it
   // would cap the thread scaling), large enough to amortise the task.
-  const size_t chunk = std::clamp<size_t>(n / (4 * static_cast<size_t>(threads_)), 64, kSpriteChunk);
+  const size_t chunk =
+      std::clamp<size_t>(n / (4 * static_cast<size_t>(threads_)), 64, kSpriteChunk);
   const int chunks = static_cast<int>((n + chunk - 1) / chunk);
   const int strips = (height_ + kStripRows - 1) / kStripRows;
   if (bins_.size() < static_cast<size_t>(chunks)) bins_.resize(static_cast<size_t>(chunks));

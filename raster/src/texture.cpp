@@ -33,7 +33,9 @@ MipLevel downsample(const MipLevel& src, int w, int h) {
         for (int sx = x0; sx < x1; ++sx)
           for (int c = 0; c < 4; ++c)
             sum[c] += src.rgba[(static_cast<size_t>(sy) * static_cast<size_t>(src.width) +
-                                static_cast<size_t>(sx)) * 4 + static_cast<size_t>(c)];
+                                static_cast<size_t>(sx)) *
+                                   4 +
+                               static_cast<size_t>(c)];
       const double inv = 1.0 / ((y1 - y0) * (x1 - x0));
       for (int c = 0; c < 4; ++c)
         dst.rgba[(static_cast<size_t>(y) * static_cast<size_t>(w) + static_cast<size_t>(x)) * 4 +
@@ -79,8 +81,10 @@ void MipLevel::pad() {
     const int sy = std::clamp(y, 0, height - 1);
     for (int x = -1; x <= width; ++x) {
       const int sx = std::clamp(x, 0, width - 1);
-      std::copy_n(&rgba[(static_cast<size_t>(sy) * static_cast<size_t>(width) + static_cast<size_t>(sx)) * 4], 4,
-                  padded.begin() + (static_cast<ptrdiff_t>(y + 1) * padded_stride + (x + 1) * 4));
+      std::copy_n(
+          &rgba[(static_cast<size_t>(sy) * static_cast<size_t>(width) + static_cast<size_t>(sx)) *
+                4],
+          4, padded.begin() + (static_cast<ptrdiff_t>(y + 1) * padded_stride + (x + 1) * 4));
     }
   }
   // The padded copy holds every texel now: release the unpadded ones before

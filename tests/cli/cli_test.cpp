@@ -1,14 +1,18 @@
 // End-to-end tests of the spritz binary: exit codes, files, messages.
-#include <catch2/catch.hpp>
-#include <algorithm>
-#include <cstdio>
-#include <filesystem>
-#include <fstream>
-#include <string>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <catch2/catch.hpp>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <stdexcept>
+#include <string>
+#include <system_error>
+
+#include "skip.h"
 #include "spritz/raster/png.h"
 
 namespace fs = std::filesystem;
@@ -31,13 +35,30 @@ int shell(const std::string& cmd, std::string* out) {
   return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
+// This process's own scratch folder (mkdtemp), removed when it exits, so two
+// suites running at once, or a run as another user, never share a path.
+const fs::path& scratch_root() {
+  static const struct Root {
+    fs::path path;
+    Root() {
+      std::string t = (fs::temp_directory_path() / "spritz_tests.XXXXXX").string();
+      if (!mkdtemp(t.data())) throw std::runtime_error("mkdtemp failed for " + t);
+      path = t;
+    }
+    ~Root() {
+      std::error_code ec;
+      fs::remove_all(path, ec);
+    }
+  } root;
+  return root.path;
+}
+
 // Runs `spritz ARGS` in `dir` (a shell command line), capturing both streams.
-Run run_spritz(const std::string& args, const fs::path& dir = fs::temp_directory_path()) {
+Run run_spritz(const std::string& args, const fs::path& dir = scratch_root()) {
   static int counter = 0;
-  const fs::path err_file = fs::temp_directory_path() / ("spritz_test_stderr_" + std::to_string(getpid()) +
-                                                         "_" + std::to_string(counter++) + ".txt");
-  const std::string cmd = "cd '" + dir.string() + "' && '" SPRITZ_BINARY "' " + args + " 2>'" +
-                          err_file.string() + "'";
+  const fs::path err_file = scratch_root() / ("stderr_" + std::to_string(counter++) + ".txt");
+  const std::string cmd =
+      "cd '" + dir.string() + "' && '" SPRITZ_BINARY "' " + args + " 2>'" + err_file.string() + "'";
   Run r;
   r.code = shell(cmd, &r.out);
   std::ifstream e(err_file);
@@ -61,7 +82,7 @@ Run run_spritz_into(const std::string& args, const std::string& reader, const fs
 }
 
 fs::path fresh_dir(const std::string& name) {
-  const fs::path d = fs::temp_directory_path() / ("spritz_cli_" + name);
+  const fs::path d = scratch_root() / name;
   fs::remove_all(d);
   fs::create_directories(d);
   return d;
@@ -98,7 +119,9 @@ TEST_CASE("render with no effect draws the bundled default into out/", "[cli]") 
 
 TEST_CASE("PNG frames carry a parseable tEXt chunk", "[cli]") {
   const fs::path d = fresh_dir("text");
-  REQUIRE(run_spritz("render " + kConfigs + "/campfire.toml -f 12 -o f_###.png --seed 9 -q", d).code == 0);
+  REQUIRE(
+      run_spritz("render " + kConfigs + "/campfire.toml -f 12 -o f_###.png --seed 9 -q", d).code ==
+      0);
   const spritz::DecodedPng png = spritz::decode_png(read_bytes(d / "f_012.png"), "f_012.png");
   CHECK(png.width == 256);
   bool found = false;
@@ -125,7 +148,8 @@ TEST_CASE("the tEXt chunk is ASCII whatever the effect's name", "[cli]") {
     if (t.keyword != "spritz") continue;
     found = true;
     CHECK_THAT(t.text, Catch::Contains("\"effect\":\"fuego \\u00f1 \\ud83d\\udd25\""));
-    CHECK(std::all_of(t.text.begin(), t.text.end(), [](char c) { return static_cast<unsigned char>(c) < 0x80; }));
+    CHECK(std::all_of(t.text.begin(), t.text.end(),
+                      [](char c) { return static_cast<unsigned char>(c) < 0x80; }));
   }
   CHECK(found);
 }
@@ -142,7 +166,10 @@ TEST_CASE("render --time 3.2 equals frame 96 at 30 fps", "[cli]") {
 TEST_CASE("thread counts give byte-identical PNGs", "[cli]") {
   const fs::path d = fresh_dir("threads");
   for (const char* t : {"1", "2", "7"})
-    REQUIRE(run_spritz("render " + kConfigs + "/campfire.toml -f 20,45 -o t" + t + "_##.png -q --threads " + t, d).code == 0);
+    REQUIRE(run_spritz("render " + kConfigs + "/campfire.toml -f 20,45 -o t" + t +
+                           "_##.png -q --threads " + t,
+                       d)
+                .code == 0);
   CHECK(read_bytes(d / "t1_20.png") == read_bytes(d / "t2_20.png"));
   CHECK(read_bytes(d / "t1_45.png") == read_bytes(d / "t7_45.png"));
 }
@@ -151,11 +178,13 @@ TEST_CASE("thread counts give byte-identical PNGs", "[cli]") {
 // a name this CPU cannot run (or no kernel at all) falls back to the default.
 TEST_CASE("every SPRITZ_SIMD kernel renders byte-identical PNGs", "[cli]") {
   const fs::path d = fresh_dir("simd");
-  const std::vector<std::string> kernels = {"reference", "portable", "avx2", "avx512", "no-such-kernel"};
+  const std::vector<std::string> kernels = {"reference", "portable", "avx2", "avx512",
+                                            "no-such-kernel"};
   for (const std::string& k : kernels) {
     std::string out;
-    const std::string cmd = "cd '" + d.string() + "' && SPRITZ_SIMD=" + k + " '" SPRITZ_BINARY "' render '" +
-                            kConfigs + "/sparks.toml' -f 30 --size 160x120 -o " + k + ".png -q";
+    const std::string cmd = "cd '" + d.string() + "' && SPRITZ_SIMD=" + k +
+                            " '" SPRITZ_BINARY "' render '" + kConfigs +
+                            "/sparks.toml' -f 30 --size 160x120 -o " + k + ".png -q";
     REQUIRE(shell(cmd, &out) == 0);
   }
   for (const std::string& k : kernels) {
@@ -286,8 +315,9 @@ TEST_CASE("a corrupt texture is named with its file:line:col", "[cli]") {
 
 TEST_CASE("a billion-frame list streams instead of being held in memory", "[cli]") {
   // The reader closes after the first frame: spritz stops quietly, non-zero.
-  const Run b = run_spritz_into("render " + kConfigs + "/campfire.toml -f 0-999999999 -o - --size 16x16",
-                                "head -c 100 | wc -c", fresh_dir("billion"));
+  const Run b =
+      run_spritz_into("render " + kConfigs + "/campfire.toml -f 0-999999999 -o - --size 16x16",
+                      "head -c 100 | wc -c", fresh_dir("billion"));
   CHECK(b.out.find("100") != std::string::npos);
   CHECK(b.code == 2);
   CHECK(b.err.empty());
@@ -317,6 +347,7 @@ TEST_CASE("an empty argument or option value is an error, not a default", "[cli]
 }
 
 TEST_CASE("output lost on stdout is an error, a reader that leaves is not", "[cli]") {
+  SPRITZ_SKIP_UNLESS(fs::exists("/dev/full"), "/dev/full is missing on this machine");
   const fs::path d = fresh_dir("stdout");
   // A full disk: stdio's buffered output and render's raw frames alike.
   for (const char* args : {"inspect CFG --time 1 --json", "inspect CFG --time 1", "validate CFG",
@@ -331,8 +362,9 @@ TEST_CASE("output lost on stdout is an error, a reader that leaves is not", "[cl
   CHECK_THAT(run_spritz("render " + kConfigs + "/campfire.toml -f 0-2 -o - >/dev/full", d).err,
              Catch::Contains("No space left on device"));
   // A reader that stops early (more than a pipe's 64 KB of JSON): quiet, 2.
-  const Run r = run_spritz_into("inspect " + kConfigs + "/campfire.toml --time 3 --json --set emitter.0.rate=3000",
-                                "head -c 10", d);
+  const Run r = run_spritz_into(
+      "inspect " + kConfigs + "/campfire.toml --time 3 --json --set emitter.0.rate=3000",
+      "head -c 10", d);
   CHECK(r.out.size() == 10);
   CHECK(r.code == 2);
   CHECK(r.err.empty());
@@ -344,7 +376,8 @@ TEST_CASE("an interrupted render leaves no partial PNG and no temporary files", 
                           "/campfire.toml -f 0-100000 -o f_######.png --size 512x512 -q & pid=$!; "
                           // Interrupt once a few frames are written (a slow sanitizer build
                           // may take seconds to get there), mid-way through the run.
-                          "i=0; while [ $(ls | grep -c '\\.png$') -lt 3 ] && [ $i -lt 600 ]; do sleep 0.05; i=$((i+1)); done; "
+                          "i=0; while [ $(ls | grep -c '\\.png$') -lt 3 ] && [ $i -lt 600 ]; do "
+                          "sleep 0.05; i=$((i+1)); done; "
                           "kill -INT $pid; wait $pid; echo $?)";
   FILE* p = popen(cmd.c_str(), "r");
   char buf[64] = {};
@@ -364,11 +397,11 @@ TEST_CASE("an interrupted render leaves no partial PNG and no temporary files", 
 TEST_CASE("inspect --json has the documented shape", "[cli]") {
   const Run r = run_spritz("inspect " + kConfigs + "/campfire.toml --time 1 --json --stats");
   CHECK(r.code == 0);
-  for (const char* field : {"{\"time\": 1, \"clock\": 2.5, \"emitters\": [{\"name\": \"smoke\"",
-                            "\"key\": ", "\"age\": ", "\"life\": ", "\"x\": ", "\"vy\": ",
-                            "\"w\": ", "\"rotation\": ", "\"color\": [", "\"alpha\": ",
-                            "\"brightness\": ", "\"light_emission\": ", "\"cell\": ",
-                            "\"stats\": {\"window\": "}) {
+  for (const char* field :
+       {"{\"time\": 1, \"clock\": 2.5, \"emitters\": [{\"name\": \"smoke\"",
+        "\"key\": ", "\"age\": ", "\"life\": ", "\"x\": ", "\"vy\": ", "\"w\": ", "\"rotation\": ",
+        "\"color\": [", "\"alpha\": ", "\"brightness\": ", "\"light_emission\": ", "\"cell\": ",
+        "\"stats\": {\"window\": "}) {
     CHECK_THAT(r.out, Catch::Contains(field));
   }
   const Run table = run_spritz("inspect " + kConfigs + "/campfire.toml --time 1");
@@ -434,7 +467,8 @@ TEST_CASE("diff: exit codes, limits, size mismatch and the diff image", "[cli]")
   for (size_t i = 3; i < px.size(); i += 4) px[i] = 255;
   const auto write_png = [&](const fs::path& p, const std::vector<uint8_t>& v, int w, int h) {
     const auto png = spritz::encode_png(v.data(), w, h);
-    std::ofstream(p, std::ios::binary).write(reinterpret_cast<const char*>(png.data()), static_cast<std::streamsize>(png.size()));
+    std::ofstream(p, std::ios::binary)
+        .write(reinterpret_cast<const char*>(png.data()), static_cast<std::streamsize>(png.size()));
   };
   write_png(d / "a.png", px, 4, 4);
   auto changed = px;
@@ -462,7 +496,8 @@ TEST_CASE("diff: exit codes, limits, size mismatch and the diff image", "[cli]")
   CHECK(run_spritz("diff a.png b.png --threshold 2", d).code == 2);
   // Limits out of range are usage errors (2), never a silent "different" (1):
   // a NaN ratio compared false with every count.
-  for (const char* bad : {"--max-diff-ratio nan", "--max-diff-ratio -0.5", "--max-diff-ratio 1.5"}) {
+  for (const char* bad :
+       {"--max-diff-ratio nan", "--max-diff-ratio -0.5", "--max-diff-ratio 1.5"}) {
     const Run r2 = run_spritz(std::string("diff a.png a.png ") + bad, d);
     CHECK(r2.code == 2);
     CHECK_THAT(r2.err, Catch::Contains("--max-diff-ratio must be within [0, 1]"));
@@ -474,8 +509,9 @@ TEST_CASE("diff: exit codes, limits, size mismatch and the diff image", "[cli]")
 
 TEST_CASE("check: update then check passes and a changed effect fails with images", "[cli]") {
   const fs::path d = fresh_dir("check");
-  write(d / "fx.toml", "[effect]\nname = \"dot\"\nduration = 1\n[canvas]\nsize = [32, 32]\n"
-                       "[check]\ntimes = [0.5]\n[[emitter]]\nrate = 20\nspeed = 10\nsize = 6\n");
+  write(d / "fx.toml",
+        "[effect]\nname = \"dot\"\nduration = 1\n[canvas]\nsize = [32, 32]\n"
+        "[check]\ntimes = [0.5]\n[[emitter]]\nrate = 20\nspeed = 10\nsize = 6\n");
   const Run missing = run_spritz("check fx.toml --golden g --out res", d);
   CHECK(missing.code == 1);
   CHECK_THAT(missing.err, Catch::Contains("run with --update"));
@@ -487,8 +523,9 @@ TEST_CASE("check: update then check passes and a changed effect fails with image
   CHECK(pass.code == 0);
   CHECK_THAT(pass.err, Catch::Contains("ok   dot @ 0.500: identical\n"));
   CHECK_THAT(pass.err, Catch::Contains("1 checked, 0 failed"));
-  write(d / "fx.toml", "[effect]\nname = \"dot\"\nduration = 1\n[canvas]\nsize = [32, 32]\n"
-                       "[check]\ntimes = [0.5]\n[[emitter]]\nrate = 20\nspeed = 10\nsize = 9\n");
+  write(d / "fx.toml",
+        "[effect]\nname = \"dot\"\nduration = 1\n[canvas]\nsize = [32, 32]\n"
+        "[check]\ntimes = [0.5]\n[[emitter]]\nrate = 20\nspeed = 10\nsize = 9\n");
   const Run fail = run_spritz("check fx.toml --golden g --out res", d);
   CHECK(fail.code == 1);
   CHECK_THAT(fail.err, Catch::Contains("FAIL dot @ 0.500"));
@@ -498,7 +535,9 @@ TEST_CASE("check: update then check passes and a changed effect fails with image
   CHECK(fs::exists(d / "res/dot_0.500.actual.png"));
   CHECK(fs::exists(d / "res/dot_0.500.diff.png"));
   // A generous tolerance on the command line lets it pass.
-  CHECK(run_spritz("check fx.toml --golden g --max-diff-ratio 1 --max-diff-pixels 100000", d).code == 0);
+  CHECK(
+      run_spritz("check fx.toml --golden g --max-diff-ratio 1 --max-diff-pixels 100000", d).code ==
+      0);
   // A golden left from earlier check times is named, not silently skipped.
   fs::copy_file(d / "g/dot/0.500.png", d / "g/dot/0.750.png");
   const Run stale = run_spritz("check fx.toml --golden g --max-diff-ratio 1", d);
@@ -513,10 +552,13 @@ TEST_CASE("check: two check times never share one golden", "[cli]") {
   const fs::path d = fresh_dir("check_labels");
   // 0.5001 and 0.5004 are both 0.500.png: the second golden would replace
   // the first, and 0.5001 would then pass against 0.5004's image.
-  write(d / "fx.toml", "[effect]\nname = \"dot\"\n[check]\ntimes = [0.5001, 0.5004]\n[[emitter]]\n");
+  write(d / "fx.toml",
+        "[effect]\nname = \"dot\"\n[check]\ntimes = [0.5001, 0.5004]\n[[emitter]]\n");
   const Run same = run_spritz("check fx.toml --golden g --update", d);
   CHECK(same.code == 2);
-  CHECK_THAT(same.err, Catch::Contains("fx.toml:4:18: check time 0.5004 and 0.5001 would share the golden 0.500.png"));
+  CHECK_THAT(same.err,
+             Catch::Contains(
+                 "fx.toml:4:18: check time 0.5004 and 0.5001 would share the golden 0.500.png"));
   // The default times of a 1 ms effect (1/6, 1/2 and 5/6 ms) would, too.
   write(d / "short.toml", "[effect]\nname = \"short\"\nduration = 0.001\n[[emitter]]\n");
   const Run short_fx = run_spritz("check short.toml --golden g --update", d);
@@ -553,7 +595,10 @@ std::string read_text(const fs::path& p) {
 
 TEST_CASE("atlas: sheet, metadata and an exact loop seam", "[cli]") {
   const fs::path d = fresh_dir("atlas");
-  const Run r = run_spritz("atlas " + kConfigs + "/fire_loop.toml -o sheets/fire.png --grid 4x2 --padding 2 --max-seam 0", d);
+  const Run r =
+      run_spritz("atlas " + kConfigs +
+                     "/fire_loop.toml -o sheets/fire.png --grid 4x2 --padding 2 --max-seam 0",
+                 d);
   CHECK(r.code == 0);
   CHECK_THAT(r.err, Catch::Contains("loop seam 0"));
   const auto png = spritz::decode_png(read_bytes(d / "sheets/fire.png"), "fire.png");
@@ -561,20 +606,29 @@ TEST_CASE("atlas: sheet, metadata and an exact loop seam", "[cli]") {
   CHECK(png.height == 2 * 128 + 3 * 2);
   const std::string meta = read_text(d / "sheets/fire.json");
   CHECK(count_of(meta, "\"frame\": {") == 8);
-  CHECK_THAT(meta, Catch::Contains("\"fire_loop_05\": {\"frame\": {\"x\": 132, \"y\": 132, \"w\": 128, \"h\": 128}, \"rotated\": false, \"trimmed\": false"));
+  CHECK_THAT(meta, Catch::Contains("\"fire_loop_05\": {\"frame\": {\"x\": 132, \"y\": 132, \"w\": "
+                                   "128, \"h\": 128}, \"rotated\": false, \"trimmed\": false"));
   CHECK_THAT(meta, Catch::Contains("\"image\": \"fire.png\""));
   CHECK_THAT(meta, Catch::Contains("\"format\": \"RGBA8888\""));
   CHECK_THAT(meta, Catch::Contains("\"size\": {\"w\": 522, \"h\": 262}"));
   CHECK_THAT(meta, Catch::Contains("\"scale\": \"1\""));
-  CHECK_THAT(meta, Catch::Contains("\"frameTags\": [{\"name\": \"fire_loop\", \"from\": 0, \"to\": 7, \"direction\": \"forward\"}]"));
-  CHECK_THAT(meta, Catch::Contains("\"grid\": {\"columns\": 4, \"rows\": 2, \"frameWidth\": 128, \"frameHeight\": 128, \"padding\": 2, \"count\": 8, \"fps\": 8, \"loop\": true}"));
+  CHECK_THAT(meta, Catch::Contains("\"frameTags\": [{\"name\": \"fire_loop\", \"from\": 0, \"to\": "
+                                   "7, \"direction\": \"forward\"}]"));
+  CHECK_THAT(meta,
+             Catch::Contains(
+                 "\"grid\": {\"columns\": 4, \"rows\": 2, \"frameWidth\": 128, \"frameHeight\": "
+                 "128, \"padding\": 2, \"count\": 8, \"fps\": 8, \"loop\": true}"));
   CHECK_THAT(meta, Catch::Contains("\"duration\": 125"));
   CHECK_THAT(meta, Catch::Contains("\"seed\": 2024"));
   CHECK_THAT(meta, Catch::Contains("\"effect_hash\": \""));
 
-  const Run arr = run_spritz("atlas " + kConfigs + "/fire_loop.toml -o a.png --grid 2x2 --meta-format array --meta m.json --pot --cell 100x60", d);
+  const Run arr = run_spritz("atlas " + kConfigs +
+                                 "/fire_loop.toml -o a.png --grid 2x2 --meta-format array --meta "
+                                 "m.json --pot --cell 100x60",
+                             d);
   CHECK(arr.code == 0);
-  CHECK_THAT(read_text(d / "m.json"), Catch::Contains("\"frames\": [\n    {\"filename\": \"fire_loop_00\""));
+  CHECK_THAT(read_text(d / "m.json"),
+             Catch::Contains("\"frames\": [\n    {\"filename\": \"fire_loop_00\""));
   CHECK_THAT(read_text(d / "m.json"), Catch::Contains("\"image\": \"a.png\""));
   // Metadata in another folder names the sheet relative to itself, as
   // TexturePacker's loaders resolve meta.image.
@@ -588,7 +642,8 @@ TEST_CASE("atlas: sheet, metadata and an exact loop seam", "[cli]") {
   CHECK(pot.height == 128);
 
   // A stream that is not looped has a seam, and --max-seam fails it.
-  const Run open = run_spritz("atlas " + kConfigs + "/campfire.toml -o c.png --grid 2x2 --max-seam 0", d);
+  const Run open =
+      run_spritz("atlas " + kConfigs + "/campfire.toml -o c.png --grid 2x2 --max-seam 0", d);
   CHECK(open.code == 1);
   CHECK_THAT(open.err, Catch::Contains("is over --max-seam 0"));
   CHECK(no_temp_files(d));
@@ -596,7 +651,8 @@ TEST_CASE("atlas: sheet, metadata and an exact loop seam", "[cli]") {
 
 TEST_CASE("atlas: the roblox preset and bad input", "[cli]") {
   const fs::path d = fresh_dir("atlas_bad");
-  const Run ok = run_spritz("atlas " + kConfigs + "/fire_loop.toml -o r.png --preset roblox-2x2 -q", d);
+  const Run ok =
+      run_spritz("atlas " + kConfigs + "/fire_loop.toml -o r.png --preset roblox-2x2 -q", d);
   CHECK(ok.code == 0);
   const auto png = spritz::decode_png(read_bytes(d / "r.png"), "r.png");
   CHECK(png.width == 1024);
@@ -646,9 +702,13 @@ TEST_CASE("no progress bar when stderr is not a terminal and -q prints nothing",
 TEST_CASE("chunks: the union of all chunks equals one full run", "[cli]") {
   const fs::path d = fresh_dir("chunks");
   for (int i = 0; i < 3; ++i)
-    REQUIRE(run_spritz("render " + kConfigs + "/explosion.toml -f 0-20x2 -o c/f_####.png -q --chunk-index " +
-                           std::to_string(i) + " --chunk-count 3", d).code == 0);
-  REQUIRE(run_spritz("render " + kConfigs + "/explosion.toml -f 0-20x2 -o full/f_####.png -q", d).code == 0);
+    REQUIRE(run_spritz("render " + kConfigs +
+                           "/explosion.toml -f 0-20x2 -o c/f_####.png -q --chunk-index " +
+                           std::to_string(i) + " --chunk-count 3",
+                       d)
+                .code == 0);
+  REQUIRE(run_spritz("render " + kConfigs + "/explosion.toml -f 0-20x2 -o full/f_####.png -q", d)
+              .code == 0);
   size_t n = 0;
   for (const auto& e : fs::directory_iterator(d / "full")) {
     ++n;
@@ -658,11 +718,14 @@ TEST_CASE("chunks: the union of all chunks equals one full run", "[cli]") {
   CHECK(std::distance(fs::directory_iterator(d / "c"), fs::directory_iterator()) == 11);
 }
 
-TEST_CASE("skip-existing resumes: only missing frames are rendered and the result equals a full run", "[cli]") {
+TEST_CASE(
+    "skip-existing resumes: only missing frames are rendered and the result equals a full run",
+    "[cli]") {
   const fs::path d = fresh_dir("resume");
   REQUIRE(run_spritz("render " + kConfigs + "/snow.toml -f 0-9 -o full/f_##.png -q", d).code == 0);
   REQUIRE(run_spritz("render " + kConfigs + "/snow.toml -f 0-4 -o part/f_##.png -q", d).code == 0);
-  const Run r = run_spritz("render " + kConfigs + "/snow.toml -f 0-9 -o part/f_##.png --skip-existing --json", d);
+  const Run r = run_spritz(
+      "render " + kConfigs + "/snow.toml -f 0-9 -o part/f_##.png --skip-existing --json", d);
   CHECK(r.code == 0);
   CHECK(count_of(r.out, "\"skipped\":true") == 5);
   CHECK(count_of(r.out, "\"ms\":") == 5);
@@ -673,20 +736,24 @@ TEST_CASE("skip-existing resumes: only missing frames are rendered and the resul
   }
   // Only a file counts as done: a folder where a frame should be is an error.
   fs::create_directories(d / "odd/f_03.png");
-  const Run odd = run_spritz("render " + kConfigs + "/snow.toml -f 3 -o odd/f_##.png --skip-existing -q", d);
+  const Run odd =
+      run_spritz("render " + kConfigs + "/snow.toml -f 3 -o odd/f_##.png --skip-existing -q", d);
   CHECK(odd.code == 2);
   CHECK_THAT(odd.err, Catch::Contains("cannot write odd/f_03.png: it is a directory"));
 }
 
 TEST_CASE("seeds render one variant per seed and need a {seed} token", "[cli]") {
   const fs::path d = fresh_dir("seeds");
-  const Run r = run_spritz("render " + kConfigs + "/confetti.toml --seeds 3-5 -f 10 -o v/s{seed}.png --json", d);
+  const Run r = run_spritz(
+      "render " + kConfigs + "/confetti.toml --seeds 3-5 -f 10 -o v/s{seed}.png --json", d);
   CHECK(r.code == 0);
   CHECK(count_of(r.out, "\"seed\":") == 3);
   CHECK(fs::exists(d / "v/s3.png"));
   CHECK(fs::exists(d / "v/s5.png"));
   CHECK(read_bytes(d / "v/s3.png") != read_bytes(d / "v/s4.png"));
-  REQUIRE(run_spritz("render " + kConfigs + "/confetti.toml --seed 4 -f 10 -o one.png -q", d).code == 0);
+  REQUIRE(
+      run_spritz("render " + kConfigs + "/confetti.toml --seed 4 -f 10 -o one.png -q", d).code ==
+      0);
   CHECK(spritz::decode_png(read_bytes(d / "one.png"), "one").rgba ==
         spritz::decode_png(read_bytes(d / "v/s4.png"), "s4").rgba);
   const Run bad = run_spritz("render " + kConfigs + "/confetti.toml --seeds 1-3 -f 0 -o x.png", d);
@@ -699,7 +766,11 @@ TEST_CASE("validate --json lists every problem with its position", "[cli]") {
   write(d / "bad.toml", "[[emitter]]\nrate = -1\nspread = 999\n");
   const Run r = run_spritz("validate bad.toml " + kConfigs + "/snow.toml --json", d);
   CHECK(r.code == 2);
-  CHECK_THAT(r.out, Catch::Contains("{\"type\":\"validate\",\"path\":\"bad.toml\",\"ok\":false,\"problems\":[{\"file\":\"bad.toml\",\"line\":2,\"col\":8,\"message\":\"rate must be non-negative, got -1\"},"));
+  CHECK_THAT(
+      r.out,
+      Catch::Contains(
+          "{\"type\":\"validate\",\"path\":\"bad.toml\",\"ok\":false,\"problems\":[{\"file\":\"bad."
+          "toml\",\"line\":2,\"col\":8,\"message\":\"rate must be non-negative, got -1\"},"));
   CHECK_THAT(r.out, Catch::Contains("snow.toml\",\"ok\":true,\"problems\":[],\"warnings\":[]}"));
 }
 
@@ -717,7 +788,8 @@ TEST_CASE("an effect can come from stdin", "[cli]") {
 
 TEST_CASE("a seed sweep can read its effect from stdin", "[cli]") {
   const fs::path d = fresh_dir("stdin_seeds");
-  const Run r = run_spritz("render - --seeds 1-3 -f 0 -o s{seed}.png -q < " + kConfigs + "/confetti.toml", d);
+  const Run r =
+      run_spritz("render - --seeds 1-3 -f 0 -o s{seed}.png -q < " + kConfigs + "/confetti.toml", d);
   CHECK(r.code == 0);
   CHECK(fs::exists(d / "s1.png"));
   CHECK(fs::exists(d / "s3.png"));
@@ -729,7 +801,8 @@ TEST_CASE("an output that is a FIFO, a symbolic link or a directory is never rep
   REQUIRE(run_spritz("render " + kConfigs + "/sparks.toml -f 5 -o ref.png -q", d).code == 0);
   REQUIRE(mkfifo((d / "p").c_str(), 0644) == 0);
   std::string out;
-  CHECK(shell("cd '" + d.string() + "' && { timeout 20 cat p > got.png & '" SPRITZ_BINARY "' render " + kConfigs +
+  CHECK(shell("cd '" + d.string() +
+                  "' && { timeout 20 cat p > got.png & '" SPRITZ_BINARY "' render " + kConfigs +
                   "/sparks.toml -f 5 -o p -q; s=$?; wait; exit $s; }",
               &out) == 0);
   CHECK(fs::is_fifo(d / "p"));
@@ -844,8 +917,10 @@ TEST_CASE(
 TEST_CASE("a sequence on several threads gives the same frames, reported in list order", "[cli]") {
   const fs::path d = fresh_dir("pipeline");
   const std::string list = " -f 7,2,0-1,9 --size 96x64 --json";
-  const Run one = run_spritz("render " + kConfigs + "/sparks.toml" + list + " -o a_##.png --threads 1", d);
-  const Run three = run_spritz("render " + kConfigs + "/sparks.toml" + list + " -o b_##.png --threads 3", d);
+  const Run one =
+      run_spritz("render " + kConfigs + "/sparks.toml" + list + " -o a_##.png --threads 1", d);
+  const Run three =
+      run_spritz("render " + kConfigs + "/sparks.toml" + list + " -o b_##.png --threads 3", d);
   REQUIRE(one.code == 0);
   REQUIRE(three.code == 0);
   std::vector<std::string> order;
@@ -853,10 +928,13 @@ TEST_CASE("a sequence on several threads gives the same frames, reported in list
     order.push_back(three.out.substr(at + 8, three.out.find(',', at) - at - 8));
   CHECK(order == std::vector<std::string>{"7", "2", "0", "1", "9"});
   for (const char* f : {"07", "02", "00", "01", "09"})
-    CHECK(read_bytes(d / ("a_" + std::string(f) + ".png")) == read_bytes(d / ("b_" + std::string(f) + ".png")));
+    CHECK(read_bytes(d / ("a_" + std::string(f) + ".png")) ==
+          read_bytes(d / ("b_" + std::string(f) + ".png")));
   // Raw frames to stdout come out in list order too.
-  const Run raw1 = run_spritz("render " + kConfigs + "/sparks.toml -f 5-0 --size 32x32 -o - --threads 1", d);
-  const Run raw2 = run_spritz("render " + kConfigs + "/sparks.toml -f 5-0 --size 32x32 -o - --threads 2", d);
+  const Run raw1 =
+      run_spritz("render " + kConfigs + "/sparks.toml -f 5-0 --size 32x32 -o - --threads 1", d);
+  const Run raw2 =
+      run_spritz("render " + kConfigs + "/sparks.toml -f 5-0 --size 32x32 -o - --threads 2", d);
   CHECK(raw1.code == 0);
   CHECK(raw1.out.size() == 6u * 32u * 32u * 4u);
   CHECK(raw1.out == raw2.out);
@@ -865,18 +943,20 @@ TEST_CASE("a sequence on several threads gives the same frames, reported in list
 TEST_CASE("a frame that cannot be written fails alone; the others are written", "[cli]") {
   const fs::path d = fresh_dir("pipeline_fail");
   fs::create_directories(d / "w_03.png");  // a directory where frame 3 should go
-  const Run r = run_spritz("render " + kConfigs + "/snow.toml -f 0-5 --size 64x64 -o w_##.png --json --threads 2", d);
+  const Run r = run_spritz(
+      "render " + kConfigs + "/snow.toml -f 0-5 --size 64x64 -o w_##.png --json --threads 2", d);
   CHECK(r.code == 2);
   CHECK_THAT(r.out, Catch::Contains("{\"type\":\"error\",\"frame\":3,"));
   CHECK_THAT(r.out, Catch::Contains("\"frames\":6,\"rendered\":5,\"skipped\":0,\"failed\":1"));
   CHECK_THAT(r.out, Catch::Contains(",\"peak_memory_mb\":"));
-  for (const char* f : {"00", "01", "02", "04", "05"}) CHECK(fs::is_regular_file(d / ("w_" + std::string(f) + ".png")));
+  for (const char* f : {"00", "01", "02", "04", "05"})
+    CHECK(fs::is_regular_file(d / ("w_" + std::string(f) + ".png")));
   CHECK(fs::is_directory(d / "w_03.png"));
 }
 
 TEST_CASE("a full disk stops the run after the frames already started; --skip-existing resumes",
           "[cli]") {
-  if (!fs::exists("/dev/full")) return;
+  SPRITZ_SKIP_UNLESS(fs::exists("/dev/full"), "/dev/full is missing on this machine");
   for (const std::string threads : {"1", "2"}) {
     const fs::path d = fresh_dir("disk_full_" + threads);
     // Frame 3's file is a link to /dev/full, whose writes fail with ENOSPC,
@@ -1019,11 +1099,17 @@ TEST_CASE("an effect too big for the machine's memory is refused at once, not ki
 TEST_CASE("atlas cells rendered on several threads give the same sheet", "[cli]") {
   const fs::path d = fresh_dir("atlas_threads");
   for (const char* t : {"1", "3"})
-    REQUIRE(run_spritz("atlas " + kConfigs + "/fire_loop.toml -o s" + t + ".png --grid 3x2 --cell 64x48 -q --threads " + t, d).code == 0);
+    REQUIRE(run_spritz("atlas " + kConfigs + "/fire_loop.toml -o s" + t +
+                           ".png --grid 3x2 --cell 64x48 -q --threads " + t,
+                       d)
+                .code == 0);
   CHECK(read_bytes(d / "s1.png") == read_bytes(d / "s3.png"));
   // A seed sweep (one effect per cell) too.
   for (const char* t : {"1", "2"})
-    REQUIRE(run_spritz("atlas " + kConfigs + "/confetti.toml --seeds 1-5 --time 1 -o v" + t + ".png --cell 48x48 -q --threads " + t, d).code == 0);
+    REQUIRE(run_spritz("atlas " + kConfigs + "/confetti.toml --seeds 1-5 --time 1 -o v" + t +
+                           ".png --cell 48x48 -q --threads " + t,
+                       d)
+                .code == 0);
   CHECK(read_bytes(d / "v1.png") == read_bytes(d / "v2.png"));
 }
 

@@ -29,7 +29,8 @@ TEST_CASE("the frame grammar: N A-B A-BxS lists and negatives", "[frames]") {
 }
 
 TEST_CASE("malformed frame lists explain the grammar", "[frames]") {
-  for (const char* bad : {"", "a", "1-", "1--", "1-5x0", "1-5x-2", "1,,2", "1-5y2", "3.5", "99999999999999999999"}) {
+  for (const char* bad :
+       {"", "a", "1-", "1--", "1-5x0", "1-5x-2", "1,,2", "1-5y2", "3.5", "99999999999999999999"}) {
     INFO(bad);
     CHECK_THROWS_WITH(parse_frames(bad), Catch::Contains("A-BxS"));
   }

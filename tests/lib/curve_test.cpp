@@ -1,6 +1,6 @@
-#include <catch2/catch.hpp>
-
 #include "spritz/curve.h"
+
+#include <catch2/catch.hpp>
 
 using namespace spritz;
 

@@ -1,8 +1,9 @@
+#include "spritz/eval.h"
+
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <cstring>
 
-#include "spritz/eval.h"
 #include "spritz/hash.h"
 #include "spritz/load.h"
 
@@ -10,7 +11,9 @@ using namespace spritz;
 
 namespace {
 
-Effect fx_from(const std::string& text) { return load_effect(text, "test.toml", "."); }
+Effect fx_from(const std::string& text) {
+  return load_effect(text, "test.toml", ".");
+}
 
 // Bitwise equality of two frames (every field of every particle).
 bool same_frame(const Frame& a, const Frame& b) {
@@ -217,7 +220,8 @@ TEST_CASE("squash keeps the area: w h = s^2", "[eval]") {
   for (const Particle& p : f.emitters[1].particles) {
     const double tau = p.age_s / p.life_s;
     const uint32_t st = particle_stream(em.seed, static_cast<uint32_t>(p.key));
-    const double s = std::max(0.0, em.size_px.evaluate(tau, 2 * unit(st, Channel::kSizeEnvelope) - 1));
+    const double s =
+        std::max(0.0, em.size_px.evaluate(tau, 2 * unit(st, Channel::kSizeEnvelope) - 1));
     CHECK(p.w * p.h == Approx(s * s).epsilon(1e-12));
   }
 }
@@ -260,7 +264,8 @@ TEST_CASE("flipbook modes follow model.md 7.5", "[eval]") {
     REQUIRE(n >= 1);
     REQUIRE(n <= 4);
     ++seen[n];
-    CHECK(n == 1 + static_cast<int>(std::floor(4 * unit_raw(st, flipbook_window_channel(static_cast<uint64_t>(w))))));
+    CHECK(n == 1 + static_cast<int>(std::floor(
+                       4 * unit_raw(st, flipbook_window_channel(static_cast<uint64_t>(w))))));
   }
   for (int n = 1; n <= 4; ++n) CHECK(seen[n] > 60);
   // random_start: n0 from channel 11.
@@ -293,12 +298,14 @@ bursts = [{ time = 0.5, count = 7 }]
   // Steady state from the first frame: as many particles as later on.
   const size_t first = evaluate(fx, clock_at_frame(fx, 0, 30)).emitters[0].particles.size();
   double mean = 0;
-  for (int f = 0; f < 60; ++f) mean += evaluate(fx, clock_at_frame(fx, f, 30)).emitters[0].particles.size() / 60.0;
+  for (int f = 0; f < 60; ++f)
+    mean += evaluate(fx, clock_at_frame(fx, f, 30)).emitters[0].particles.size() / 60.0;
   CHECK(mean > 30);
   CHECK(static_cast<double>(first) == Approx(mean).epsilon(0.3));
   // Particles i and i + N share every random number.
   Particle p, q;
-  REQUIRE(evaluate_particle(fx.emitters[0], 2 * (30 % 27), 30 / (27 / 2.0), 30 / (27 / 2.0) + 0.1, p));
+  REQUIRE(
+      evaluate_particle(fx.emitters[0], 2 * (30 % 27), 30 / (27 / 2.0), 30 / (27 / 2.0) + 0.1, p));
   REQUIRE(evaluate_particle(fx.emitters[0], 2 * (3 % 27), 3 / (27 / 2.0), 3 / (27 / 2.0) + 0.1, q));
   CHECK(p.y == Approx(q.y));
   CHECK(p.life_s == q.life_s);

@@ -20,9 +20,28 @@ using namespace spritz;
 namespace {
 
 // Replacement tokens that stress the loader's rules.
-const char* const kTokens[] = {"-1", "0", "1e308", "-1e308", "nan", "inf", "-inf", "1e-320", "\"x\"", "[]",
-                               "[[0, 1]]", "[1, 2, 3]", "{}", "true", "99999999999", "0.5", "[0, 0]",
-                               "\"#zzz\"", "[[0, 1], [0, 2]]", "-0.0", "4294967296", "\"builtin:nope\""};
+const char* const kTokens[] = {"-1",
+                               "0",
+                               "1e308",
+                               "-1e308",
+                               "nan",
+                               "inf",
+                               "-inf",
+                               "1e-320",
+                               "\"x\"",
+                               "[]",
+                               "[[0, 1]]",
+                               "[1, 2, 3]",
+                               "{}",
+                               "true",
+                               "99999999999",
+                               "0.5",
+                               "[0, 0]",
+                               "\"#zzz\"",
+                               "[[0, 1], [0, 2]]",
+                               "-0.0",
+                               "4294967296",
+                               "\"builtin:nope\""};
 
 std::string mutate(const std::string& text, uint32_t seed) {
   std::string s = text;
@@ -30,7 +49,8 @@ std::string mutate(const std::string& text, uint32_t seed) {
   const int edits = 1 + static_cast<int>(unit_raw(st, 0) * 3);
   for (int e = 0; e < edits; ++e) {
     const double u = unit_raw(st, static_cast<uint32_t>(1 + 3 * e));
-    const size_t at = static_cast<size_t>(unit_raw(st, static_cast<uint32_t>(2 + 3 * e)) * static_cast<double>(s.size()));
+    const size_t at = static_cast<size_t>(unit_raw(st, static_cast<uint32_t>(2 + 3 * e)) *
+                                          static_cast<double>(s.size()));
     const double pick = unit_raw(st, static_cast<uint32_t>(3 + 3 * e));
     if (u < 0.4) {
       // Replace the value after the '=' on this line with a hostile token.
@@ -38,7 +58,8 @@ std::string mutate(const std::string& text, uint32_t seed) {
       if (eq == std::string::npos) continue;
       const size_t nl = s.find('\n', eq);
       const char* token = kTokens[static_cast<size_t>(pick * (sizeof kTokens / sizeof *kTokens))];
-      s.replace(eq + 1, (nl == std::string::npos ? s.size() : nl) - eq - 1, std::string(" ") + token);
+      s.replace(eq + 1, (nl == std::string::npos ? s.size() : nl) - eq - 1,
+                std::string(" ") + token);
     } else if (u < 0.7) {
       if (at < s.size()) s.erase(at, 1 + static_cast<size_t>(pick * 8));
     } else {
@@ -69,7 +90,8 @@ TEST_CASE("mutated effect files load cleanly or fail with an Error, and never dr
   Image image;
   // SPRITZ_FUZZ_CASES=100000 runs a longer search by hand; CI runs 3000.
   const char* cases_env = std::getenv("SPRITZ_FUZZ_CASES");
-  const uint32_t cases = cases_env ? static_cast<uint32_t>(std::strtoul(cases_env, nullptr, 10)) : 3000;
+  const uint32_t cases =
+      cases_env ? static_cast<uint32_t>(std::strtoul(cases_env, nullptr, 10)) : 3000;
   for (uint32_t i = 0; i < cases; ++i) {
     const std::string text = mutate(sources[i % sources.size()], i);
     INFO("case " << i << ", a mutation of a bundled effect:\n" << text);
@@ -97,7 +119,7 @@ TEST_CASE("mutated effect files load cleanly or fail with an Error, and never dr
       for (float v : image.rgba) REQUIRE(std::isfinite(v));
       uint64_t alive = 0;
       for (const EmitterFrame& ef : frame.emitters) alive += ef.particles.size();
-      REQUIRE(alive <= bound);  // the bound that sizes memory holds
+      REQUIRE(alive <= bound);                                  // the bound that sizes memory holds
       REQUIRE(alive <= window_size(fx, clock_at_time(fx, t)));  // and the one that refuses a frame
     }
   }

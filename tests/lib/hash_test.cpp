@@ -1,8 +1,8 @@
+#include "spritz/hash.h"
+
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <set>
-
-#include "spritz/hash.h"
 
 using namespace spritz;
 
@@ -65,7 +65,8 @@ TEST_CASE("neighbouring keys are not clustered", "[hash]") {
     sx += x, sy += y, sxy += x * y, sxx += x * x, syy += y * y;
   }
   const double cov = sxy / n - (sx / n) * (sy / n);
-  const double corr = cov / std::sqrt((sxx / n - (sx / n) * (sx / n)) * (syy / n - (sy / n) * (sy / n)));
+  const double corr =
+      cov / std::sqrt((sxx / n - (sx / n) * (sx / n)) * (syy / n - (sy / n) * (sy / n)));
   CHECK(std::abs(corr) < 0.01);
   CHECK(streams.size() == static_cast<size_t>(n));
 }

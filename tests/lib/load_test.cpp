@@ -1,7 +1,7 @@
+#include "spritz/load.h"
+
 #include <catch2/catch.hpp>
 #include <string>
-
-#include "spritz/load.h"
 
 using namespace spritz;
 
@@ -252,7 +252,8 @@ TEST_CASE("names that would break file names or --set are refused", "[load]") {
       {"[effect]\nname = \"100%\"\n[[emitter]]\n", "may not hold"},
       {"[effect]\nname = \"..\"\n[[emitter]]\n", "effect.name \"..\" is a directory name"},
       {"[effect]\nname = \"\"\n[[emitter]]\n", "effect.name \"\" is empty; leave the key out"},
-      {"[effect]\nname = \"x\\ny\"\n[[emitter]]\n", "effect.name \"x\\u000ay\" holds a control character"},
+      {"[effect]\nname = \"x\\ny\"\n[[emitter]]\n",
+       "effect.name \"x\\u000ay\" holds a control character"},
       {"[[emitter]]\nname = \"a.b\"\n", "fx.toml:2:8: emitter name \"a.b\" may not hold '.'"},
       {"[[emitter]]\nname = \"1\"\n[[emitter]]\n", "emitter name \"1\" is a number"},
       {"[[emitter]]\nname = \"\"\n", "emitter name \"\" is empty"},
@@ -263,7 +264,8 @@ TEST_CASE("names that would break file names or --set are refused", "[load]") {
     CHECK_THAT(problems(c.text), Catch::Contains(c.expect));
   }
   // Names that are fine: spaces, dashes, dots (effects), letters beyond ASCII.
-  CHECK(problems("[effect]\nname = \"fire v1.2 \u00f1\"\n[[emitter]]\nname = \"big-sparks 2\"\n") == "");
+  CHECK(problems("[effect]\nname = \"fire v1.2 \u00f1\"\n[[emitter]]\nname = \"big-sparks 2\"\n") ==
+        "");
   CHECK(problems("[[emitter]]\nname = \"x\"\n", {"emitter.0.name=\"a.b\""}) != "");
 }
 
@@ -271,8 +273,9 @@ TEST_CASE("the default effect name is the file's stem, made a valid name", "[loa
   CHECK(load_effect("[[emitter]]\n", "fx/fire.toml", ".").name == "fire");
   CHECK(load_effect("[[emitter]]\n", "fx/fire#2 100%.toml", ".").name == "fire_2 100_");
   CHECK(load_effect("[[emitter]]\n", std::string(kStdinSourceName), ".").name == "stdin");
-  CHECK(load_effect("[effect]\nname = \"effect\"\n[[emitter]]\n", std::string(kStdinSourceName), ".").name ==
-        "effect");
+  CHECK(
+      load_effect("[effect]\nname = \"effect\"\n[[emitter]]\n", std::string(kStdinSourceName), ".")
+          .name == "effect");
 }
 
 TEST_CASE("check time labels name goldens by the millisecond", "[load]") {
@@ -281,8 +284,9 @@ TEST_CASE("check time labels name goldens by the millisecond", "[load]") {
   CHECK(check_time_label(-1.25) == "-1.250");
   CHECK(check_time_label(-0.0001) == "0.000");
   CHECK(check_time_label(-0.0) == "0.000");
-  CHECK_THAT(problems("[check]\ntimes = [0, -0.0001]\n[[emitter]]\n"),
-             Catch::Contains("fx.toml:2:13: check time -0.0001 and 0 would share the golden 0.000.png"));
+  CHECK_THAT(
+      problems("[check]\ntimes = [0, -0.0001]\n[[emitter]]\n"),
+      Catch::Contains("fx.toml:2:13: check time -0.0001 and 0 would share the golden 0.000.png"));
   CHECK(problems("[check]\ntimes = [0.5, 0.501]\n[[emitter]]\n") == "");
 }
 
@@ -291,9 +295,12 @@ TEST_CASE("a dotted key too deep for toml++ is refused before it parses", "[load
   for (int i = 0; i < 100000; ++i) deep += "a.";
   // 100,000 parts overflowed toml++'s stack (a crash, not a message).
   CHECK(problems("[[emitter]]\n" + deep + "b = 1\n") ==
-        "fx.toml:2:1: a dotted key of more than 64 parts; effect keys nest a few tables deep (emitter.shape.kind)");
-  CHECK_THAT(problems("[" + deep + "b]\n[[emitter]]\n"), Catch::Contains("fx.toml:1:2: a dotted key of more than 64"));
-  CHECK_THAT(problems("[[emitter]]\nx = 1\n" + std::string(70 * 4, ' ') + deep.substr(0, 140) + "\"q\" = 1\n"),
+        "fx.toml:2:1: a dotted key of more than 64 parts; effect keys nest a few tables deep "
+        "(emitter.shape.kind)");
+  CHECK_THAT(problems("[" + deep + "b]\n[[emitter]]\n"),
+             Catch::Contains("fx.toml:1:2: a dotted key of more than 64"));
+  CHECK_THAT(problems("[[emitter]]\nx = 1\n" + std::string(70 * 4, ' ') + deep.substr(0, 140) +
+                      "\"q\" = 1\n"),
              Catch::Contains("fx.toml:3:281: a dotted key"));
   // Dots in strings, comments and numbers are not keys.
   const std::string dots = deep.substr(0, 400);
@@ -301,14 +308,18 @@ TEST_CASE("a dotted key too deep for toml++ is refused before it parses", "[load
   CHECK(problems("# " + dots + "\n[effect]\nname = \"" + name_dots + "x\" # " + dots +
                  "\n[check]\ntimes = [0.5, 1.5, 2.5, 3.5]\n[[emitter]]\n") == "");
   // (Multi-line strings get as far as the name's rules, which refuse the newline.)
-  CHECK_THAT(problems("[effect]\nname = \"\"\"x\n" + dots + "\"\"\"\"\n[[emitter]]\n"),
-             Catch::Contains("fx.toml:2:8: effect.name") && Catch::Contains("holds a control character"));
-  CHECK_THAT(problems("[effect]\nname = '''x\n" + dots + "'''\n[[emitter]]\n"),
-             Catch::Contains("fx.toml:2:8: effect.name") && Catch::Contains("holds a control character"));
+  CHECK_THAT(
+      problems("[effect]\nname = \"\"\"x\n" + dots + "\"\"\"\"\n[[emitter]]\n"),
+      Catch::Contains("fx.toml:2:8: effect.name") && Catch::Contains("holds a control character"));
+  CHECK_THAT(
+      problems("[effect]\nname = '''x\n" + dots + "'''\n[[emitter]]\n"),
+      Catch::Contains("fx.toml:2:8: effect.name") && Catch::Contains("holds a control character"));
   CHECK(problems("[effect]\nname = \"x\\\" " + name_dots + "\"\n[[emitter]]\n") == "");
   // 64 parts get as far as the schema.
-  CHECK_THAT(problems("[[emitter]]\n" + deep.substr(0, 126) + "b = 1\n"), Catch::Contains("unknown key 'a'"));
-  CHECK_THAT(problems("[[emitter]]\n", {deep.substr(0, 130) + "b=1"}), Catch::Contains("more than 64 parts"));
+  CHECK_THAT(problems("[[emitter]]\n" + deep.substr(0, 126) + "b = 1\n"),
+             Catch::Contains("unknown key 'a'"));
+  CHECK_THAT(problems("[[emitter]]\n", {deep.substr(0, 130) + "b=1"}),
+             Catch::Contains("more than 64 parts"));
 }
 
 TEST_CASE("21 keypoints are refused", "[load]") {
@@ -339,7 +350,8 @@ TEST_CASE("overrides go through the same validation", "[load]") {
   CHECK_THAT(problems(base, {"emitter.0.rate=abc"}),
              Catch::Contains("--set emitter.0.rate=abc: rate must be a number, got a string"));
   CHECK_THAT(problems(base, {"emitter.0.rat=1"}), Catch::Contains("did you mean 'rate'?"));
-  CHECK_THAT(problems(base, {"emitter.7.rate=1"}), Catch::Contains("no emitter has index or name '7'"));
+  CHECK_THAT(problems(base, {"emitter.7.rate=1"}),
+             Catch::Contains("no emitter has index or name '7'"));
   CHECK_THAT(problems(base, {"rate"}), Catch::Contains("--set expects key.path=value"));
   CHECK_THAT(problems(base, {"emitter..rate=1"}), Catch::Contains("empty part"));
   // A path through tables the file does not have: the message still points
@@ -362,7 +374,8 @@ TEST_CASE("the content hash covers the text and the overrides", "[load]") {
 
 TEST_CASE("a huge rate or burst is clamped by max_particles", "[load]") {
   const Effect fx = load_effect(
-      "[[emitter]]\nrate = 1e12\nlifetime = 2\nmax_particles = 100\nbursts = [{ count = 1000000000 }]\n",
+      "[[emitter]]\nrate = 1e12\nlifetime = 2\nmax_particles = 100\nbursts = [{ count = 1000000000 "
+      "}]\n",
       "fx.toml", ".");
   CHECK(fx.emitters[0].stream_rate_per_s == 50);
   CHECK(fx.emitters[0].bursts[0].count == 100);
@@ -370,7 +383,8 @@ TEST_CASE("a huge rate or burst is clamped by max_particles", "[load]") {
 
 TEST_CASE("a repeating burst shares max_particles across overlapping firings", "[load]") {
   const Effect fx = load_effect(
-      "[[emitter]]\nlifetime = 1\nmax_particles = 100\nbursts = [{ count = 80, repeat = 50, interval = 0.25 }]\n",
+      "[[emitter]]\nlifetime = 1\nmax_particles = 100\nbursts = [{ count = 80, repeat = 50, "
+      "interval = 0.25 }]\n",
       "fx.toml", ".");
   CHECK(fx.emitters[0].bursts[0].count == 20);  // 5 firings overlap within a lifetime
   CHECK_THAT(problems("[[emitter]]\nlifetime = 10\nmax_particles = 100\n"

@@ -1,7 +1,7 @@
+#include "spritz/motion.h"
+
 #include <catch2/catch.hpp>
 #include <cmath>
-
-#include "spritz/motion.h"
 
 using namespace spritz;
 
@@ -30,7 +30,8 @@ TEST_CASE("drag decays velocity exponentially toward a / k", "[motion]") {
   double x = 0;
   const int steps = 100000;
   const double dt = 1.0 / steps;
-  for (int i = 0; i < steps; ++i) x += move_particle({0, 0}, v0, a, k, (i + 0.5) * dt).velocity.x * dt;
+  for (int i = 0; i < steps; ++i)
+    x += move_particle({0, 0}, v0, a, k, (i + 0.5) * dt).velocity.x * dt;
   CHECK(move_particle({0, 0}, v0, a, k, 1).position.x == Approx(x).epsilon(1e-8));
 }
 

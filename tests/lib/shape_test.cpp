@@ -1,8 +1,9 @@
+#include "spritz/shape.h"
+
 #include <catch2/catch.hpp>
 #include <cmath>
 
 #include "spritz/hash.h"
-#include "spritz/shape.h"
 
 using namespace spritz;
 
@@ -101,8 +102,10 @@ TEST_CASE("box surface density is equal per unit length on every side", "[shape]
     const bool on_h = std::abs(std::abs(p.y) - 1) < 1e-9;
     const bool on_v = std::abs(std::abs(p.x) - 4) < 1e-9;
     REQUIRE((on_h || on_v));
-    if (on_h) (p.y > 0 ? top : bottom)++;
-    else (p.x > 0 ? right : left)++;
+    if (on_h)
+      (p.y > 0 ? top : bottom)++;
+    else
+      (p.x > 0 ? right : left)++;
   }
   // Perimeter 20: top and bottom 8 each, left and right 2 each.
   CHECK(top / 8.0 == Approx(n / 20.0).epsilon(0.03));

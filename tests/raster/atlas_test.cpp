@@ -1,8 +1,9 @@
+#include "spritz/raster/atlas.h"
+
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <fstream>
 
-#include "spritz/raster/atlas.h"
 #include "spritz/eval.h"
 #include "spritz/load.h"
 #include "spritz/raster/raster.h"
@@ -79,7 +80,8 @@ TEST_CASE("fit frames every particle of the bundled effects", "[atlas]") {
     CHECK(vis.x1 >= b.x1);
     CHECK(vis.y1 >= b.y1);
     // And it is tight along one axis (within the 1 px margin).
-    const double slack = std::min((vis.x1 - vis.x0) - (b.x1 - b.x0), (vis.y1 - vis.y0) - (b.y1 - b.y0));
+    const double slack =
+        std::min((vis.x1 - vis.x0) - (b.x1 - b.x0), (vis.y1 - vis.y0) - (b.y1 - b.y0));
     CHECK(slack * v.scale <= 2.0 + 1e-6);
   }
 }

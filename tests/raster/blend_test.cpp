@@ -1,17 +1,17 @@
+#include <array>
 #include <catch2/catch.hpp>
 #include <cmath>
-#include <array>
 #include <cstdlib>
 #include <cstring>
-#include <limits>
-#include <random>
 #include <filesystem>
 #include <fstream>
+#include <limits>
+#include <random>
 
-#include "spritz/raster/encode.h"
 #include "kernels/kernel.h"
 #include "spritz/eval.h"
 #include "spritz/load.h"
+#include "spritz/raster/encode.h"
 #include "spritz/raster/raster.h"
 #include "spritz/raster/texture.h"
 
@@ -46,8 +46,8 @@ Particle particle(double x, double y, double size, Rgb color = {1, 1, 1}, double
 }
 
 // Renders particles of emitter 0 (first list) and emitter 1 (second list).
-Image render(const Scene& s, const std::vector<Particle>& first, const std::vector<Particle>& second = {},
-             int threads = 1, int size = 64) {
+Image render(const Scene& s, const std::vector<Particle>& first,
+             const std::vector<Particle>& second = {}, int threads = 1, int size = 64) {
   Frame f;
   f.emitters.resize(2);
   f.emitters[0].emitter = 0;
@@ -69,7 +69,8 @@ double total(const Image& img, int channel) {
 }  // namespace
 
 TEST_CASE("E = 0 is ordinary alpha-over", "[blend]") {
-  const Scene s = scene("texture = \"builtin:solid\"\nlight_emission = 0", "background = \"#336699\"");
+  const Scene s =
+      scene("texture = \"builtin:solid\"\nlight_emission = 0", "background = \"#336699\"");
   const Image img = render(s, {particle(0, 0, 20, {1, 0.5, 0}, 0.6)});
   const float* px = img.row(32) + 32 * 4;
   const double bg[3] = {srgb_to_linear(0x33 / 255.0), srgb_to_linear(0x66 / 255.0),
@@ -81,9 +82,11 @@ TEST_CASE("E = 0 is ordinary alpha-over", "[blend]") {
 
 TEST_CASE("E = 1 adds light: A + B equals A then B in any order", "[blend]") {
   const Scene s = scene("texture = \"builtin:soft\"\nlight_emission = 1");
-  const std::vector<Particle> a = {particle(-3, 2, 30, {1, 0.3, 0.1}, 0.8), particle(5, 5, 12, {0.2, 1, 0.2}, 1)};
+  const std::vector<Particle> a = {particle(-3, 2, 30, {1, 0.3, 0.1}, 0.8),
+                                   particle(5, 5, 12, {0.2, 1, 0.2}, 1)};
   const std::vector<Particle> b = {particle(2, -1, 25, {0.1, 0.4, 1}, 0.7, 33)};
-  const Image ia = render(s, a), ib = render(s, b), both = render(s, a, b), swapped = render(s, b, a);
+  const Image ia = render(s, a), ib = render(s, b), both = render(s, a, b),
+              swapped = render(s, b, a);
   for (size_t i = 0; i < both.rgba.size(); ++i) {
     if (i % 4 == 3) continue;
     REQUIRE(both.rgba[i] == Approx(ia.rgba[i] + ib.rgba[i]).margin(1e-5));
@@ -93,7 +96,8 @@ TEST_CASE("E = 1 adds light: A + B equals A then B in any order", "[blend]") {
 }
 
 TEST_CASE("light emission between 0 and 1 mixes the two", "[blend]") {
-  const Scene s = scene("texture = \"builtin:solid\"\nlight_emission = 0.25", "background = \"#808080\"");
+  const Scene s =
+      scene("texture = \"builtin:solid\"\nlight_emission = 0.25", "background = \"#808080\"");
   const Image img = render(s, {particle(0, 0, 20, {1, 1, 1}, 1)});
   const double bg = srgb_to_linear(128 / 255.0);
   // dst = C + dst (1 - A (1 - E)) with C = 1, A = 1, E = 0.25.
@@ -101,13 +105,15 @@ TEST_CASE("light emission between 0 and 1 mixes the two", "[blend]") {
 }
 
 TEST_CASE("opacity 0 changes nothing", "[blend]") {
-  const Scene s = scene("texture = \"builtin:soft\"\nlight_emission = 0.5", "background = \"#204060c0\"");
+  const Scene s =
+      scene("texture = \"builtin:soft\"\nlight_emission = 0.5", "background = \"#204060c0\"");
   const Image empty = render(s, {});
   const Image ghost = render(s, {particle(0, 0, 30, {1, 1, 1}, 0)});
   CHECK(std::memcmp(empty.rgba.data(), ghost.rgba.data(), empty.rgba.size() * sizeof(float)) == 0);
 }
 
-TEST_CASE("a particle's total light is area x colour x opacity at any size and rotation", "[blend]") {
+TEST_CASE("a particle's total light is area x colour x opacity at any size and rotation",
+          "[blend]") {
   for (const char* tex : {"builtin:solid", "builtin:soft", "builtin:disc"}) {
     const Scene s = scene(std::string("texture = \"") + tex + "\"\nlight_emission = 1\nsize = 8");
     const Texture& t = *s.textures[0];
@@ -148,10 +154,12 @@ TEST_CASE("a particle moving by subpixel steps keeps its light (no popping)", "[
 }
 
 TEST_CASE("threads 1 2 and 7 give identical buffers", "[blend]") {
-  const Scene s = scene("texture = \"builtin:star\"\nlight_emission = 0.5", "background = \"#102030\"");
+  const Scene s =
+      scene("texture = \"builtin:star\"\nlight_emission = 0.5", "background = \"#102030\"");
   std::vector<Particle> ps;
   for (int i = 0; i < 300; ++i)
-    ps.push_back(particle(std::sin(i * 1.3) * 30, std::cos(i * 0.7) * 30, 2 + (i % 17), {1, 0.5, 0.25}, 0.7, i * 7.0));
+    ps.push_back(particle(std::sin(i * 1.3) * 30, std::cos(i * 0.7) * 30, 2 + (i % 17),
+                          {1, 0.5, 0.25}, 0.7, i * 7.0));
   const Image one = render(s, ps, ps, 1), two = render(s, ps, ps, 2), seven = render(s, ps, ps, 7);
   CHECK(std::memcmp(one.rgba.data(), two.rgba.data(), one.rgba.size() * 4) == 0);
   CHECK(std::memcmp(one.rgba.data(), seven.rgba.data(), one.rgba.size() * 4) == 0);
@@ -174,18 +182,19 @@ int for_each_bundled_effect(Fn fn) {
 }
 
 TEST_CASE("bundled effects render identically on 1 2 and 7 threads", "[blend]") {
-  const int effects = for_each_bundled_effect([](const std::filesystem::path& path, const Effect& fx, const TextureSet& tex) {
-    for (double t : {0.3, 1.1}) {
-      const Frame f = evaluate(fx, clock_at_time(fx, t));
-      Image a, b, c;
-      Rasterizer(fx, tex, fx.canvas.width, fx.canvas.height, 1).render(f, a);
-      Rasterizer(fx, tex, fx.canvas.width, fx.canvas.height, 2).render(f, b);
-      Rasterizer(fx, tex, fx.canvas.width, fx.canvas.height, 7).render(f, c);
-      INFO(path << " at " << t);
-      CHECK(std::memcmp(a.rgba.data(), b.rgba.data(), a.rgba.size() * 4) == 0);
-      CHECK(std::memcmp(a.rgba.data(), c.rgba.data(), a.rgba.size() * 4) == 0);
-    }
-  });
+  const int effects = for_each_bundled_effect(
+      [](const std::filesystem::path& path, const Effect& fx, const TextureSet& tex) {
+        for (double t : {0.3, 1.1}) {
+          const Frame f = evaluate(fx, clock_at_time(fx, t));
+          Image a, b, c;
+          Rasterizer(fx, tex, fx.canvas.width, fx.canvas.height, 1).render(f, a);
+          Rasterizer(fx, tex, fx.canvas.width, fx.canvas.height, 2).render(f, b);
+          Rasterizer(fx, tex, fx.canvas.width, fx.canvas.height, 7).render(f, c);
+          INFO(path << " at " << t);
+          CHECK(std::memcmp(a.rgba.data(), b.rgba.data(), a.rgba.size() * 4) == 0);
+          CHECK(std::memcmp(a.rgba.data(), c.rgba.data(), a.rgba.size() * 4) == 0);
+        }
+      });
   CHECK(effects >= 1);
 }
 
@@ -215,28 +224,30 @@ TEST_CASE("a rasterizer drawing a sequence matches a fresh one on every frame", 
 // A farm of mixed CPUs (some with AVX2, some without) must still produce
 // identical frames: every sprite kernel gives the reference's bytes.
 TEST_CASE("bundled effects render identically with every sprite kernel", "[blend]") {
-  const int effects = for_each_bundled_effect([](const std::filesystem::path& file, const Effect& fx, const TextureSet& tex) {
-    const Frame f = evaluate(fx, clock_at_time(fx, 0.9));
-    Image want;
-    Rasterizer reference(fx, tex, fx.canvas.width, fx.canvas.height, 2);
-    reference.set_draw_path(DrawPath::kReference);
-    reference.render(f, want);
-    for (DrawPath path : {DrawPath::kPortable, DrawPath::kAvx2, DrawPath::kAvx512}) {
-      if (!draw_path_available(path)) continue;
-      Image got;
-      Rasterizer r(fx, tex, fx.canvas.width, fx.canvas.height, 2);
-      r.set_draw_path(path);
-      r.render(f, got);
-      INFO(file << " with " << draw_path_name(path));
-      CHECK(std::memcmp(want.rgba.data(), got.rgba.data(), want.rgba.size() * 4) == 0);
-    }
-  });
+  const int effects = for_each_bundled_effect(
+      [](const std::filesystem::path& file, const Effect& fx, const TextureSet& tex) {
+        const Frame f = evaluate(fx, clock_at_time(fx, 0.9));
+        Image want;
+        Rasterizer reference(fx, tex, fx.canvas.width, fx.canvas.height, 2);
+        reference.set_draw_path(DrawPath::kReference);
+        reference.render(f, want);
+        for (DrawPath path : {DrawPath::kPortable, DrawPath::kAvx2, DrawPath::kAvx512}) {
+          if (!draw_path_available(path)) continue;
+          Image got;
+          Rasterizer r(fx, tex, fx.canvas.width, fx.canvas.height, 2);
+          r.set_draw_path(path);
+          r.render(f, got);
+          INFO(file << " with " << draw_path_name(path));
+          CHECK(std::memcmp(want.rgba.data(), got.rgba.data(), want.rgba.size() * 4) == 0);
+        }
+      });
   CHECK(effects >= 1);
 }
 
 TEST_CASE("no NaN reaches a pixel from extreme particles", "[blend]") {
   const Scene s = scene("texture = \"builtin:soft\"\nlight_emission = 0.5\nbrightness = 1e6");
-  const Image img = render(s, {particle(1e30, 0, 1e30), particle(0, 0, 1e-30), particle(3, 3, 5e8, {1, 1, 1}, 1, 1e20)});
+  const Image img = render(
+      s, {particle(1e30, 0, 1e30), particle(0, 0, 1e-30), particle(3, 3, 5e8, {1, 1, 1}, 1, 1e20)});
   for (float v : img.rgba) REQUIRE(std::isfinite(v));
 }
 
@@ -300,13 +311,17 @@ TEST_CASE("soft_fma rounds exactly like a fused multiply-add", "[blend]") {
   auto check = [&](float a, float b, float c) {
     ++checked;
     const float want = std::fma(a, b, c);
-    const Float4 four = detail::fused(Float4{a, -a, a, -a}, Float4{b, b, b, b}, Float4{c, -c, c, -c});
+    const Float4 four =
+        detail::fused(Float4{a, -a, a, -a}, Float4{b, b, b, b}, Float4{c, -c, c, -c});
     const float mirrored = std::fma(-a, b, -c);
-    if (!same(four[0], want) || !same(four[2], want) || !same(four[1], mirrored) || !same(four[3], mirrored))
-      if (++mismatches <= 5) FAIL_CHECK("fused(Float4) on " << a << ", " << b << ", " << c << " differs from fmaf");
+    if (!same(four[0], want) || !same(four[2], want) || !same(four[1], mirrored) ||
+        !same(four[3], mirrored))
+      if (++mismatches <= 5)
+        FAIL_CHECK("fused(Float4) on " << a << ", " << b << ", " << c << " differs from fmaf");
     const float got = detail::soft_fma(a, b, c);
     if (!same(got, want) && ++mismatches <= 5)
-      FAIL_CHECK("soft_fma(" << a << ", " << b << ", " << c << ") = " << got << ", fmaf gives " << want);
+      FAIL_CHECK("soft_fma(" << a << ", " << b << ", " << c << ") = " << got << ", fmaf gives "
+                             << want);
   };
   for (int i = 0; i < 300000; ++i) {  // overlapping magnitudes
     const float a = scaled(-20, 20), b = scaled(-20, 20);
@@ -321,7 +336,8 @@ TEST_CASE("soft_fma rounds exactly like a fused multiply-add", "[blend]") {
     check(a, b, std::nextafter(c, c * 2));
   }
   int midpoints = 0;
-  for (int i = 0; i < 100000; ++i) {  // a 1.5 exactly halfway between two floats, decided by a tiny c
+  for (int i = 0; i < 100000;
+       ++i) {  // a 1.5 exactly halfway between two floats, decided by a tiny c
     const uint32_t m = (rng() % (11184810u - 8388608u)) | 1u | 8388608u;  // odd, 3 m < 2^25
     const float a = std::ldexp(static_cast<float>(m), -23 + static_cast<int>(rng() % 21) - 10);
     const double p = static_cast<double>(a) * 1.5;
@@ -335,8 +351,10 @@ TEST_CASE("soft_fma rounds exactly like a fused multiply-add", "[blend]") {
   CHECK(midpoints > 50000);
   for (int i = 0; i < 100000; ++i)  // subnormal and underflowing results
     check(scaled(-80, -60), scaled(-80, -60), scaled(-150, -126));
-  const float inf = std::numeric_limits<float>::infinity(), nan = std::numeric_limits<float>::quiet_NaN();
-  const float specials[] = {0.0f, -0.0f, 1.0f, -1.0f, 1e-45f, -1e-45f, 3.4e38f, -3.4e38f, inf, -inf, nan};
+  const float inf = std::numeric_limits<float>::infinity(),
+              nan = std::numeric_limits<float>::quiet_NaN();
+  const float specials[] = {0.0f,    -0.0f,    1.0f, -1.0f, 1e-45f, -1e-45f,
+                            3.4e38f, -3.4e38f, inf,  -inf,  nan};
   for (float a : specials)
     for (float b : specials)
       for (float c : specials) check(a, b, c);
@@ -354,7 +372,8 @@ TEST_CASE("every sprite draw path matches the scalar reference bit for bit", "[b
   const Scene s =
       scene("texture = \"builtin:star\"\nlight_emission = 0.3", "background = \"#203040\"");
   std::vector<float> noise(24 * 20 * 4);
-  for (size_t i = 0; i < noise.size(); ++i) noise[i] = 0.05f + 0.9f * static_cast<float>((i * 2654435761u) % 1000) / 1000;
+  for (size_t i = 0; i < noise.size(); ++i)
+    noise[i] = 0.05f + 0.9f * static_cast<float>((i * 2654435761u) % 1000) / 1000;
   const Texture noise_texture = texture_from_linear(24, 20, noise, 1, 1);
   for (TextureFilter filter :
        {TextureFilter::kTrilinear, TextureFilter::kBilinear, TextureFilter::kNearest})
@@ -432,7 +451,8 @@ TEST_CASE("the AVX2 kernel's four-row spans equal RowSpans::at", "[blend]") {
     const double rot = i % 4 == 0 ? 90.0 * (i / 4 % 4) : unit(rng) * 360;
     const Particle p = particle(pos(rng), pos(rng), size(rng), {1, 1, 1}, 1, rot);
     Sprite sp;
-    if (!make_sprite(p, s.fx.emitters[0], *s.textures[0], {1, 1, 1}, 64, 64, View{1, 0, 0}, sp)) continue;
+    if (!make_sprite(p, s.fx.emitters[0], *s.textures[0], {1, 1, 1}, 64, 64, View{1, 0, 0}, sp))
+      continue;
     const detail::RowSpans spans(sp);
     for (int y = sp.y0 - 5; y < sp.y1 + 5; y += 4) {
       float fy[4];
@@ -458,7 +478,8 @@ TEST_CASE("the AVX2 kernel's four-row spans equal RowSpans::at", "[blend]") {
 // strip laid end to end (the AVX2 kernel's packed walk). Walk small sprites
 // across every edge of the image and every strip boundary, at odd and even
 // span lengths, and compare with the reference.
-TEST_CASE("small sprites at the image's edges and strip boundaries match the reference", "[blend]") {
+TEST_CASE("small sprites at the image's edges and strip boundaries match the reference",
+          "[blend]") {
   const Scene s =
       scene("texture = \"builtin:soft\"\nlight_emission = 0.6", "background = \"#102030\"");
   const int w = 47, h = 41;  // odd, so the last pixel of a row has no partner
@@ -599,7 +620,8 @@ TEST_CASE("exact edge coverage is the rectangle's area inside each pixel", "[ble
     Sprite s{};
     double theta = unit(rng) * 2 * M_PI;
     if (i % 4 == 0) theta = (i % 16) * M_PI / 4;
-    if (i % 4 == 1) theta = (i % 16) * M_PI / 2 + (unit(rng) - 0.5) * std::pow(10.0, -8 + 6 * unit(rng));
+    if (i % 4 == 1)
+      theta = (i % 16) * M_PI / 2 + (unit(rng) - 0.5) * std::pow(10.0, -8 + 6 * unit(rng));
     s.ax_x = static_cast<float>(std::cos(theta));
     s.ax_y = static_cast<float>(-std::sin(theta));
     s.ay_x = static_cast<float>(-std::sin(theta));
@@ -614,7 +636,8 @@ TEST_CASE("exact edge coverage is the rectangle's area inside each pixel", "[ble
       s.cx = 20.5f + static_cast<float>(i % 2) * 0.5f, s.cy = 20.5f;
     }
     const detail::ExactEdges edges(s);
-    const double wx = s.ax_x * s.half_w, wy = s.ax_y * s.half_w, hx = s.ay_x * s.half_h, hy = s.ay_y * s.half_h;
+    const double wx = s.ax_x * s.half_w, wy = s.ax_y * s.half_w, hx = s.ay_x * s.half_h,
+                 hy = s.ay_y * s.half_h;
     const int reach = static_cast<int>(std::ceil(s.half_w + s.half_h)) + 1;
     for (int y = static_cast<int>(s.cy) - reach; y <= static_cast<int>(s.cy) + reach; ++y) {
       for (int x = static_cast<int>(s.cx) - reach; x <= static_cast<int>(s.cx) + reach; ++x) {
@@ -623,7 +646,8 @@ TEST_CASE("exact edge coverage is the rectangle's area inside each pixel", "[ble
                                           {cx + wx - hx, cy + wy - hy},
                                           {cx - wx - hx, cy - wy - hy},
                                           {cx - wx + hx, cy - wy + hy}});
-        const float got = detail::exact_coverage(s, edges, static_cast<float>(x), static_cast<float>(y));
+        const float got =
+            detail::exact_coverage(s, edges, static_cast<float>(x), static_cast<float>(y));
         worst = std::isfinite(got) ? std::max(worst, std::abs(got - want)) : 1e9;
         ++pixels;
       }

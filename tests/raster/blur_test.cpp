@@ -4,10 +4,10 @@
 #include <cmath>
 #include <cstring>
 
-#include "spritz/raster/encode.h"
 #include "spritz/eval.h"
-#include "spritz/raster/frame.h"
 #include "spritz/load.h"
+#include "spritz/raster/encode.h"
+#include "spritz/raster/frame.h"
 
 using namespace spritz;
 

@@ -1,7 +1,7 @@
+#include "spritz/raster/diff.h"
+
 #include <catch2/catch.hpp>
 #include <cmath>
-
-#include "spritz/raster/diff.h"
 
 using namespace spritz;
 
@@ -44,7 +44,8 @@ TEST_CASE("the threshold behaves at its edge", "[diff]") {
   // pixel differs exactly when d^2 * 0.5053 > 35215 t^2.
   const auto a = flat(1, 1, 100, 100, 100, 255);
   for (int d : {1, 5, 20, 26, 27, 40}) {
-    const auto b = flat(1, 1, static_cast<uint8_t>(100 + d), static_cast<uint8_t>(100 + d), static_cast<uint8_t>(100 + d), 255);
+    const auto b = flat(1, 1, static_cast<uint8_t>(100 + d), static_cast<uint8_t>(100 + d),
+                        static_cast<uint8_t>(100 + d), 255);
     DiffOptions o;
     o.threshold = 0.1;
     const double delta = 0.5053 * d * d * std::pow(0.29889531 + 0.58662247 + 0.11448223, 2);

@@ -1,12 +1,12 @@
-#include <catch2/catch.hpp>
+#include "spritz/raster/encode.h"
 
 #include <algorithm>
+#include <catch2/catch.hpp>
 #include <cmath>
 #include <cstring>
 #include <random>
 
 #include "spritz/color.h"
-#include "spritz/raster/encode.h"
 #include "spritz/raster/png.h"
 
 using namespace spritz;
@@ -64,14 +64,16 @@ TEST_CASE("premultiplied output keeps the true coverage as alpha", "[encode]") {
   const auto light = encode_one(0.5f, 0, 0, 0, Tonemap::kWhite, AlphaMode::kPremultiplied);
   CHECK(light[3] == 0);
   CHECK(light[0] == 128);  // sRGB(1) * 0.5
-  const auto normal = encode_one(0.25f, 0.25f, 0.25f, 0.5f, Tonemap::kWhite, AlphaMode::kPremultiplied);
+  const auto normal =
+      encode_one(0.25f, 0.25f, 0.25f, 0.5f, Tonemap::kWhite, AlphaMode::kPremultiplied);
   CHECK(normal[3] == 128);
   CHECK(normal[0] == Approx(linear_to_srgb8(0.5f) * 0.5).margin(1));
 }
 
 TEST_CASE("PNG tEXt chunks survive a round trip", "[encode]") {
   const std::vector<uint8_t> px = {1, 2, 3, 4, 5, 6, 7, 8};
-  const auto png = encode_png(px.data(), 2, 1, {{"spritz", "{\"seed\":7}"}, {"Software", "spritz"}});
+  const auto png =
+      encode_png(px.data(), 2, 1, {{"spritz", "{\"seed\":7}"}, {"Software", "spritz"}});
   const DecodedPng d = decode_png(png, "mem");
   CHECK(d.width == 2);
   CHECK(d.rgba == px);
@@ -99,28 +101,34 @@ namespace {
 uint8_t reference_srgb8(float x) {
   static const std::vector<float> thresholds = [] {
     std::vector<float> t;
-    for (int k = 0; k < 255; ++k) t.push_back(static_cast<float>(srgb_to_linear((k + 0.5) / 255.0)));
+    for (int k = 0; k < 255; ++k)
+      t.push_back(static_cast<float>(srgb_to_linear((k + 0.5) / 255.0)));
     return t;
   }();
   if (!(x > 0)) return 0;
-  return static_cast<uint8_t>(std::upper_bound(thresholds.begin(), thresholds.end(), x) - thresholds.begin());
+  return static_cast<uint8_t>(std::upper_bound(thresholds.begin(), thresholds.end(), x) -
+                              thresholds.begin());
 }
 
 float reference_srgb_f(float x) {
   constexpr int kSteps = 4096;
   static const std::vector<float> table = [] {
     std::vector<float> v;
-    for (int i = 0; i <= kSteps; ++i) v.push_back(static_cast<float>(linear_to_srgb(static_cast<double>(i) / kSteps)));
+    for (int i = 0; i <= kSteps; ++i)
+      v.push_back(static_cast<float>(linear_to_srgb(static_cast<double>(i) / kSteps)));
     return v;
   }();
   if (x <= 0.0031308f) return std::max(0.0f, x * 12.92f);
   const float f = std::min(x, 1.0f) * kSteps;
   const int i = std::min(static_cast<int>(f), kSteps - 1);
   const float t = f - static_cast<float>(i);
-  return table[static_cast<size_t>(i)] + (table[static_cast<size_t>(i) + 1] - table[static_cast<size_t>(i)]) * t;
+  return table[static_cast<size_t>(i)] +
+         (table[static_cast<size_t>(i) + 1] - table[static_cast<size_t>(i)]) * t;
 }
 
-uint8_t reference_byte(float v) { return static_cast<uint8_t>(std::lround(std::clamp(v, 0.0f, 1.0f) * 255.0f)); }
+uint8_t reference_byte(float v) {
+  return static_cast<uint8_t>(std::lround(std::clamp(v, 0.0f, 1.0f) * 255.0f));
+}
 
 void reference_pixel(const float* src, Tonemap tonemap, AlphaMode alpha, uint8_t* dst) {
   float c[3] = {std::max(src[0], 0.0f), std::max(src[1], 0.0f), std::max(src[2], 0.0f)};
@@ -144,7 +152,8 @@ void reference_pixel(const float* src, Tonemap tonemap, AlphaMode alpha, uint8_t
     for (int k = 0; k < 3; ++k) dst[k] = reference_srgb8(std::min(1.0f, c[k] * inv));
     dst[3] = reference_byte(a_out);
   } else {
-    for (int k = 0; k < 3; ++k) dst[k] = reference_byte(reference_srgb_f(std::min(1.0f, c[k] * inv)) * a_out);
+    for (int k = 0; k < 3; ++k)
+      dst[k] = reference_byte(reference_srgb_f(std::min(1.0f, c[k] * inv)) * a_out);
     dst[3] = reference_byte(a);
   }
 }
@@ -164,7 +173,8 @@ TEST_CASE("the sRGB code matches a binary search over the exact thresholds", "[e
   }
   for (int k = 0; k < 255; ++k) {
     const float t = static_cast<float>(srgb_to_linear((k + 0.5) / 255.0));
-    for (float x : {std::nextafter(t, 0.0f), t, std::nextafter(t, 2.0f)}) mismatches += linear_to_srgb8(x) != reference_srgb8(x);
+    for (float x : {std::nextafter(t, 0.0f), t, std::nextafter(t, 2.0f)})
+      mismatches += linear_to_srgb8(x) != reference_srgb8(x);
   }
   CHECK(mismatches == 0);
 }
@@ -176,12 +186,18 @@ TEST_CASE("the four-pixel encoder matches the one-pixel reference byte for byte"
   // hot (tone-mapped), thresholds' neighbourhoods.
   auto value = [&] {
     switch (rng() % 7) {
-      case 0: return 0.0f;
-      case 1: return -unit(rng);
-      case 2: return std::pow(10.0f, -6.0f + 5.0f * unit(rng));
-      case 3: return 1.0f;
-      case 4: return 4.0f * unit(rng);
-      default: return unit(rng);
+      case 0:
+        return 0.0f;
+      case 1:
+        return -unit(rng);
+      case 2:
+        return std::pow(10.0f, -6.0f + 5.0f * unit(rng));
+      case 3:
+        return 1.0f;
+      case 4:
+        return 4.0f * unit(rng);
+      default:
+        return unit(rng);
     }
   };
   for (const Tonemap tonemap : {Tonemap::kWhite, Tonemap::kClamp}) {
@@ -198,7 +214,8 @@ TEST_CASE("the four-pixel encoder matches the one-pixel reference byte for byte"
           reference_pixel(&img.rgba[i * 4], tonemap, alpha, want);
           mismatches += std::memcmp(want, &out[i * 4], 4) != 0;
         }
-        INFO("width " << width << " tonemap " << static_cast<int>(tonemap) << " alpha " << static_cast<int>(alpha));
+        INFO("width " << width << " tonemap " << static_cast<int>(tonemap) << " alpha "
+                      << static_cast<int>(alpha));
         CHECK(mismatches == 0);
       }
     }

@@ -1,12 +1,13 @@
+#include "spritz/raster/texture.h"
+
 #include <catch2/catch.hpp>
 #include <cmath>
 
 #include "spritz/color.h"
-#include "spritz/raster/encode.h"
 #include "spritz/error.h"
 #include "spritz/load.h"
+#include "spritz/raster/encode.h"
 #include "spritz/raster/png.h"
-#include "spritz/raster/texture.h"
 
 using namespace spritz;
 
@@ -15,7 +16,8 @@ TEST_CASE("textures round-trip through sRGB and premultiplication", "[texture]")
   std::vector<uint8_t> px;
   for (int i = 0; i < 16; ++i) {
     const uint8_t v = static_cast<uint8_t>(i * 17);
-    px.insert(px.end(), {v, static_cast<uint8_t>(255 - v), 128, static_cast<uint8_t>(i % 2 ? 255 : 128)});
+    px.insert(px.end(),
+              {v, static_cast<uint8_t>(255 - v), 128, static_cast<uint8_t>(i % 2 ? 255 : 128)});
   }
   const std::vector<uint8_t> png = encode_png(px.data(), 16, 1);
   const Texture t = texture_from_encoded(png, "strip.png", 1, 1);
@@ -55,7 +57,8 @@ TEST_CASE("every built-in generates at any resolution and fades at the border", 
       CHECK(m.texel(0, 0)[3] < 0.02f);
     }
   }
-  CHECK_THROWS_WITH(builtin_texture("bogus", 16, 1, 1), Catch::Contains("unknown built-in texture 'builtin:bogus'"));
+  CHECK_THROWS_WITH(builtin_texture("bogus", 16, 1, 1),
+                    Catch::Contains("unknown built-in texture 'builtin:bogus'"));
 }
 
 TEST_CASE("corrupt and oversized textures are clear errors", "[texture]") {
@@ -81,8 +84,14 @@ TEST_CASE("corrupt and oversized textures are clear errors", "[texture]") {
   // A valid header that claims 20000 x 20000.
   std::vector<uint8_t> px(4, 255);
   std::vector<uint8_t> png = encode_png(px.data(), 1, 1);
-  png[16] = 0; png[17] = 0; png[18] = 0x4e; png[19] = 0x20;  // width 20000
-  png[20] = 0; png[21] = 0; png[22] = 0x4e; png[23] = 0x20;  // height 20000
+  png[16] = 0;
+  png[17] = 0;
+  png[18] = 0x4e;
+  png[19] = 0x20;  // width 20000
+  png[20] = 0;
+  png[21] = 0;
+  png[22] = 0x4e;
+  png[23] = 0x20;  // height 20000
   CHECK_THROWS_AS(texture_from_encoded(png, "huge.png", 1, 1), Error);
 }
 
@@ -91,7 +100,8 @@ TEST_CASE("a built-in flipbook stays within 4096 px per side", "[texture]") {
   // 65536 px per side: 64 GB of texels, and "out of memory". The cells shrink
   // instead, to a power of two; small layouts keep the full resolution.
   const auto cell_px = [](const std::string& layout) {
-    const Effect fx = load_effect("[[emitter]]\ntexture = \"builtin:smoke\"\nsize = 300\n" + layout, "fx.toml", ".");
+    const Effect fx = load_effect("[[emitter]]\ntexture = \"builtin:smoke\"\nsize = 300\n" + layout,
+                                  "fx.toml", ".");
     return load_textures(fx, 1.0)[0]->cell_width;
   };
   CHECK(cell_px("") == 256);

@@ -143,7 +143,7 @@ struct Emitter {
   int64_t z_offset = 0;
   DrawOrder draw_order = DrawOrder::kOldestFirst;
   std::string texture = "builtin:soft";  // "builtin:NAME" or a resolved file path
-  SourceLoc texture_loc;                   // where the texture was named, for errors
+  SourceLoc texture_loc;                 // where the texture was named, for errors
   TextureFilter filter = TextureFilter::kTrilinear;
   Flipbook flipbook;
   Shape shape;
@@ -154,11 +154,11 @@ struct Emitter {
   bool is_sub() const { return sub.parent >= 0; }
 
   // Derived at load.
-  uint32_t seed = 0;             // s_e
-  Vec2 direction{0, 1};          // unit vector of direction_deg
+  uint32_t seed = 0;                // s_e
+  Vec2 direction{0, 1};             // unit vector of direction_deg
   bool color_has_envelope = false;  // whether the colour curve varies per particle
-  double stream_rate_per_s = 0;  // after the Little's-law clamp (and loop rounding)
-  uint64_t loop_keys = 0;        // N = r T for a looped effect (0 when not looped)
+  double stream_rate_per_s = 0;     // after the Little's-law clamp (and loop rounding)
+  uint64_t loop_keys = 0;           // N = r T for a looped effect (0 when not looped)
 };
 
 struct Canvas {
@@ -197,8 +197,8 @@ struct Effect {
   // Loads and renders, but surely not as meant (an emitter that never emits
   // or is fully transparent); the command line prints these, file:line:col.
   std::vector<Diagnostic> warnings;
-  std::string source_path;   // as given ("-" for stdin)
-  uint64_t content_hash = 0; // of the source text and every override
+  std::string source_path;    // as given ("-" for stdin)
+  uint64_t content_hash = 0;  // of the source text and every override
   // Enabled emitters in draw order: ascending z_offset, ties in file order.
   std::vector<uint32_t> draw_order;
 };

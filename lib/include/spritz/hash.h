@@ -53,8 +53,7 @@ enum class Channel : uint32_t {
 
 // unit(st, ch) = M(st ^ ((ch + 1) * 0x85EBCA77)) / 2^32, in [0, 1).
 constexpr double unit_raw(uint32_t stream, uint32_t channel) {
-  return static_cast<double>(mix32(stream ^ ((channel + 1u) * 0x85EBCA77u))) *
-         (1.0 / 4294967296.0);
+  return static_cast<double>(mix32(stream ^ ((channel + 1u) * 0x85EBCA77u))) * (1.0 / 4294967296.0);
 }
 constexpr double unit(uint32_t stream, Channel channel) {
   return unit_raw(stream, static_cast<uint32_t>(channel));

@@ -13,7 +13,7 @@ struct MotionState {
   Vec2 velocity;
 };
 
-inline constexpr double kSmallDrag = 1e-4;      // below this, use the drag-free limit
+inline constexpr double kSmallDrag = 1e-4;        // below this, use the drag-free limit
 inline constexpr double kDragExponentLimit = 60;  // clamp of -k t: finite even for negative drag
 
 // dv/dt = a - k v solved exactly. With v_inf = a / k and

@@ -9,12 +9,24 @@ struct Vec2 {
   double x = 0, y = 0;
 };
 
-inline Vec2 operator+(Vec2 a, Vec2 b) { return {a.x + b.x, a.y + b.y}; }
-inline Vec2 operator-(Vec2 a, Vec2 b) { return {a.x - b.x, a.y - b.y}; }
-inline Vec2 operator*(Vec2 a, double s) { return {a.x * s, a.y * s}; }
-inline Vec2 operator*(double s, Vec2 a) { return {a.x * s, a.y * s}; }
-inline double dot(Vec2 a, Vec2 b) { return a.x * b.x + a.y * b.y; }
-inline double length(Vec2 a) { return std::sqrt(dot(a, a)); }
+inline Vec2 operator+(Vec2 a, Vec2 b) {
+  return {a.x + b.x, a.y + b.y};
+}
+inline Vec2 operator-(Vec2 a, Vec2 b) {
+  return {a.x - b.x, a.y - b.y};
+}
+inline Vec2 operator*(Vec2 a, double s) {
+  return {a.x * s, a.y * s};
+}
+inline Vec2 operator*(double s, Vec2 a) {
+  return {a.x * s, a.y * s};
+}
+inline double dot(Vec2 a, Vec2 b) {
+  return a.x * b.x + a.y * b.y;
+}
+inline double length(Vec2 a) {
+  return std::sqrt(dot(a, a));
+}
 
 // Counter-clockwise rotation by `angle_rad` (y up).
 inline Vec2 rotate(Vec2 a, double angle_rad) {

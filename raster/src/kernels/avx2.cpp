@@ -46,7 +46,8 @@ SPRITZ_AVX2 void taps8(const LevelView& l, __m256 u, __m256 v, int* off, float* 
   const __m256i iy = _mm256_sub_epi32(_mm256_cvttps_epi32(_mm256_add_ps(y, one)), one_i);
   *tx = _mm256_sub_ps(x, _mm256_cvtepi32_ps(ix));
   _mm256_store_ps(ty, _mm256_sub_ps(y, _mm256_cvtepi32_ps(iy)));
-  const __m256i o = _mm256_add_epi32(_mm256_mullo_epi32(iy, _mm256_set1_epi32(l.stride)), _mm256_slli_epi32(ix, 2));
+  const __m256i o = _mm256_add_epi32(_mm256_mullo_epi32(iy, _mm256_set1_epi32(l.stride)),
+                                     _mm256_slli_epi32(ix, 2));
   _mm256_store_si256(reinterpret_cast<__m256i*>(off), o);
 }
 
@@ -74,9 +75,11 @@ SPRITZ_AVX2 __m256 nearest2(const LevelView& l, const int* off, int i) {
 // The bilinear samples of pixels i and i + 1 as [rgba_i | rgba_i+1], each
 // lerp fused:
 //   left = a + (c - a) ty, right = b + (d - b) ty, texel = left + (right - left) tx
-SPRITZ_AVX2 __m256 bilinear2(const LevelView& l, const int* off, const float* ty, int i, __m256 tx2) {
+SPRITZ_AVX2 __m256 bilinear2(const LevelView& l, const int* off, const float* ty, int i,
+                             __m256 tx2) {
   const int o0 = off[i], o1 = off[i + 1];
-  const __m256 top0 = _mm256_loadu_ps(l.origin + o0), down0 = _mm256_loadu_ps(l.down + o0);  // a|b, c-a|d-b
+  const __m256 top0 = _mm256_loadu_ps(l.origin + o0),
+               down0 = _mm256_loadu_ps(l.down + o0);  // a|b, c-a|d-b
   const __m256 top1 = _mm256_loadu_ps(l.origin + o1), down1 = _mm256_loadu_ps(l.down + o1);
   const __m256 v0 = _mm256_fmadd_ps(down0, _mm256_broadcast_ss(ty + i), top0);
   const __m256 v1 = _mm256_fmadd_ps(down1, _mm256_broadcast_ss(ty + i + 1), top1);
@@ -97,7 +100,8 @@ struct Kernel {
   const RowSpans spans;
   const ExactEdges edges;
   LevelView l0, l1;
-  __m256 zero, one, half, abs_mask, cx, ax_x, ay_x, half_w, half_h, neg_half_w, neg_half_h, foot_x, foot_y;
+  __m256 zero, one, half, abs_mask, cx, ax_x, ay_x, half_w, half_h, neg_half_w, neg_half_h, foot_x,
+      foot_y;
   __m256 inv_foot_x, inv_foot_y, inv_w, inv_h, mix, colour;
   __m256i pair_index[4];  // lane pair k of a group, each broadcast over one 128-bit half
   alignas(32) int off0[8], off1[8];
@@ -119,8 +123,8 @@ struct Kernel {
     inv_foot_x = _mm256_set1_ps(s.inv_foot_x), inv_foot_y = _mm256_set1_ps(s.inv_foot_y);
     inv_w = _mm256_set1_ps(s.inv_w), inv_h = _mm256_set1_ps(s.inv_h);
     mix = _mm256_set1_ps(s.level_mix);
-    colour = _mm256_setr_ps(s.colour[0], s.colour[1], s.colour[2], s.colour[3], s.colour[0], s.colour[1],
-                            s.colour[2], s.colour[3]);
+    colour = _mm256_setr_ps(s.colour[0], s.colour[1], s.colour[2], s.colour[3], s.colour[0],
+                            s.colour[1], s.colour[2], s.colour[3]);
     for (int k = 0; k < 4; ++k) {
       const int a = 2 * k, b = 2 * k + 1;
       pair_index[k] = _mm256_setr_epi32(a, a, a, a, b, b, b, b);
@@ -134,14 +138,16 @@ struct Kernel {
   // in the image; when it is not, only the first is touched). Returns the
   // pixels blended.
   template <typename At>
-  SPRITZ_AVX2 int group(__m256i xs, __m256 fy_ax, __m256 fy_ay, __m256 py, __m256 valid, int pairs, At at) {
+  SPRITZ_AVX2 int group(__m256i xs, __m256 fy_ax, __m256 fy_ay, __m256 py, __m256 valid, int pairs,
+                        At at) {
     // Geometry, as pixel_geometry computes it.
     const __m256 fx = _mm256_sub_ps(_mm256_add_ps(_mm256_cvtepi32_ps(xs), half), cx);
     const __m256 lx = _mm256_fmadd_ps(fx, ax_x, fy_ax);
     const __m256 ly = _mm256_fmadd_ps(fx, ay_x, fy_ay);
     const __m256 alx = _mm256_and_ps(lx, abs_mask), aly = _mm256_and_ps(ly, abs_mask);
-    const __m256 inside = _mm256_and_ps(_mm256_cmp_ps(_mm256_add_ps(alx, foot_x), half_w, _CMP_LE_OQ),
-                                        _mm256_cmp_ps(_mm256_add_ps(aly, foot_y), half_h, _CMP_LE_OQ));
+    const __m256 inside =
+        _mm256_and_ps(_mm256_cmp_ps(_mm256_add_ps(alx, foot_x), half_w, _CMP_LE_OQ),
+                      _mm256_cmp_ps(_mm256_add_ps(aly, foot_y), half_h, _CMP_LE_OQ));
     const __m256 ox = _mm256_sub_ps(_mm256_min_ps(_mm256_add_ps(alx, foot_x), half_w),
                                     _mm256_max_ps(_mm256_sub_ps(alx, foot_x), neg_half_w));
     const __m256 oy = _mm256_sub_ps(_mm256_min_ps(_mm256_add_ps(aly, foot_y), half_h),
@@ -151,8 +157,9 @@ struct Kernel {
     if constexpr (exact) {
       // Sprites thinner than 3 px: the exact area on edge pixels, as the
       // reference computes it, lane by lane (exact_coverage on __m256).
-      const __m256 outside = _mm256_or_ps(_mm256_cmp_ps(_mm256_sub_ps(alx, foot_x), half_w, _CMP_GE_OQ),
-                                          _mm256_cmp_ps(_mm256_sub_ps(aly, foot_y), half_h, _CMP_GE_OQ));
+      const __m256 outside =
+          _mm256_or_ps(_mm256_cmp_ps(_mm256_sub_ps(alx, foot_x), half_w, _CMP_GE_OQ),
+                       _mm256_cmp_ps(_mm256_sub_ps(aly, foot_y), half_h, _CMP_GE_OQ));
       const __m256 area = exact_coverage<__m256>(s, edges, _mm256_cvtepi32_ps(xs), py);
       cov = _mm256_andnot_ps(outside, _mm256_blendv_ps(area, one, inside));
     } else {
@@ -200,11 +207,13 @@ struct Kernel {
       const __m256 add = _mm256_blend_ps(src, occl, 0x88);
       bool full;
       float* d = at(k, &full);
-      if (full) {  // the pair's second pixel is in the row (and the strip): rewriting it unchanged is safe
+      if (full) {  // the pair's second pixel is in the row (and the strip): rewriting it unchanged
+                   // is safe
         _mm256_storeu_ps(d, _mm256_fmadd_ps(_mm256_loadu_ps(d), keep, add));
       } else {  // the row's last pixel: touch no memory beyond it
         const __m128 old = _mm_loadu_ps(d);
-        _mm_storeu_ps(d, _mm_fmadd_ps(old, _mm256_castps256_ps128(keep), _mm256_castps256_ps128(add)));
+        _mm_storeu_ps(d,
+                      _mm_fmadd_ps(old, _mm256_castps256_ps128(keep), _mm256_castps256_ps128(add)));
       }
     }
     return __builtin_popcount(static_cast<unsigned>(covered));
@@ -222,15 +231,16 @@ SPRITZ_AVX2 uint64_t draw_rows(K& kernel, Image& img, int ylo, int yhi) {
     const int j = (y - ylo) & 3;
     if (j == 0) rows.at(s, kernel.spans, y);
     float* __restrict row = img.row(y);
-    const __m256 fy_ax = _mm256_broadcast_ss(rows.fy_ax + j), fy_ay = _mm256_broadcast_ss(rows.fy_ay + j);
+    const __m256 fy_ax = _mm256_broadcast_ss(rows.fy_ax + j),
+                 fy_ay = _mm256_broadcast_ss(rows.fy_ay + j);
     const __m256 py = _mm256_set1_ps(static_cast<float>(y));
     const int xa = rows.xa[j], xb = rows.xb[j];
     const __m256i xb_v = _mm256_set1_epi32(xb);
     for (int x = xa; x < xb; x += 8) {
       const __m256i xs = _mm256_add_epi32(_mm256_set1_epi32(x), lanes());
       const __m256 valid = _mm256_castsi256_ps(_mm256_cmpgt_epi32(xb_v, xs));
-      blended += static_cast<uint64_t>(
-          kernel.group(xs, fy_ax, fy_ay, py, valid, std::min(4, (xb - x + 1) >> 1), [&](int k, bool* full) {
+      blended += static_cast<uint64_t>(kernel.group(
+          xs, fy_ax, fy_ay, py, valid, std::min(4, (xb - x + 1) >> 1), [&](int k, bool* full) {
             *full = x + 2 * k + 1 < width;
             return row + static_cast<ptrdiff_t>(x + 2 * k) * 4;
           }));
@@ -294,8 +304,8 @@ SPRITZ_AVX2 uint64_t draw_packed(K& kernel, Image& img, int ylo, int yhi) {
       blended += static_cast<uint64_t>(kernel.group(
           _mm256_load_si256(reinterpret_cast<const __m256i*>(px + g)), _mm256_load_ps(fy_ax + g),
           _mm256_load_ps(fy_ay + g), _mm256_cvtepi32_ps(ys),
-          _mm256_castsi256_ps(_mm256_load_si256(reinterpret_cast<const __m256i*>(ok + g))), std::min(4, (n - g) >> 1),
-          [&](int k, bool* full) {
+          _mm256_castsi256_ps(_mm256_load_si256(reinterpret_cast<const __m256i*>(ok + g))),
+          std::min(4, (n - g) >> 1), [&](int k, bool* full) {
             const int i = g + 2 * k;
             *full = px[i] + 1 < width;
             return img.row(py[i]) + static_cast<ptrdiff_t>(px[i]) * 4;
@@ -310,28 +320,35 @@ __attribute__((target("avx2,fma"))) uint64_t draw(const Sprite& sprite, Image& i
                                                   int row_end) {
   Kernel<trilinear, exact, nearest> kernel(sprite);
   const int ylo = std::max(sprite.y0, row_begin), yhi = std::min(sprite.y1, row_end);
-  return sprite.x1 - sprite.x0 <= kPackedWidth ? draw_packed(kernel, img, ylo, yhi) : draw_rows(kernel, img, ylo, yhi);
+  return sprite.x1 - sprite.x0 <= kPackedWidth ? draw_packed(kernel, img, ylo, yhi)
+                                               : draw_rows(kernel, img, ylo, yhi);
 }
 
 }  // namespace
 
-__attribute__((target("avx2,fma"))) uint64_t draw_sprite_avx2(const Sprite& s, Image& img, int row_begin, int row_end) {
+__attribute__((target("avx2,fma"))) uint64_t draw_sprite_avx2(const Sprite& s, Image& img,
+                                                              int row_begin, int row_end) {
   if (s.nearest)
     return s.exact_edges ? draw<false, true, true>(s, img, row_begin, row_end)
                          : draw<false, false, true>(s, img, row_begin, row_end);
   const bool trilinear = s.level_mix > 0;
   if (s.exact_edges)
-    return trilinear ? draw<true, true>(s, img, row_begin, row_end) : draw<false, true>(s, img, row_begin, row_end);
-  return trilinear ? draw<true, false>(s, img, row_begin, row_end) : draw<false, false>(s, img, row_begin, row_end);
+    return trilinear ? draw<true, true>(s, img, row_begin, row_end)
+                     : draw<false, true>(s, img, row_begin, row_end);
+  return trilinear ? draw<true, false>(s, img, row_begin, row_end)
+                   : draw<false, false>(s, img, row_begin, row_end);
 }
 
-__attribute__((target("avx2,fma"))) void row_spans4_avx2(const RowSpans& spans, const float* fy, int* xa, int* xb) {
+__attribute__((target("avx2,fma"))) void row_spans4_avx2(const RowSpans& spans, const float* fy,
+                                                         int* xa, int* xb) {
   RowSpansAvx2::at4(spans, _mm_loadu_ps(fy), xa, xb);
 }
 
 #else  // not x86-64 with GCC or Clang: the portable kernel is the fastest there is
 
-bool cpu_has_avx2_fma() { return false; }
+bool cpu_has_avx2_fma() {
+  return false;
+}
 
 uint64_t draw_sprite_avx2(const Sprite& s, Image& img, int row_begin, int row_end) {
   return draw_sprite_portable(s, img, row_begin, row_end);

@@ -39,8 +39,10 @@ struct RowSpansAvx2;
 class RowSpans {
  public:
   explicit RowSpans(const Sprite& s) : cx_(static_cast<double>(s.cx) - 0.5), x0_(s.x0), x1_(s.x1) {
-    const double fx_max = std::abs(static_cast<double>(s.cx)) + std::max(std::abs(s.x0), std::abs(s.x1)) + 1;
-    const double fy_max = std::abs(static_cast<double>(s.cy)) + std::max(std::abs(s.y0), std::abs(s.y1)) + 1;
+    const double fx_max =
+        std::abs(static_cast<double>(s.cx)) + std::max(std::abs(s.x0), std::abs(s.x1)) + 1;
+    const double fy_max =
+        std::abs(static_cast<double>(s.cy)) + std::max(std::abs(s.y0), std::abs(s.y1)) + 1;
     add(0, s.ax_x, s.ax_y, static_cast<double>(s.half_w) + s.foot_x, fx_max, fy_max);
     add(1, s.ay_x, s.ay_y, static_cast<double>(s.half_h) + s.foot_y, fx_max, fy_max);
   }
@@ -70,7 +72,8 @@ class RowSpans {
       fixed_b_[i] = b, fixed_e_[i] = e + 1e-6 * (std::abs(b) * fy_max + e) + 1e-3;
       return;
     }
-    const double margin = std::min(2.0, 1e-3 + 1e-6 * (fx_max + (std::abs(b) * fy_max + e) / std::abs(a)));
+    const double margin =
+        std::min(2.0, 1e-3 + 1e-6 * (fx_max + (std::abs(b) * fy_max + e) / std::abs(a)));
     const double r = std::abs(e / a) + margin;
     lo_[i] = -r, hi_[i] = r, slope_[i] = -b / a;
     fixed_b_[i] = 0, fixed_e_[i] = 1;  // never rules a row out
@@ -111,7 +114,8 @@ inline double round_to_odd_sum(double x, double y) {
   uint64_t bits;
   __builtin_memcpy(&bits, &s, sizeof s);
   // 1 where the sum is finite, inexact and even, else 0.
-  const uint64_t step = (~bits & 1) & static_cast<uint64_t>(e != 0) & static_cast<uint64_t>(s - s == 0);
+  const uint64_t step =
+      (~bits & 1) & static_cast<uint64_t>(e != 0) & static_cast<uint64_t>(s - s == 0);
   const uint64_t toward_zero = static_cast<uint64_t>((e > 0) != (s > 0));
   bits += step - ((2 * step) & (0 - toward_zero));  // +1 away from zero, -1 toward it
   double r;
@@ -148,8 +152,8 @@ __attribute__((always_inline)) inline __m128 soft_fma2(__m128d x, __m128d y) {
   // soft_fma_hard on both lanes: the low 29 bits read "one half" (in each
   // 64-bit lane the low 32-bit half compares; the high half, masked to 0,
   // always does), or a nonzero magnitude below the smallest normal float.
-  const __m128i halfway = _mm_cmpeq_epi32(_mm_and_si128(_mm_castpd_si128(s), _mm_set1_epi64x(0x1fffffff)),
-                                          _mm_set1_epi64x(0x10000000));
+  const __m128i halfway = _mm_cmpeq_epi32(
+      _mm_and_si128(_mm_castpd_si128(s), _mm_set1_epi64x(0x1fffffff)), _mm_set1_epi64x(0x10000000));
   const __m128d m = _mm_andnot_pd(_mm_set1_pd(-0.0), s);
   const __m128d tiny = _mm_and_pd(_mm_cmpgt_pd(m, zero), _mm_cmplt_pd(m, _mm_set1_pd(0x1p-126)));
   if (__builtin_expect(!(_mm_movemask_epi8(halfway) & 0x0f0f) && !_mm_movemask_pd(tiny), 1))
@@ -159,7 +163,8 @@ __attribute__((always_inline)) inline __m128 soft_fma2(__m128d x, __m128d y) {
   const __m128i bits = _mm_castpd_si128(s);
   const __m128i inexact = _mm_castpd_si128(_mm_cmpneq_pd(e, zero));
   const __m128i finite = _mm_castpd_si128(_mm_cmpeq_pd(_mm_sub_pd(s, s), zero));
-  const __m128i step = _mm_and_si128(_mm_andnot_si128(bits, _mm_set1_epi64x(1)), _mm_and_si128(inexact, finite));
+  const __m128i step =
+      _mm_and_si128(_mm_andnot_si128(bits, _mm_set1_epi64x(1)), _mm_and_si128(inexact, finite));
   const __m128i toward_zero =
       _mm_castpd_si128(_mm_xor_pd(_mm_cmpgt_pd(e, zero), _mm_cmpgt_pd(s, zero)));
   const __m128i delta = _mm_sub_epi64(step, _mm_and_si128(_mm_add_epi64(step, step), toward_zero));
@@ -174,10 +179,12 @@ __attribute__((always_inline)) inline Float4 fused(Float4 a, Float4 b, Float4 c)
   return r;
 #else
   // soft_fma on four lanes as two pairs of doubles.
-  const __m128 va = reinterpret_cast<__m128>(a), vb = reinterpret_cast<__m128>(b), vc = reinterpret_cast<__m128>(c);
+  const __m128 va = reinterpret_cast<__m128>(a), vb = reinterpret_cast<__m128>(b),
+               vc = reinterpret_cast<__m128>(c);
   const __m128 lo = soft_fma2(_mm_mul_pd(_mm_cvtps_pd(va), _mm_cvtps_pd(vb)), _mm_cvtps_pd(vc));
-  const __m128 hi = soft_fma2(_mm_mul_pd(_mm_cvtps_pd(_mm_movehl_ps(va, va)), _mm_cvtps_pd(_mm_movehl_ps(vb, vb))),
-                                      _mm_cvtps_pd(_mm_movehl_ps(vc, vc)));
+  const __m128 hi = soft_fma2(
+      _mm_mul_pd(_mm_cvtps_pd(_mm_movehl_ps(va, va)), _mm_cvtps_pd(_mm_movehl_ps(vb, vb))),
+      _mm_cvtps_pd(_mm_movehl_ps(vc, vc)));
   return reinterpret_cast<Float4>(_mm_movelh_ps(lo, hi));
 #endif
 }
@@ -186,11 +193,17 @@ __attribute__((always_inline)) inline Float4 fused(Float4 a, Float4 b, Float4 c)
 // floats (T = __m256 in the AVX2 kernel): each lane computes exactly what the
 // scalar version computes. NaN in `a` gives `b`.
 template <typename T>
-__attribute__((always_inline)) inline T lane_min(T a, T b) { return a < b ? a : b; }
+__attribute__((always_inline)) inline T lane_min(T a, T b) {
+  return a < b ? a : b;
+}
 template <typename T>
-__attribute__((always_inline)) inline T lane_max(T a, T b) { return a > b ? a : b; }
+__attribute__((always_inline)) inline T lane_max(T a, T b) {
+  return a > b ? a : b;
+}
 template <typename T>
-__attribute__((always_inline)) inline T lane_clamp01(T v, T zero, T one) { return lane_min(lane_max(v, zero), one); }
+__attribute__((always_inline)) inline T lane_clamp01(T v, T zero, T one) {
+  return lane_min(lane_max(v, zero), one);
+}
 
 // The part of the exact area that one edge P -> Q of the sprite's rectangle
 // contributes (see exact_coverage): the integral over x in [0, 1] of
@@ -215,7 +228,7 @@ __attribute__((always_inline)) inline T edge_area(T px, T py, T qx, float slope,
 // The per-sprite part of exact_coverage: the rectangle's half axes and its
 // edges' slopes.
 struct ExactEdges {
-  float wx, wy, hx, hy;  // half axes in screen space
+  float wx, wy, hx, hy;    // half axes in screen space
   float slope_h, slope_w;  // dy/dx along the edges parallel to h and to w
 
   // Only sprites with exact_edges use it; the others skip the divisions.
@@ -240,7 +253,8 @@ struct ExactEdges {
 // every step is continuous in the inputs: rounding moves the result by
 // rounding-sized amounts even for edges that run along the pixel's sides.
 template <typename T>
-__attribute__((always_inline)) inline T exact_coverage(const Sprite& s, const ExactEdges& e, T px, T py) {
+__attribute__((always_inline)) inline T exact_coverage(const Sprite& s, const ExactEdges& e, T px,
+                                                       T py) {
   const T zero = px * 0.0f, one = zero + 1.0f;
   const T cx = s.cx - px, cy = s.cy - py;
   // Corners c + w + h, c + w - h, c - w - h, c - w + h: positive orientation
@@ -249,8 +263,9 @@ __attribute__((always_inline)) inline T exact_coverage(const Sprite& s, const Ex
   const T x1 = cx + e.wx - e.hx, y1 = cy + e.wy - e.hy;
   const T x2 = cx - e.wx - e.hx, y2 = cy - e.wy - e.hy;
   const T x3 = cx - e.wx + e.hx, y3 = cy - e.wy + e.hy;
-  const T sum = edge_area(x0, y0, x1, e.slope_h, zero, one) + edge_area(x1, y1, x2, e.slope_w, zero, one) +
-                edge_area(x2, y2, x3, e.slope_h, zero, one) + edge_area(x3, y3, x0, e.slope_w, zero, one);
+  const T sum =
+      edge_area(x0, y0, x1, e.slope_h, zero, one) + edge_area(x1, y1, x2, e.slope_w, zero, one) +
+      edge_area(x2, y2, x3, e.slope_h, zero, one) + edge_area(x3, y3, x0, e.slope_w, zero, one);
   return lane_clamp01(zero - sum, zero, one);
 }
 

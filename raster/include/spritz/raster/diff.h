@@ -11,20 +11,20 @@
 namespace spritz {
 
 struct DiffOptions {
-  double threshold = 0.1;      // 0..1; pixelmatch's default
+  double threshold = 0.1;            // 0..1; pixelmatch's default
   bool detect_antialiasing = false;  // ignore pixels that look like AA edges
-  bool want_image = false;     // fill DiffResult::image
+  bool want_image = false;           // fill DiffResult::image
 };
 
 struct DiffResult {
-  uint64_t different = 0;      // pixels over the threshold
-  uint64_t antialiased = 0;    // pixels over it but classified as AA (not counted)
+  uint64_t different = 0;    // pixels over the threshold
+  uint64_t antialiased = 0;  // pixels over it but classified as AA (not counted)
   uint64_t total = 0;
-  int max_channel_diff = 0;    // largest |a - b| over every channel, 0..255
-  double psnr_db = 0;          // over RGBA; +inf when identical
+  int max_channel_diff = 0;        // largest |a - b| over every channel, 0..255
+  double psnr_db = 0;              // over RGBA; +inf when identical
   int worst_x = -1, worst_y = -1;  // the pixel with the largest YIQ difference
-  double worst_delta = 0;      // its difference, as a fraction of the maximum
-  std::vector<uint8_t> image;  // RGBA8: red = different, yellow = AA, faded grey A elsewhere
+  double worst_delta = 0;          // its difference, as a fraction of the maximum
+  std::vector<uint8_t> image;      // RGBA8: red = different, yellow = AA, faded grey A elsewhere
   // Within the limits? An unset limit (< 0) does not constrain; both unset
   // means no differing pixel is allowed (Playwright's convention).
   bool within(int64_t max_pixels, double max_ratio) const {
@@ -32,7 +32,9 @@ struct DiffResult {
     return (max_pixels < 0 || different <= static_cast<uint64_t>(max_pixels)) &&
            (max_ratio < 0 || ratio() <= max_ratio);
   }
-  double ratio() const { return total ? static_cast<double>(different) / static_cast<double>(total) : 0; }
+  double ratio() const {
+    return total ? static_cast<double>(different) / static_cast<double>(total) : 0;
+  }
 };
 
 // a and b are RGBA8 of the same width x height.

@@ -26,8 +26,8 @@ namespace spritz {
 
 // Converts rows [row_begin, row_end) of `img` to RGBA8 in `out` (which must
 // hold width * height * 4 bytes).
-void encode_rgba8(const Image& img, Tonemap tonemap, AlphaMode alpha, uint8_t* out,
-                  int row_begin, int row_end);
+void encode_rgba8(const Image& img, Tonemap tonemap, AlphaMode alpha, uint8_t* out, int row_begin,
+                  int row_end);
 
 // The whole image, resizing `out`.
 void encode_rgba8(const Image& img, Tonemap tonemap, AlphaMode alpha, std::vector<uint8_t>& out);

@@ -38,7 +38,8 @@ class FrameRenderer {
   // different frames of one effect share them instead of each building its own.
   FrameRenderer(const Effect& fx, int width, int height, int threads, TextureSet textures);
   // The same with a view; the textures must be loaded for view.scale.
-  FrameRenderer(const Effect& fx, int width, int height, int threads, const View& view, TextureSet textures);
+  FrameRenderer(const Effect& fx, int width, int height, int threads, const View& view,
+                TextureSet textures);
 
   // Evaluates the effect at `clock` and rasterizes it into image(). With
   // motion blur (canvas.motion_blur) image() is the mean of the samples'

@@ -15,7 +15,9 @@ struct Image {
     height = h;
     rgba.resize(static_cast<size_t>(w) * static_cast<size_t>(h) * 4);
   }
-  float* row(int y) { return rgba.data() + static_cast<size_t>(y) * static_cast<size_t>(width) * 4; }
+  float* row(int y) {
+    return rgba.data() + static_cast<size_t>(y) * static_cast<size_t>(width) * 4;
+  }
   const float* row(int y) const {
     return rgba.data() + static_cast<size_t>(y) * static_cast<size_t>(width) * 4;
   }

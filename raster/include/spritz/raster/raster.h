@@ -26,15 +26,15 @@ typedef float Float4 __attribute__((vector_size(16)));
 struct RibbonSegment;
 
 struct Sprite {
-  float cx = 0, cy = 0;                // centre, screen px
-  float ax_x = 1, ax_y = 0;            // local x axis in screen space (unit)
-  float ay_x = 0, ay_y = -1;           // local y axis (up) in screen space (unit)
-  float half_w = 0, half_h = 0;        // screen px
-  float foot_x = 0.5f, foot_y = 0.5f;  // a pixel's half-extent along the local axes
+  float cx = 0, cy = 0;                  // centre, screen px
+  float ax_x = 1, ax_y = 0;              // local x axis in screen space (unit)
+  float ay_x = 0, ay_y = -1;             // local y axis (up) in screen space (unit)
+  float half_w = 0, half_h = 0;          // screen px
+  float foot_x = 0.5f, foot_y = 0.5f;    // a pixel's half-extent along the local axes
   float inv_foot_x = 1, inv_foot_y = 1;  // 1 / (2 foot)
-  bool exact_edges = true;             // clip edge pixels exactly (thin sprites)
-  float inv_w = 0, inv_h = 0;          // 1 / (2 half_w), 1 / (2 half_h)
-  int x0 = 0, y0 = 0, x1 = 0, y1 = 0;  // pixel bounds [x0, x1) x [y0, y1), clipped
+  bool exact_edges = true;               // clip edge pixels exactly (thin sprites)
+  float inv_w = 0, inv_h = 0;            // 1 / (2 half_w), 1 / (2 half_h)
+  int x0 = 0, y0 = 0, x1 = 0, y1 = 0;    // pixel bounds [x0, x1) x [y0, y1), clipped
   // (r, g, b) linear colour times opacity; alpha lane: opacity times (1 - E),
   // the part of the source alpha that occludes.
   Float4 colour = {0, 0, 0, 0};
@@ -167,7 +167,7 @@ class Rasterizer {
   // strip, in draw order. Each setup chunk bins its own sprites; a strip walks
   // the chunks in order, so it still sees every sprite in draw order.
   std::vector<std::vector<std::vector<uint32_t>>> bins_;
-  std::vector<uint64_t> blended_;            // per strip
+  std::vector<uint64_t> blended_;  // per strip
   RasterStats stats_;
   DrawPath path_ = default_draw_path();
   std::unique_ptr<ThreadPool> pool_;

@@ -4,10 +4,10 @@
 // frame and thread.
 #pragma once
 
+#include <cstddef>
 #include <memory>
 #include <string>
 #include <string_view>
-#include <cstddef>
 #include <vector>
 
 #include "spritz/effect.h"

@@ -1,0 +1,33 @@
+// Skipping a test whose requirement this machine lacks, visibly.
+//
+// Catch2 v2 has no skip, so a test prints a line that CTest's
+// SKIP_REGULAR_EXPRESSION (tests/CMakeLists.txt) reports as "Not Run" with the
+// reason, rather than a pass that checked nothing. Under CI=true the
+// requirement is installed by scripts/build.sh --tests, so a skip there would
+// hide a gap: it fails instead.
+#pragma once
+
+#include <catch2/catch.hpp>
+#include <cstdlib>
+#include <cstring>
+#include <iostream>
+#include <string>
+
+namespace spritz::test {
+
+inline bool under_ci() {
+  const char* ci = std::getenv("CI");
+  return ci && std::strcmp(ci, "true") == 0;
+}
+
+}  // namespace spritz::test
+
+// Use as a statement: SPRITZ_SKIP_UNLESS(fs::exists("/dev/full"), "needs /dev/full");
+#define SPRITZ_SKIP_UNLESS(condition, reason)                                   \
+  do {                                                                          \
+    if (!(condition)) {                                                         \
+      if (spritz::test::under_ci()) FAIL("required under CI=true: " << reason); \
+      std::cout << "SPRITZ_SKIP: " << reason << std::endl;                      \
+      return;                                                                   \
+    }                                                                           \
+  } while (0)
