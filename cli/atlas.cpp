@@ -20,6 +20,7 @@
 #include "spritz/raster/encode.h"
 #include "spritz/raster/frame.h"
 #include "spritz/raster/png.h"
+#include "spritz/version.h"
 
 namespace spritz {
 namespace {

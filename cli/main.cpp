@@ -14,10 +14,7 @@
 #include "spritz/load.h"
 #include "spritz/raster/png.h"
 #include "spritz/raster/raster.h"
-
-#ifndef SPRITZ_VERSION
-#define SPRITZ_VERSION "0.0.0"
-#endif
+#include "spritz/version.h"
 
 namespace {
 

@@ -7,10 +7,7 @@
 
 #include "spritz/effect.h"
 #include "spritz/raster/png.h"
-
-#ifndef SPRITZ_VERSION
-#define SPRITZ_VERSION "0.0.0"
-#endif
+#include "spritz/version.h"
 
 namespace spritz {
 

@@ -7,11 +7,11 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-packages=(g++ cmake make pkg-config libcli11-dev libtomlplusplus-dev libstb-dev catch2 libdeflate-dev)
+packages=(g++ cmake make pkg-config libcli11-dev libtomlplusplus-dev libstb-dev catch2 libdeflate-dev help2man)
 cmake_args=()
 for arg in "$@"; do
   case "$arg" in
-    --tests) packages+=(ffmpeg parallel slurm-wlm munge python3-yaml clang-format-14) ;;
+    --tests) packages+=(ffmpeg parallel slurm-wlm munge python3-yaml clang-format-14 dpkg-dev file) ;;
     *) cmake_args+=("$arg") ;;
   esac
 done

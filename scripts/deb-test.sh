@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# The .deb that `cpack -G DEB` makes from a build: it holds the program, the
+# man page, the headers, libraries and CMake/pkg-config files, and the
+# bundled effects under /usr; its Depends are Debian runtime packages that
+# dpkg-shlibdeps found (libc6, libstdc++6, libgcc-s1, libdeflate0), each
+# installed here; and the unpacked program runs.
+# Usage: scripts/deb-test.sh BUILD_DIR
+set -euo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
+build="$(cd "$1" && pwd)"
+fail() { echo "deb-test: FAIL: $*" >&2; exit 1; }
+. "$root/scripts/skip.sh"
+for tool in cpack dpkg-deb dpkg-shlibdeps file; do
+  command -v "$tool" >/dev/null || skip "$tool is not installed (scripts/build.sh --tests installs dpkg-dev and file)"
+done
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+
+(cd "$work" && cpack -G DEB --config "$build/CPackConfig.cmake" -B "$work" >cpack.log 2>&1) \
+  || { cat "$work/cpack.log" >&2; fail "cpack -G DEB failed"; }
+deb="$(ls "$work"/spritz_*.deb)"
+[ -f "$deb" ] || fail "cpack made no spritz_*.deb"
+
+depends="$(dpkg-deb -f "$deb" Depends)"
+for p in libc6 libstdc++6 libdeflate0; do
+  case ", $depends," in *", $p "*|*", $p,"*) ;; *) fail "Depends ($depends) lacks $p" ;; esac
+done
+IFS=',' read -ra deps <<<"$depends"
+for d in "${deps[@]}"; do
+  name="$(echo "$d" | sed 's/^ *//; s/ .*//')"
+  dpkg-query -W -f='${Status}\n' "$name" 2>/dev/null | grep -q "install ok installed" \
+    || fail "Depends names $name, which is not an installed Debian package"
+done
+
+contents="$(dpkg-deb -c "$deb")"
+for f in ./usr/bin/spritz ./usr/share/man/man1/spritz.1.gz ./usr/include/spritz/eval.h \
+         ./usr/lib/cmake/spritz/spritzConfig.cmake ./usr/lib/pkgconfig/spritz.pc \
+         ./usr/share/spritz/effects/campfire.toml ./usr/share/doc/spritz/model.md; do
+  grep -q " $f\$" <<<"$contents" || fail "the package does not hold $f"
+done
+dpkg-deb -x "$deb" "$work/root"
+"$work/root/usr/bin/spritz" --version | grep -q "^spritz $(dpkg-deb -f "$deb" Version)" \
+  || fail "the packaged spritz does not report the package's version"
+echo "deb-test: ok ($(basename "$deb"): Depends $depends)"
