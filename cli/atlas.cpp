@@ -248,6 +248,7 @@ int run_atlas(const AtlasArgs& args) {
           renderer = std::make_unique<FrameRenderer>(effects[e], cell_w, cell_h, raster_threads,
                                                      view, textures_for(e));
           renderer->set_particle_limit(particle_limit(workers, bytes_each));
+          renderer->set_draw_path(sprite_kernel());
           renderer->set_frame_rate(1 / frame_s);  // the motion-blur shutter spans a cell's interval
           renderer_effect = e;
         }
@@ -279,6 +280,7 @@ int run_atlas(const AtlasArgs& args) {
   int seam = 0;
   if (!sweep) {
     FrameRenderer r(effects[0], cell_w, cell_h, threads, view, textures_for(0));
+    r.set_draw_path(sprite_kernel());
     r.set_frame_rate(1 / frame_s);
     r.render(after.clock);
     std::vector<uint8_t> rgba;

@@ -89,6 +89,7 @@ int run_check(const CheckArgs& args) {
         args.max_diff_pixels ? *args.max_diff_pixels : fx.check.max_diff_pixels;
     const double max_ratio = args.max_diff_ratio ? *args.max_diff_ratio : fx.check.max_diff_ratio;
     FrameRenderer renderer(fx, fx.canvas.width, fx.canvas.height, thread_count(args.threads));
+    renderer.set_draw_path(sprite_kernel());
     std::vector<uint8_t> rgba;
     const std::vector<double> times = check_times(fx);
     for (size_t i = 1; i < times.size(); ++i)

@@ -31,6 +31,12 @@ Effect load_effect_path(const std::string& path, const std::vector<std::string>&
 // Prints an effect's warnings to stderr, "file:line:col: warning: message".
 void print_warnings(const std::vector<Diagnostic>& warnings);
 
+// The sprite kernel every renderer of this run uses: the one the environment
+// variable SPRITZ_SIMD names (reference, portable, avx2, avx512), else the
+// fastest this CPU runs. Throws spritz::Error for an unknown name or a
+// kernel this CPU cannot run. Every kernel writes the same bytes.
+DrawPath sprite_kernel();
+
 // The bundled default effect's text and name (compiled into the binary).
 const std::string& default_effect_text();
 inline constexpr const char* kDefaultEffectName = "configs/campfire.toml (built in)";

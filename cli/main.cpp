@@ -38,8 +38,13 @@ int main(int argc, char** argv) {
   // The sprite kernel this CPU runs (every kernel writes the same bytes; the
   // name is for bug reports and farm logs).
   app.set_version_flag("--version", [] {
-    return std::string("spritz " SPRITZ_VERSION " (sprite kernel: ") +
-           spritz::draw_path_name(spritz::default_draw_path()) + ")";
+    std::string kernel;
+    try {
+      kernel = spritz::draw_path_name(spritz::sprite_kernel());
+    } catch (const spritz::Error& e) {
+      kernel = e.what();
+    }
+    return std::string("spritz " SPRITZ_VERSION " (sprite kernel: ") + kernel + ")";
   });
   app.require_subcommand(1);
   app.footer(
@@ -308,6 +313,8 @@ int main(int argc, char** argv) {
   if (png_mode == "small") set_png_mode(PngMode::kSmall);
   const int code = [&]() -> int {
     try {
+      // A bad SPRITZ_SIMD stops every drawing command before it reads anything.
+      if (r->parsed() || at->parsed() || c->parsed()) sprite_kernel();
       if (r->parsed()) {
         if (render_seed_opt->count()) render.effect.seed = render_seed;
         if (fps_opt->count()) render.fps = render_fps;

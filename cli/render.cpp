@@ -318,6 +318,7 @@ void render_effect(const RenderArgs& args, const Effect& fx, const std::string& 
             renderer = std::make_unique<FrameRenderer>(fx, width, height, plan.raster_threads,
                                                        std::move(shared));
             renderer->set_particle_limit(particle_limit(plan.workers, bytes_per_particle(fx)));
+            renderer->set_draw_path(sprite_kernel());
             renderer->set_frame_rate(fps);
           }
           slot.particles = renderer->render(slot.item.clock);
@@ -520,7 +521,7 @@ int run_render(const RenderArgs& args) {
         json_number(std::round(seconds * 1e6) / 1e6).c_str(),
         json_number(std::round(fps * 1000) / 1000).c_str(),
         static_cast<unsigned long long>(totals.particles), totals.width, totals.height,
-        totals.threads, draw_path_name(default_draw_path()), totals.out_of_space ? "true" : "false",
+        totals.threads, draw_path_name(sprite_kernel()), totals.out_of_space ? "true" : "false",
         peak_memory_json().c_str());
     std::fflush(stdout);
   }

@@ -19,12 +19,11 @@ if [ "${1:-}" = --fix ]; then
   "$tool" -i "${files[@]}"
   exit 0
 fi
-bad=0
-for f in "${files[@]}"; do
-  if ! "$tool" "$f" | cmp -s - "$f"; then
-    echo "format-check: $f is not formatted (scripts/format-check.sh --fix)"
-    bad=$((bad + 1))
-  fi
-done
-[ "$bad" -eq 0 ] || { echo "format-check: $bad of ${#files[@]} files need formatting" >&2; exit 1; }
+# One clang-format process for the whole tree; it names each file and line.
+if ! out="$("$tool" --dry-run --Werror "${files[@]}" 2>&1)"; then
+  echo "$out" | grep -E '^[^ ]+:[0-9]+:[0-9]+: error' | cut -d: -f1 | sort -u |
+    sed 's/$/ is not formatted (scripts\/format-check.sh --fix)/; s/^/format-check: /'
+  echo "$out" | head -40 >&2
+  exit 1
+fi
 echo "format-check: ${#files[@]} files formatted"

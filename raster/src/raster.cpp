@@ -376,13 +376,6 @@ uint64_t draw_sprite_portable(const Sprite& sprite, Image& img, int row_begin, i
 namespace {
 
 DrawPath choose_draw_path() {
-  if (const char* env = std::getenv("SPRITZ_SIMD")) {
-    const std::string_view v = env;
-    if (v == "portable") return DrawPath::kPortable;
-    if (v == "reference") return DrawPath::kReference;
-    if (v == "avx2" && detail::cpu_has_avx2_fma()) return DrawPath::kAvx2;
-    if (v == "avx512" && detail::cpu_has_avx512()) return DrawPath::kAvx512;
-  }
   if (detail::avx512_preferred()) return DrawPath::kAvx512;
   return detail::cpu_has_avx2_fma() ? DrawPath::kAvx2 : DrawPath::kPortable;
 }
@@ -392,6 +385,20 @@ DrawPath choose_draw_path() {
 DrawPath default_draw_path() {
   static const DrawPath path = choose_draw_path();
   return path;
+}
+
+DrawPath draw_path_from_name(std::string_view name) {
+  for (DrawPath p :
+       {DrawPath::kReference, DrawPath::kPortable, DrawPath::kAvx2, DrawPath::kAvx512}) {
+    if (name != draw_path_name(p)) continue;
+    if (!draw_path_available(p))
+      throw Error(std::string("this CPU cannot run the ") + draw_path_name(p) +
+                  " sprite kernel (it lacks the instructions); its default is " +
+                  draw_path_name(default_draw_path()));
+    return p;
+  }
+  throw Error("unknown sprite kernel '" + printable(name) +
+              "'; the kernels are reference, portable, avx2 and avx512");
 }
 
 bool draw_path_available(DrawPath path) {

@@ -174,22 +174,52 @@ TEST_CASE("thread counts give byte-identical PNGs", "[cli]") {
   CHECK(read_bytes(d / "t1_45.png") == read_bytes(d / "t7_45.png"));
 }
 
-// SPRITZ_SIMD picks the sprite kernel; every one writes the same bytes, and
-// a name this CPU cannot run (or no kernel at all) falls back to the default.
+// SPRITZ_SIMD picks the sprite kernel; every one this CPU runs writes the
+// same bytes. A kernel it cannot run, or a name that is no kernel, is an
+// error before anything is drawn, never a silent fallback.
 TEST_CASE("every SPRITZ_SIMD kernel renders byte-identical PNGs", "[cli]") {
   const fs::path d = fresh_dir("simd");
-  const std::vector<std::string> kernels = {"reference", "portable", "avx2", "avx512",
-                                            "no-such-kernel"};
-  for (const std::string& k : kernels) {
+  std::vector<std::string> runnable;
+  for (const std::string k : {"reference", "portable", "avx2", "avx512"}) {
+    std::string version;
+    const int code = shell("SPRITZ_SIMD=" + k + " '" SPRITZ_BINARY "' --version", &version);
+    REQUIRE(code == 0);
+    if (version.find("(sprite kernel: " + k + ")") != std::string::npos) {
+      runnable.push_back(k);
+      continue;
+    }
+    CHECK_THAT(version, Catch::Contains("this CPU cannot run the " + k + " sprite kernel"));
+    std::string err;
+    CHECK(shell("cd '" + d.string() + "' && SPRITZ_SIMD=" + k + " '" SPRITZ_BINARY "' render '" +
+                    kConfigs + "/sparks.toml' -f 30 -o " + k + ".png 2>&1",
+                &err) == 2);
+    CHECK_THAT(err, Catch::StartsWith("spritz: SPRITZ_SIMD: this CPU cannot run the " + k));
+    CHECK(!fs::exists(d / (k + ".png")));
+  }
+  REQUIRE(runnable.size() >= 2);  // reference and portable run everywhere
+  for (const std::string& k : runnable) {
     std::string out;
     const std::string cmd = "cd '" + d.string() + "' && SPRITZ_SIMD=" + k +
                             " '" SPRITZ_BINARY "' render '" + kConfigs +
                             "/sparks.toml' -f 30 --size 160x120 -o " + k + ".png -q";
     REQUIRE(shell(cmd, &out) == 0);
   }
-  for (const std::string& k : kernels) {
+  for (const std::string& k : runnable) {
     INFO(k);
     CHECK(read_bytes(d / (k + ".png")) == read_bytes(d / "reference.png"));
+  }
+  // An unknown name: exit 2 with the list of kernels, and no file.
+  for (const std::string sub : {"render", "atlas", "check"}) {
+    INFO(sub);
+    std::string out;
+    const std::string cmd = "cd '" + d.string() + "' && SPRITZ_SIMD=avx3 '" SPRITZ_BINARY "' " +
+                            sub + " '" + kConfigs + "/sparks.toml' " +
+                            (sub == "check" ? "--golden g" : "-o bad.png") + " 2>&1";
+    CHECK(shell(cmd, &out) == 2);
+    CHECK(out ==
+          "spritz: SPRITZ_SIMD: unknown sprite kernel 'avx3'; the kernels are reference, "
+          "portable, avx2 and avx512\n");
+    CHECK(!fs::exists(d / "bad.png"));
   }
   // The kernel in use is named by --version and in render's JSON summary
   // (for bug reports and farm logs).

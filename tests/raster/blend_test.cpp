@@ -422,15 +422,27 @@ TEST_CASE("every sprite draw path matches the scalar reference bit for bit", "[b
 // AMD from Zen 5 on), which needs the instructions; else AVX2 where the CPU
 // has it; else portable.
 TEST_CASE("the default sprite kernel is AVX-512 only where it is preferred", "[blend]") {
-  if (std::getenv("SPRITZ_SIMD")) {
-    WARN("SPRITZ_SIMD is set: the default kernel is the one it names");
-    return;
-  }
   CHECK((!detail::avx512_preferred() || detail::cpu_has_avx512()));
   const DrawPath want = detail::avx512_preferred()   ? DrawPath::kAvx512
                         : detail::cpu_has_avx2_fma() ? DrawPath::kAvx2
                                                      : DrawPath::kPortable;
   CHECK(default_draw_path() == want);
+}
+
+TEST_CASE("a sprite kernel is chosen by name, and a bad name is an error", "[blend]") {
+  for (DrawPath p :
+       {DrawPath::kReference, DrawPath::kPortable, DrawPath::kAvx2, DrawPath::kAvx512}) {
+    INFO(draw_path_name(p));
+    if (draw_path_available(p)) {
+      CHECK(draw_path_from_name(draw_path_name(p)) == p);
+    } else {
+      CHECK_THROWS_WITH(draw_path_from_name(draw_path_name(p)),
+                        Catch::StartsWith("this CPU cannot run the"));
+    }
+  }
+  CHECK_THROWS_WITH(draw_path_from_name("AVX2"), Catch::StartsWith("unknown sprite kernel 'AVX2'"));
+  CHECK_THROWS_WITH(draw_path_from_name("\x1b[2J"), Catch::Contains("'\\x1b[2J'"));
+  CHECK_THROWS_WITH(draw_path_from_name(""), Catch::StartsWith("unknown sprite kernel ''"));
 }
 
 // The AVX2 kernel computes four rows' spans at once. Spans decide which

@@ -5,9 +5,15 @@
 #include <cstdint>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace spritz {
+
+// `text` safe to print to a terminal: bytes outside printable ASCII become
+// \xNN, and a backslash stays a backslash. For anything from an input file,
+// the environment or the command line quoted in a message.
+std::string printable(std::string_view text);
 
 struct SourceLoc {
   std::string file;   // empty when the problem has no file (a command-line value)

@@ -51,6 +51,9 @@ class FrameRenderer {
   // effect's fps unless set (render --fps, atlas cells).
   void set_frame_rate(double fps) { fps_ = fps; }
 
+  // The sprite kernel (default: default_draw_path()); must be available.
+  void set_draw_path(DrawPath path) { raster_.set_draw_path(path); }
+
   // Pixel blends of the last render(), over all its samples.
   uint64_t covered_pixels() const { return covered_; }
 

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <string_view>
 #include <vector>
 
 #include "spritz/effect.h"
@@ -101,10 +102,14 @@ bool make_sprite(const Particle& p, const Emitter& em, const Texture& tex, Rgb a
 //               from Zen 5 on (elsewhere SPRITZ_SIMD=avx512 asks for it)
 enum class DrawPath { kReference, kPortable, kAvx2, kAvx512 };
 
-// The fastest path this CPU runs, unless the environment variable
-// SPRITZ_SIMD names another ("portable" or "reference").
+// The fastest path this CPU runs. The library reads no environment: a
+// program that lets its user choose (spritz's SPRITZ_SIMD) passes the choice
+// to Rasterizer::set_draw_path or FrameRenderer::set_draw_path.
 DrawPath default_draw_path();
 bool draw_path_available(DrawPath path);
+// The kernel named `name` (draw_path_name's names); throws spritz::Error when
+// the name is unknown or this CPU cannot run that kernel.
+DrawPath draw_path_from_name(std::string_view name);
 const char* draw_path_name(DrawPath path);
 
 // Blends one sprite into rows [row_begin, row_end) of `img`. Returns the
