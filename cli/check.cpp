@@ -43,6 +43,8 @@ int run_check(const CheckArgs& args) {
     throw Error("--max-diff-pixels must not be negative");
   if (args.max_diff_ratio && !(*args.max_diff_ratio >= 0 && *args.max_diff_ratio <= 1))
     throw Error("--max-diff-ratio must be within [0, 1]");
+  if (args.max_channel_diff && !(*args.max_channel_diff >= 0 && *args.max_channel_diff <= 255))
+    throw Error("--max-channel-diff must be within 0..255");
   for (const auto& [option, dir] :
        {std::pair<const char*, std::string>{"--golden", args.golden}, {"--out", args.out}}) {
     std::error_code ec;
@@ -88,6 +90,8 @@ int run_check(const CheckArgs& args) {
     const int64_t max_pixels =
         args.max_diff_pixels ? *args.max_diff_pixels : fx.check.max_diff_pixels;
     const double max_ratio = args.max_diff_ratio ? *args.max_diff_ratio : fx.check.max_diff_ratio;
+    const int max_channel =
+        args.max_channel_diff ? *args.max_channel_diff : fx.check.max_channel_diff;
     FrameRenderer renderer(fx, fx.canvas.width, fx.canvas.height, thread_count(args.threads));
     renderer.set_draw_path(sprite_kernel());
     std::vector<uint8_t> rgba;
@@ -170,7 +174,7 @@ int run_check(const CheckArgs& args) {
           o.detect_antialiasing = args.antialiasing;
           o.want_image = true;
           r = diff_images(g.rgba.data(), rgba.data(), w, h, o);
-          ok = r.within(max_pixels, max_ratio);
+          ok = r.within(max_pixels, max_ratio, max_channel);
           status = ok ? "ok" : "different";
           char buf[200];
           if (r.max_channel_diff == 0) {

@@ -78,6 +78,7 @@ struct DiffArgs {
   bool antialiasing = false;
   std::optional<int64_t> max_diff_pixels;  // unset: see cli.md (Playwright's rules)
   std::optional<double> max_diff_ratio;
+  std::optional<int> max_channel_diff;  // unset: no channel gate
   bool json = false;
   bool quiet = false;
 };
@@ -90,6 +91,7 @@ struct CheckArgs {
   std::optional<double> threshold;
   std::optional<int64_t> max_diff_pixels;
   std::optional<double> max_diff_ratio;
+  std::optional<int> max_channel_diff;
   bool antialiasing = false;
   int threads = 0;
   bool json = false;

@@ -26,6 +26,8 @@ int run_diff(const DiffArgs& args) {
     throw Error("--max-diff-pixels must not be negative");
   if (args.max_diff_ratio && !(*args.max_diff_ratio >= 0 && *args.max_diff_ratio <= 1))
     throw Error("--max-diff-ratio must be within [0, 1]");
+  if (args.max_channel_diff && !(*args.max_channel_diff >= 0 && *args.max_channel_diff <= 255))
+    throw Error("--max-channel-diff must be within 0..255");
   if (!args.output.empty()) output_format(args.output, /*hdr_ok=*/false, "-o");
   const DecodedPng a = decode_png(read_binary_file(args.a), args.a);
   const DecodedPng b = decode_png(read_binary_file(args.b), args.b);
@@ -50,7 +52,8 @@ int run_diff(const DiffArgs& args) {
     const std::vector<uint8_t> png = encode_png(r.image.data(), a.width, a.height);
     write_file_atomic(args.output, png.data(), png.size());
   }
-  const bool same = r.within(args.max_diff_pixels.value_or(-1), args.max_diff_ratio.value_or(-1));
+  const bool same = r.within(args.max_diff_pixels.value_or(-1), args.max_diff_ratio.value_or(-1),
+                             args.max_channel_diff.value_or(-1));
   if (args.json) {
     std::printf(
         "{\"type\":\"diff\",\"a\":%s,\"b\":%s,\"width\":%d,\"height\":%d,\"different\":%llu,"

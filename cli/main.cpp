@@ -204,6 +204,10 @@ int main(int argc, char** argv) {
   auto* dr_opt =
       d->add_option("--max-diff-ratio", diff_ratio,
                     "Ratio of differing pixels allowed, 0..1 (with both limits, both must hold)");
+  int diff_channel = 0;
+  auto* dc_opt = d->add_option(
+      "--max-channel-diff", diff_channel,
+      "Largest channel difference allowed, 0..255, whatever the pixel limits (0: exact)");
   d->add_flag("--json", diff.json, "One JSON object on stdout");
   d->add_flag("-q,--quiet", diff.quiet, "Print nothing; the exit code tells");
   d->footer(
@@ -230,6 +234,10 @@ int main(int argc, char** argv) {
                                "Differing pixels allowed (default: [check] or 0)");
   auto* cr_opt =
       c->add_option("--max-diff-ratio", check_ratio, "Ratio allowed (default: [check] or 0)");
+  int check_channel = 0;
+  auto* cch_opt = c->add_option(
+      "--max-channel-diff", check_channel,
+      "Largest channel difference allowed, 0..255 (default: [check] or no gate; 0: exact)");
   c->add_flag("--aa", check.antialiasing, "Ignore anti-aliased pixels");
   c->add_option("--threads", check.threads, "Threads (output is identical for any count)")
       ->check(CLI::Range(1, 1024));
@@ -339,12 +347,14 @@ int main(int argc, char** argv) {
       if (d->parsed()) {
         if (dp_opt->count()) diff.max_diff_pixels = diff_pixels;
         if (dr_opt->count()) diff.max_diff_ratio = diff_ratio;
+        if (dc_opt->count()) diff.max_channel_diff = diff_channel;
         return run_diff(diff);
       }
       if (c->parsed()) {
         if (ct_opt->count()) check.threshold = check_threshold;
         if (cp_opt->count()) check.max_diff_pixels = check_pixels;
         if (cr_opt->count()) check.max_diff_ratio = check_ratio;
+        if (cch_opt->count()) check.max_channel_diff = check_channel;
         return run_check(check);
       }
     } catch (const Error& e) {

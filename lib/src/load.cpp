@@ -76,7 +76,8 @@ const Keys kTurbulenceKeys = {"amplitude", "frequency", "speed", "phase"};
 const Keys kFlipbookKeys = {"layout", "mode", "fps", "random_start"};
 const Keys kShapeKeys = {"kind", "size", "style", "in_out", "inner"};
 const Keys kBurstKeys = {"time", "count", "repeat", "interval"};
-const Keys kCheckKeys = {"times", "threshold", "max_diff_pixels", "max_diff_ratio"};
+const Keys kCheckKeys = {"times", "threshold", "max_diff_pixels", "max_diff_ratio",
+                         "max_channel_diff"};
 
 size_t edit_distance(std::string_view a, std::string_view b) {
   std::vector<size_t> row(b.size() + 1);
@@ -1244,6 +1245,9 @@ void Translator::read_check(const toml::table& t, CheckSpec& check) {
   if (auto n = t.get("max_diff_ratio"))
     if (auto v = bounded(*n, "check.max_diff_ratio", 0, 1, "within [0, 1]"))
       check.max_diff_ratio = *v;
+  if (auto n = t.get("max_channel_diff"))
+    if (auto v = integer(*n, "check.max_channel_diff", 0, 255, "within 0..255"))
+      check.max_channel_diff = static_cast<int>(*v);
 }
 
 Effect Translator::translate(const toml::table& root) {

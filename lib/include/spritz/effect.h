@@ -180,6 +180,7 @@ struct CheckSpec {
   double threshold = -1;      // < 0 = command-line default
   int64_t max_diff_pixels = -1;
   double max_diff_ratio = -1;
+  int max_channel_diff = -1;  // < 0 = no channel gate unless the command line sets one
 };
 
 struct Effect {

@@ -25,9 +25,13 @@ struct DiffResult {
   int worst_x = -1, worst_y = -1;  // the pixel with the largest YIQ difference
   double worst_delta = 0;          // its difference, as a fraction of the maximum
   std::vector<uint8_t> image;      // RGBA8: red = different, yellow = AA, faded grey A elsewhere
-  // Within the limits? An unset limit (< 0) does not constrain; both unset
-  // means no differing pixel is allowed (Playwright's convention).
-  bool within(int64_t max_pixels, double max_ratio) const {
+  // Within the limits? An unset limit (< 0) does not constrain; both pixel
+  // limits unset means no differing pixel is allowed (Playwright's
+  // convention). max_channel, when set, is a further gate on the largest
+  // channel difference (0..255) that holds whatever the pixel limits say:
+  // 0 makes the comparison exact.
+  bool within(int64_t max_pixels, double max_ratio, int max_channel = -1) const {
+    if (max_channel >= 0 && max_channel_diff > max_channel) return false;
     if (max_pixels < 0 && max_ratio < 0) return different == 0;
     return (max_pixels < 0 || different <= static_cast<uint64_t>(max_pixels)) &&
            (max_ratio < 0 || ratio() <= max_ratio);
