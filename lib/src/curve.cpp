@@ -63,6 +63,14 @@ double Curve::slope(double tau, double eps) const {
   return 0;
 }
 
+double Curve::slope_from_below(double tau, double eps) const {
+  for (int k = 0; k + 1 < count; ++k)
+    if (tau > t[k] && tau <= t[k + 1])
+      return ((value[k + 1] - value[k]) + (envelope[k + 1] - envelope[k]) * eps) /
+             (t[k + 1] - t[k]);
+  return 0;
+}
+
 double Curve::max_value() const {
   double m = value[0] + std::abs(envelope[0]);
   for (int k = 1; k < count; ++k) m = std::max(m, value[k] + std::abs(envelope[k]));

@@ -183,8 +183,14 @@ void for_each_key(const Effect& fx, const Emitter& em, double clock, double look
 // A(tau) noise(p0 f, age speed + phase unit(st, 16)), p0 being the start
 // point in the frame the particle moves in (a local-space particle's, without
 // the path), and its time derivative to the velocity.
+//
+// `at_death` asks for the state at the particle's death (a sub-emitter's
+// parent, model.md 9.3): its velocity is the limit from below, whichever side
+// of 1 age / life rounds to. The amplitude's slope there is the last
+// segment's, and A = max(A_raw, 0) has the left derivative A_raw'(1) when
+// A_raw(1) > 0, min(A_raw'(1), 0) when A_raw(1) = 0, and 0 below.
 MotionState particle_motion(const Emitter& em, uint32_t st, double birth_s, double clock,
-                            const ParentState* parent = nullptr) {
+                            const ParentState* parent = nullptr, bool at_death = false) {
   const ShapeSample s = sample_shape(em.shape, em.direction, unit(st, Channel::kShapeU),
                                      unit(st, Channel::kShapeV), unit(st, Channel::kInOutCoin));
   const double spread = (2 * unit(st, Channel::kSpread) - 1) * em.spread_deg * kDegToRad;
@@ -215,7 +221,13 @@ MotionState particle_motion(const Emitter& em, uint32_t st, double birth_s, doub
     const double z =
         age * tb.speed + (tb.phase != 0 ? tb.phase * unit(st, Channel::kNoisePhase) : 0);
     const NoiseVector n = noise2(tb.fields, p0 * tb.frequency, z);
-    const double da = life > 0 && a_raw > 0 ? tb.amplitude.slope(tau, eps) / life : 0;
+    double da = 0;
+    if (life > 0 && at_death) {
+      const double a1 = tb.amplitude.evaluate(1, eps), s1 = tb.amplitude.slope_from_below(1, eps);
+      da = (a1 > 0 ? s1 : a1 == 0 ? std::min(s1, 0.0) : 0.0) / life;
+    } else if (life > 0 && a_raw > 0) {
+      da = tb.amplitude.slope(tau, eps) / life;
+    }
     m.position = m.position + n.value * a;
     m.velocity = m.velocity + n.value * da + n.dz * (a * tb.speed);
   }
@@ -518,7 +530,8 @@ bool sub_parent_state(const Effect& fx, const Emitter& em, uint64_t key, double 
     parent_birth = birth_s - parent.lifetime_s.at(unit(st, Channel::kLifetime));
   else if (em.sub.on == SubEvent::kLife)
     parent_birth = birth_s - static_cast<double>(j) / em.sub.rate_per_s;
-  const MotionState m = particle_motion(parent, st, parent_birth, birth_s);
+  const MotionState m = particle_motion(parent, st, parent_birth, birth_s, nullptr,
+                                        /*at_death=*/em.sub.on == SubEvent::kDeath);
   out = {m.position, m.velocity};
   return std::isfinite(out.position.x) && std::isfinite(out.position.y) &&
          std::isfinite(out.velocity.x) && std::isfinite(out.velocity.y);

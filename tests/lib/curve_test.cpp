@@ -67,3 +67,24 @@ TEST_CASE("a curve's slope is its segment's, envelope included, and 0 where held
     CHECK(c.slope(tau, 0.5) ==
           Approx((c.evaluate(tau + 1e-7, 0.5) - c.evaluate(tau - 1e-7, 0.5)) / 2e-7).epsilon(1e-6));
 }
+
+TEST_CASE("slope is taken from the right inside a curve and from below at its end", "[curve]") {
+  Curve c;
+  c.count = 3;
+  c.t = {0, 0.5, 1};
+  c.value = {0, 10, 40};
+  c.envelope = {0, 2, 4};
+  // Right-continuous inside: the segment [t_k, t_k+1) holding tau.
+  CHECK(c.slope(0.25, 0) == 20);
+  CHECK(c.slope(0.5, 0) == 60);
+  CHECK(c.slope(0.5, 1) == 64);
+  CHECK(c.slope(1.0, 0) == 0);  // held from the last key on
+  // From below: the segment (t_k, t_k+1] holding tau, so at 1 the last one.
+  CHECK(c.slope_from_below(0.5, 0) == 20);
+  CHECK(c.slope_from_below(0.5, -1) == 16);
+  CHECK(c.slope_from_below(1.0, 0) == 60);
+  CHECK(c.slope_from_below(1.0, 1) == 64);
+  CHECK(c.slope_from_below(0.0, 0) == 0);
+  CHECK(c.slope_from_below(1.5, 0) == 0);
+  CHECK(Curve::constant(3).slope_from_below(1, 0) == 0);
+}

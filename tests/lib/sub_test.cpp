@@ -1,5 +1,6 @@
 // Sub-emitters (model.md 9, docs/config.md): children born at a parent's
 // death, birth or along its life, starting at the parent's closed-form place.
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <set>
@@ -259,4 +260,48 @@ TEST_CASE("max_particles caps a sub-emitter's children alive at once", "[sub]") 
       none.warnings[0].to_string(),
       Catch::StartsWith(
           "s.toml:7:18: emitter 'c' never emits: its max_particles (3) cannot hold a child"));
+}
+
+// A child of a death inherits its parent's velocity at the death, defined as
+// the limit from below (docs/model.md 9.3). Under turbulence that velocity
+// holds the amplitude's slope term, A'(tau) / life times the noise, whose
+// curve stops at tau = 1: the rule must not depend on whether age / life
+// rounds to just under 1 or to 1 for a given parent.
+TEST_CASE("every child of a death under turbulence inherits the velocity from below", "[sub]") {
+  const Effect fx = load_effect(
+      "[[emitter]]\nname = \"p\"\nrate = 40\nlifetime = [0.5, 1.5]\nspeed = [0, 30]\n"
+      "spread = 180\nturbulence = { amplitude = [[0, 0], [1, 80]], frequency = 0.05, speed = 2 "
+      "}\n"
+      "[[emitter]]\nname = \"c\"\nsub = { parent = \"p\", count = 1 }\nlifetime = 3\nspeed = 0\n"
+      "inherit_velocity = 1\n",
+      "turb.toml", ".");
+  const Emitter& child = fx.emitters[1];
+  const Frame f = evaluate(fx, 6.0);
+  const EmitterFrame& kids = emitter_frame(f, fx, "c");
+  REQUIRE(kids.particles.size() > 100);
+  int checked = 0;
+  for (const Particle& k : kids.particles) {
+    const uint64_t parent_key = k.key / child.sub.spacing;
+    // The parent just before its death: its velocity there is continuous, so
+    // within 1e-6 s of the death it is the limit to within its acceleration.
+    const double before = k.birth_s - 1e-7;
+    const Frame pf = evaluate(fx, before);
+    const EmitterFrame& parents = emitter_frame(pf, fx, "p");
+    const auto it = std::find_if(parents.particles.begin(), parents.particles.end(),
+                                 [&](const Particle& p) { return p.key == parent_key; });
+    if (it == parents.particles.end()) continue;  // died within 1e-7 s of birth rounding
+    // The child moves at the velocity it inherited (no speed, gravity or drag).
+    const Particle kid_now = [&] {
+      Particle p;
+      ParentState src;
+      REQUIRE(sub_parent_state(fx, child, k.key, k.birth_s, src));
+      REQUIRE(evaluate_particle(child, k.key, k.birth_s, k.birth_s, p, &src));
+      return p;
+    }();
+    INFO("parent key " << parent_key << " death " << k.birth_s);
+    CHECK(kid_now.vx == Approx(it->vx).margin(1e-3));
+    CHECK(kid_now.vy == Approx(it->vy).margin(1e-3));
+    ++checked;
+  }
+  CHECK(checked > 100);
 }

@@ -26,6 +26,10 @@ struct Curve {
   // holding tau, 0 where the curve is held (before the first key, from the
   // last on).
   double slope(double tau, double eps) const;
+  // The slope from below: that of the segment (t[k], t[k+1]] holding tau, 0
+  // where the curve is held (up to the first key, past the last). At tau = 1
+  // it is the last segment's slope, the limit as the particle nears its death.
+  double slope_from_below(double tau, double eps) const;
   // Largest value the curve can take for any tau and eps (for sizing textures).
   double max_value() const;
   // Smallest value the curve can take for any tau and eps.
