@@ -54,7 +54,7 @@ struct BurstGroup {
   uint64_t first_index = 0;
 };
 
-// A sub-emitter (model.md 9, docs/config.md): its particles are children of
+// A sub-emitter (model.md 9.3, docs/config.md): its particles are children of
 // another emitter's particles, born at each parent's death, at its birth, or
 // at `rate` per second along its life, starting where the parent is then
 // (the emitter's position and shape add to that place). Child j of the parent
@@ -73,7 +73,7 @@ struct SubEmitter {
   double rate_per_s = 0;  // on = life: children per second of a parent's life (clamped)
 };
 
-// A trail (docs/config.md, model.md 9): `count` ghosts of each particle as it
+// A trail (docs/config.md, model.md 9.4): `count` ghosts of each particle as it
 // was up to `length_s` seconds of its age ago. Ghost k (1..count) sits at
 // u = k / count along the trail: the particle evaluated at clock c - u length,
 // its opacity times fade(u) and its size times scale(u). A particle's ghosts
@@ -91,7 +91,7 @@ struct Trail {
   bool draws_ribbon() const { return ribbon && count > 0; }
 };
 
-// Turbulence (model.md 9): A(tau) * noise(p0 * frequency, age * speed +
+// Turbulence (model.md 9.6): A(tau) * noise(p0 * frequency, age * speed +
 // phase * unit(st, 16)) added to the position, one noise field per axis.
 struct Turbulence {
   bool enabled = false;
@@ -110,7 +110,7 @@ struct Emitter {
   uint32_t index = 0;  // 0-based position in the file, disabled emitters included
   bool enabled = true;
   Vec2 position;  // design px from the canvas centre, y up
-  // A moving emitter (model.md 9): the path's offset is added to position.
+  // A moving emitter (model.md 9.1): the path's offset is added to position.
   // World space: a particle starts at the emitter's place at its birth and
   // then moves on its own; local space: particles ride along with the path.
   // inherit_velocity adds that factor of the path's velocity at birth to v0.
@@ -119,7 +119,7 @@ struct Emitter {
   Space space = Space::kWorld;
   double inherit_velocity = 0;
   double rate_per_s = 10;  // the rate, or the animated rate's largest key
-  // An animated rate (model.md 9): keyframes [t, r] over the effect clock;
+  // An animated rate (model.md 9.2): keyframes [t, r] over the effect clock;
   // empty when `rate` is a number.
   RateCurve rate_curve;
   SourceLoc rate_loc;

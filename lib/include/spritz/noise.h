@@ -1,4 +1,4 @@
-// Turbulence (model.md 9): a displacement A * noise(p0 * f, age * speed)
+// Turbulence (model.md 9.6): a displacement A * noise(p0 * f, age * speed)
 // added to a particle's closed-form position. The noise is a field sampled
 // at a point, not a force integrated, so it stays closed form: any particle
 // at any clock, with no history.

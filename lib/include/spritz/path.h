@@ -1,4 +1,4 @@
-// An emitter's path (model.md 9): keyframes [t, x, y] over the effect clock,
+// An emitter's path (model.md 9.1): keyframes [t, x, y] over the effect clock,
 // in design px added to the emitter's position (y up). The whole path is known
 // up front, so a moving emitter stays closed form.
 #pragma once

@@ -1,4 +1,4 @@
-// An emitter's animated stream rate (model.md 9): keyframes [t, r] over the
+// An emitter's animated stream rate (model.md 9.2): keyframes [t, r] over the
 // effect clock joined by straight lines, held at the first key's rate before
 // it and at the last key's after it. Stream particle i is born where the
 // cumulative emission N(t) = integral of r from clock 0 to t reaches i, and

@@ -1,4 +1,4 @@
-// From the linear float buffer to 8-bit sRGB pixels (model.md 7.6, raster.md).
+// From the linear float buffer to 8-bit sRGB pixels (model.md 7.6, docs/rendering.md).
 //
 // The buffer holds premultiplied light C and coverage A. Per pixel:
 //  1. Tone map C: with p the largest channel, if p > 1,

@@ -1,4 +1,4 @@
-// The rasterizer (raster.md): blends one frame's evaluated particles into a
+// The rasterizer (docs/rendering.md): blends one frame's evaluated particles into a
 // linear, premultiplied float buffer. Horizontal strips may be drawn by
 // several threads; every pixel sees the same sequence of operations whatever
 // the thread count, so the result is byte-identical for any --threads.
