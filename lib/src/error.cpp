@@ -1,5 +1,7 @@
 #include "spritz/error.h"
 
+#include <algorithm>
+
 namespace spritz {
 
 std::string printable(std::string_view text) {
@@ -27,6 +29,15 @@ std::string Diagnostic::to_string() const {
     out += ": ";
   }
   return out + message;
+}
+
+void sort_by_location(std::vector<Diagnostic>& diagnostics) {
+  std::stable_sort(diagnostics.begin(), diagnostics.end(),
+                   [](const Diagnostic& a, const Diagnostic& b) {
+                     if (a.loc.file != b.loc.file) return a.loc.file < b.loc.file;
+                     if (a.loc.line != b.loc.line) return a.loc.line < b.loc.line;
+                     return a.loc.col < b.loc.col;
+                   });
 }
 
 namespace {

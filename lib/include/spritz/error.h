@@ -29,6 +29,10 @@ struct Diagnostic {
   std::string to_string() const;
 };
 
+// Sorts diagnostics into file order (file, then line, then column), keeping
+// the order of those at one place: how every message list is printed.
+void sort_by_location(std::vector<Diagnostic>& diagnostics);
+
 class Error : public std::runtime_error {
  public:
   explicit Error(std::vector<Diagnostic> diagnostics);

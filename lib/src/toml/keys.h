@@ -1,0 +1,76 @@
+// The TOML front-end's vocabulary: the keys each table may hold (the public
+// interface of the file format, docs/config.md) and the loader's limits.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+namespace spritz::toml_load {
+
+inline constexpr int kMaxCanvasSide = 16384;
+// Motion blur samples per frame: each one is a whole evaluation and raster pass.
+inline constexpr int kMaxBlurSamples = 256;
+// Keyframes in an emitter's path.
+inline constexpr size_t kMaxPathKeys = 4096;
+inline constexpr int64_t kMaxParticlesLimit = 10'000'000;
+inline constexpr double kMaxFps = 10000;
+inline constexpr const char* kSetPrefix = "--set ";
+
+using Keys = std::vector<std::string_view>;
+
+inline const Keys kRootKeys = {"effect", "canvas", "emitter", "check"};
+inline const Keys kEffectKeys = {"name", "seed", "duration", "fps", "loop", "start", "time_scale"};
+inline const Keys kCanvasKeys = {"size",    "background", "ambient",
+                                 "tonemap", "alpha",      "motion_blur"};
+inline const Keys kMotionBlurKeys = {"samples", "shutter"};
+inline const Keys kEmitterKeys = {"name",
+                                  "enabled",
+                                  "position",
+                                  "rate",
+                                  "max_particles",
+                                  "lifetime",
+                                  "speed",
+                                  "direction",
+                                  "spread",
+                                  "acceleration",
+                                  "drag",
+                                  "rotation",
+                                  "rotation_speed",
+                                  "orientation",
+                                  "size",
+                                  "transparency",
+                                  "squash",
+                                  "color",
+                                  "brightness",
+                                  "light_emission",
+                                  "light_influence",
+                                  "z_offset",
+                                  "draw_order",
+                                  "texture",
+                                  "filter",
+                                  "flipbook",
+                                  "shape",
+                                  "bursts",
+                                  "trail",
+                                  "turbulence",
+                                  "path",
+                                  "path_interpolation",
+                                  "space",
+                                  "inherit_velocity",
+                                  "sub"};
+inline const Keys kSubKeys = {"parent", "on", "count"};
+inline const Keys kTrailKeys = {"count", "length", "fade", "scale", "style"};
+inline const Keys kTurbulenceKeys = {"amplitude", "frequency", "speed", "phase"};
+inline const Keys kFlipbookKeys = {"layout", "mode", "fps", "random_start"};
+inline const Keys kShapeKeys = {"kind", "size", "style", "in_out", "inner"};
+inline const Keys kBurstKeys = {"time", "count", "repeat", "interval"};
+inline const Keys kCheckKeys = {"times", "threshold", "max_diff_pixels", "max_diff_ratio",
+                                "max_channel_diff"};
+
+// Effect keys nest a few tables deep (emitter.shape.kind); this allows far
+// more, and far less than the depth at which toml++ 3.3 overflows the stack.
+inline constexpr int kMaxKeyParts = 64;
+
+}  // namespace spritz::toml_load

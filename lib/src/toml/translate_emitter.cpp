@@ -1,0 +1,263 @@
+// One [[emitter]] table: its keys, shape, flipbook and appearance curves,
+// and the warnings about emitters that can never show.
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <limits>
+#include <string>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "format.h"
+#include "spritz/eval.h"
+#include "spritz/hash.h"
+#include "spritz/load.h"
+#include "spritz/noise.h"
+#include "toml/keys.h"
+#include "toml/text.h"
+#include "toml/translator.h"
+
+namespace spritz::toml_load {
+
+namespace fs = std::filesystem;
+
+void Translator::read_emitter(const toml::table& t, Emitter& em) {
+  check_keys(t, kEmitterKeys, "[[emitter]]");
+  if (auto n = t.get("name"))
+    if (auto s = string(*n, "emitter name")) {
+      if (const char* why = emitter_name_problem(*s))
+        error(*n, "emitter name " + quoted_excerpt(*s) + " " + why);
+      else
+        em.name = *s;
+    }
+  if (auto n = t.get("enabled"))
+    if (auto v = boolean(*n, "enabled")) em.enabled = *v;
+  if (auto n = t.get("position"))
+    if (auto v = vec2(*n, "position")) em.position = *v;
+  if (auto n = t.get("rate")) {
+    em.rate_loc = loc(*n);
+    if (n->is_array()) {
+      read_rate_keys(*n, em.rate_curve);
+      if (!em.rate_curve.empty())
+        em.rate_per_s = *std::max_element(em.rate_curve.key_r.begin(), em.rate_curve.key_r.end());
+    } else if (auto v =
+                   bounded(*n, "rate", 0, std::numeric_limits<double>::max(), "non-negative")) {
+      em.rate_per_s = *v;
+    }
+  }
+  if (auto n = t.get("max_particles"))
+    if (auto v = integer(*n, "max_particles", 1, kMaxParticlesLimit, "within [1, 10000000]"))
+      em.max_particles = static_cast<uint32_t>(*v);
+  if (auto n = t.get("lifetime"))
+    if (auto r = range(*n, "lifetime", 0)) em.lifetime_s = *r;
+  if (auto n = t.get("speed"))
+    if (auto r = range(*n, "speed", -std::numeric_limits<double>::max())) em.speed_px_per_s = *r;
+  if (auto n = t.get("direction")) {
+    if (n->is_string()) {
+      if (auto i = choice(*n, "direction", {"right", "up", "left", "down"}))
+        em.direction_deg = 90.0 * static_cast<double>(*i);
+    } else if (auto v = number(*n, "direction")) {
+      em.direction_deg = *v;
+    }
+  }
+  if (auto n = t.get("spread"))
+    if (auto v = bounded(*n, "spread", 0, 180, "within [0, 180] degrees")) em.spread_deg = *v;
+  if (auto n = t.get("acceleration"))
+    if (auto v = vec2(*n, "acceleration")) em.acceleration = *v;
+  if (auto n = t.get("drag"))
+    if (auto v = number(*n, "drag")) em.drag_per_s = *v;
+  if (auto n = t.get("rotation"))
+    if (auto r = range(*n, "rotation", -std::numeric_limits<double>::max())) em.rotation_deg = *r;
+  if (auto n = t.get("rotation_speed"))
+    if (auto r = range(*n, "rotation_speed", -std::numeric_limits<double>::max()))
+      em.rotation_speed_deg_per_s = *r;
+  if (auto n = t.get("orientation"))
+    if (auto i =
+            choice(*n, "orientation", {"facing", "velocity_parallel", "velocity_perpendicular"}))
+      em.orientation = static_cast<Orientation>(*i);
+  if (auto n = t.get("size"))
+    if (auto c = curve(*n, "size")) em.size_px = *c;
+  if (auto n = t.get("transparency"))
+    if (auto c = curve(*n, "transparency")) em.transparency = *c;
+  if (auto n = t.get("squash"))
+    if (auto c = curve(*n, "squash")) em.squash = *c;
+  if (auto n = t.get("color"))
+    if (auto c = color_curve(*n, "color")) em.color = *c;
+  if (auto n = t.get("brightness"))
+    if (auto v = bounded(*n, "brightness", 0, 1e6, "within [0, 1e6]")) em.brightness = *v;
+  if (auto n = t.get("light_emission"))
+    if (auto v = bounded(*n, "light_emission", 0, 1, "within [0, 1]")) em.light_emission = *v;
+  if (auto n = t.get("light_influence"))
+    if (auto v = bounded(*n, "light_influence", 0, 1, "within [0, 1]")) em.light_influence = *v;
+  if (auto n = t.get("z_offset"))
+    if (auto v = integer(*n, "z_offset", -1'000'000'000, 1'000'000'000, "within [-1e9, 1e9]"))
+      em.z_offset = *v;
+  if (auto n = t.get("draw_order"))
+    if (auto i = choice(*n, "draw_order", {"oldest_first", "newest_first"}))
+      em.draw_order = static_cast<DrawOrder>(*i);
+  if (auto n = t.get("texture")) {
+    if (auto s = string(*n, "texture")) {
+      em.texture_loc = loc(*n);
+      if (s->rfind("builtin:", 0) == 0) {
+        em.texture = *s;
+      } else if (s->empty()) {
+        error(*n, "texture must be \"builtin:NAME\" or a PNG path");
+      } else {
+        fs::path p(*s);
+        if (p.is_relative() && base_dir_ != ".") p = fs::path(base_dir_) / p;
+        std::error_code ec;
+        const auto status = fs::status(p, ec);
+        if (ec || !fs::exists(status)) {
+          std::string hint;
+          // A path typed in --set is still relative to the effect file; say
+          // so when the working directory has the file the user meant.
+          const bool from_set = n->source().path && n->source().path->rfind(kSetPrefix, 0) == 0;
+          if (from_set && fs::path(*s).is_relative() && p != fs::path(*s) &&
+              fs::exists(fs::path(*s), ec))
+            hint = " (" + *s +
+                   " is in the working directory, but a texture path is relative to the "
+                   "effect file, in --set too: give an absolute path)";
+          error(*n, "texture file not found: " + p.string() + hint);
+        } else if (!fs::is_regular_file(status)) {
+          error(*n, "texture is not a regular file: " + p.string());
+        }
+        em.texture = p.lexically_normal().string();
+      }
+    }
+  } else {
+    em.texture_loc = loc(t);
+  }
+  if (auto n = t.get("filter"))
+    if (auto i = choice(*n, "filter", {"trilinear", "bilinear", "nearest"}))
+      em.filter = static_cast<TextureFilter>(*i);
+  if (auto n = t.get("flipbook")) read_flipbook(*n, em.flipbook);
+  if (auto n = t.get("shape")) read_shape(*n, em.shape);
+  if (auto n = t.get("bursts")) read_bursts(*n, em, em.max_particles);
+  if (auto n = t.get("trail")) read_trail(*n, em.trail, em.name);
+  if (auto n = t.get("turbulence")) read_turbulence(*n, em.turbulence, em.name);
+  if (auto n = t.get("path")) {
+    em.path_loc = loc(*n);
+    read_path(*n, em.path);
+  }
+  if (auto n = t.get("path_interpolation"))
+    if (auto i = choice(*n, "path_interpolation", {"linear", "smooth"})) em.path.smooth = *i == 1;
+  if (auto n = t.get("space"))
+    if (auto i = choice(*n, "space", {"world", "local"})) em.space = static_cast<Space>(*i);
+  if (auto n = t.get("inherit_velocity"))
+    if (auto v = bounded(*n, "inherit_velocity", -1e3, 1e3, "within [-1e3, 1e3]"))
+      em.inherit_velocity = *v;
+  if (auto n = t.get("sub")) read_sub(*n, em.sub);
+  if (!em.sub.parent_name.empty()) check_sub_keys(t, em);
+}
+
+void Translator::read_shape(const toml::node& n, Shape& shape) {
+  const toml::table* t = inline_table(
+      n, kShapeKeys, "shape", "shape must be a table { kind = \"ellipse\", size = [w, h] }");
+  if (!t) return;
+  if (auto k = t->get("kind"))
+    if (auto i = choice(*k, "shape.kind", {"point", "box", "ellipse"}))
+      shape.kind = static_cast<ShapeKind>(*i);
+  double w = 0, h = 0;
+  if (auto s = t->get("size")) {
+    if (s->is_number()) {
+      if (auto v = bounded(*s, "shape.size", 0, 1e7, "within [0, 1e7]")) w = h = *v;
+    } else if (auto v = vec2(*s, "shape.size")) {
+      if (v->x < 0 || v->y < 0)
+        error(*s, "shape.size must not be negative");
+      else
+        w = v->x, h = v->y;
+    }
+  }
+  shape.a = w / 2;
+  shape.b = h / 2;
+  if (auto s = t->get("style"))
+    if (auto i = choice(*s, "shape.style", {"volume", "surface"}))
+      shape.style = static_cast<ShapeStyle>(*i);
+  if (auto s = t->get("in_out"))
+    if (auto i = choice(*s, "shape.in_out", {"outward", "inward", "both"}))
+      shape.in_out = static_cast<InOut>(*i);
+  if (auto s = t->get("inner"))
+    if (auto v = bounded(*s, "shape.inner", 0, 0.999999, "within [0, 1)")) shape.inner = *v;
+  if (shape.kind == ShapeKind::kEllipse) {
+    if (shape.a == 0 && shape.b == 0) {
+      shape.kind = ShapeKind::kPoint;  // both semi-axes 0: a point
+    } else if (shape.a <= 0 || shape.b <= 0) {
+      error(t->get("size") ? *t->get("size") : n,
+            "an ellipse needs both sizes > 0 (or both 0 for a point)");
+    }
+  }
+}
+
+void Translator::read_flipbook(const toml::node& n, Flipbook& fb) {
+  const toml::table* t =
+      inline_table(n, kFlipbookKeys, "flipbook",
+                   "flipbook must be a table { layout = [cols, rows], mode = \"loop\", fps = 10 }");
+  if (!t) return;
+  fb.enabled = true;
+  if (auto l = t->get("layout")) {
+    const toml::array* a = l->as_array();
+    if (!a || a->size() != 2) {
+      error(*l, "flipbook.layout must be [cols, rows]");
+    } else {
+      auto c = integer((*a)[0], "flipbook columns", 1, 256, "within [1, 256]");
+      auto r = integer((*a)[1], "flipbook rows", 1, 256, "within [1, 256]");
+      if (c && r) {
+        fb.cols = static_cast<int>(*c);
+        fb.rows = static_cast<int>(*r);
+      }
+    }
+  } else {
+    error(n, "flipbook needs a layout = [cols, rows]");
+  }
+  if (auto m = t->get("mode"))
+    if (auto i = choice(*m, "flipbook.mode", {"oneshot", "loop", "pingpong", "random"}))
+      fb.mode = static_cast<FlipbookMode>(*i);
+  if (auto f = t->get("fps"))
+    if (auto r = range(*f, "flipbook.fps", 0)) fb.fps = *r;
+  if (auto r = t->get("random_start"))
+    if (auto b = boolean(*r, "flipbook.random_start")) fb.random_start = *b;
+}
+
+// A curve of one value per position along a trail: within [0, 1], and no
+// envelope (a trail has no random roll of its own).
+std::optional<Curve> Translator::unit_curve(const toml::node& n, std::string_view what) {
+  auto c = curve(n, what);
+  if (!c) return std::nullopt;
+  if (c->has_envelope()) {
+    error(n, std::string(what) + " takes no envelope: give [time, value] keypoints");
+    return std::nullopt;
+  }
+  if (c->min_value() < 0 || c->max_value() > 1) {
+    error(n, std::string(what) + " values must be within [0, 1], got " +
+                 fmt_number(c->min_value() < 0 ? c->min_value() : c->max_value()));
+    return std::nullopt;
+  }
+  return c;
+}
+
+// An enabled emitter that loads but can never show a particle: a mistake the
+// renderer would answer with a silent empty frame.
+void Translator::warn_invisible(const toml::table& t, const Emitter& em) {
+  if (!em.enabled) return;
+  const std::string who = "emitter '" + em.name + "' ";
+  const bool bursts = std::any_of(em.bursts.begin(), em.bursts.end(),
+                                  [](const BurstGroup& b) { return b.count > 0; });
+  if (!em.sub.parent_name.empty()) {
+    if (em.sub.on == SubEvent::kLife ? em.rate_per_s == 0 : em.sub.count == 0)
+      warnings.push_back({em.sub.loc, who + "never emits: its " +
+                                          (em.sub.on == SubEvent::kLife ? "rate" : "sub.count") +
+                                          " is 0"});
+  } else if (em.rate_per_s == 0 && !bursts) {
+    warnings.push_back({loc(t.get("rate") ? *t.get("rate") : static_cast<const toml::node&>(t)),
+                        who + "never emits: its rate is 0 and it has no bursts"});
+  }
+  // A parent drawn invisibly is a carrier for its sub-emitters: no warning.
+  if (const toml::node* n = t.get("transparency");
+      n && em.transparency.min_value() >= 1 && !has_children(em))
+    warnings.push_back({loc(*n), who + "is invisible: its transparency is 1 or more over the whole "
+                                       "life (transparency 0 is opaque, 1 fully transparent)"});
+  if (const toml::node* n = t.get("size"); n && em.size_px.max_value() <= 0 && !has_children(em))
+    warnings.push_back({loc(*n), who + "draws nothing: its size is 0 or less over the whole life"});
+}
+
+}  // namespace spritz::toml_load

@@ -1,0 +1,48 @@
+// The TOML front-end's translators: [effect], [canvas], [check] and each
+// [[emitter]] table into the model, on top of the value readers. After
+// translation nothing in spritz knows about TOML.
+#pragma once
+
+#include <toml++/toml.h>
+
+#include <unordered_set>
+
+#include "spritz/effect.h"
+#include "toml/reader.h"
+
+namespace spritz::toml_load {
+
+// Walks the parsed TOML tree and builds the model, collecting every problem.
+class Translator : public TomlReader {
+ public:
+  using TomlReader::TomlReader;
+
+  Effect translate(const toml::table& root);
+  void warn_invisible(const toml::table& t, const Emitter& em);
+
+ private:
+  std::unordered_set<uint32_t> children_;  // emitters that some sub-emitter names as parent
+  bool has_children(const Emitter& em) const { return children_.count(em.index) > 0; }
+
+  void read_effect(const toml::table& t, Effect& fx);
+  void read_canvas(const toml::table& t, Canvas& canvas);
+  void read_emitter(const toml::table& t, Emitter& em);
+  void read_flipbook(const toml::node& n, Flipbook& fb);
+  void read_motion_blur(const toml::node& n, Canvas& canvas);
+  void read_trail(const toml::node& n, Trail& trail, const std::string& emitter);
+  void read_turbulence(const toml::node& n, Turbulence& turbulence, const std::string& emitter);
+  void read_path(const toml::node& n, Path& path);
+  void read_rate_keys(const toml::node& n, RateCurve& curve);
+  std::vector<const toml::array*> keyframes(const toml::node& n, std::string_view what,
+                                            std::string_view form, size_t arity, size_t max_keys,
+                                            std::string_view must_be);
+  void read_sub(const toml::node& n, SubEmitter& sub);
+  void check_sub_keys(const toml::table& t, const Emitter& em);
+  void resolve_subs(Effect& fx);
+  std::optional<Curve> unit_curve(const toml::node& n, std::string_view what);
+  void read_shape(const toml::node& n, Shape& shape);
+  void read_bursts(const toml::node& n, Emitter& em, uint64_t max_count);
+  void read_check(const toml::table& t, CheckSpec& check);
+};
+
+}  // namespace spritz::toml_load
