@@ -14,6 +14,7 @@
 #include "commands.h"
 #include "frames.h"
 #include "io/io.h"
+#include "io/textures.h"
 #include "json.h"
 #include "output.h"
 #include "spritz/eval.h"
@@ -229,7 +230,7 @@ int run_atlas(const AtlasArgs& args) {
   std::vector<std::optional<TextureSet>> textures(effects.size());
   auto textures_for = [&](size_t e) {
     std::lock_guard<std::mutex> lock(texture_mutex);
-    if (!textures[e]) textures[e] = load_textures(effects[e], view.scale);
+    if (!textures[e]) textures[e] = effect_textures(effects[e], view.scale);
     return *textures[e];
   };
   SheetBuilder builder(layout);

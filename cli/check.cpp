@@ -9,6 +9,7 @@
 
 #include "commands.h"
 #include "io/io.h"
+#include "io/textures.h"
 #include "json.h"
 #include "output.h"
 #include "spritz/eval.h"
@@ -92,7 +93,9 @@ int run_check(const CheckArgs& args) {
     const double max_ratio = args.max_diff_ratio ? *args.max_diff_ratio : fx.check.max_diff_ratio;
     const int max_channel =
         args.max_channel_diff ? *args.max_channel_diff : fx.check.max_channel_diff;
-    FrameRenderer renderer(fx, fx.canvas.width, fx.canvas.height, thread_count(args.threads));
+    FrameRenderer renderer(
+        fx, fx.canvas.width, fx.canvas.height, thread_count(args.threads),
+        effect_textures(fx, canvas_view(fx.canvas, fx.canvas.width, fx.canvas.height).scale));
     renderer.set_draw_path(sprite_kernel());
     std::vector<uint8_t> rgba;
     const std::vector<double> times = check_times(fx);

@@ -3,6 +3,7 @@
 
 #include "commands.h"
 #include "io/io.h"
+#include "io/textures.h"
 #include "spritz/load.h"
 
 namespace spritz {
@@ -28,9 +29,9 @@ Effect load_effect_path(const std::string& path, const std::vector<std::string>&
   LoadOptions options;
   options.overrides = overrides;
   Effect fx = load_effect_source(path, options);
-  // Its texture files are inputs too: no output of this run may replace one.
-  for (const Emitter& em : fx.emitters)
-    if (em.texture.rfind("builtin:", 0) != 0) note_input(em.texture);
+  // Its texture files are read now, once (and so are inputs no output of this
+  // run may replace).
+  texture_files(fx);
   return fx;
 }
 

@@ -18,6 +18,7 @@
 #include "commands.h"
 #include "frames.h"
 #include "io/io.h"
+#include "io/textures.h"
 #include "json.h"
 #include "output.h"
 #include "spritz/eval.h"
@@ -312,7 +313,7 @@ void render_effect(const RenderArgs& args, const Effect& fx, const std::string& 
             {
               std::lock_guard<std::mutex> lock(texture_mutex);
               if (!textures)
-                textures = load_textures(fx, canvas_view(fx.canvas, width, height).scale);
+                textures = effect_textures(fx, canvas_view(fx.canvas, width, height).scale);
               shared = *textures;
             }
             renderer = std::make_unique<FrameRenderer>(fx, width, height, plan.raster_threads,

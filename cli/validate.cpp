@@ -1,6 +1,7 @@
 #include <cstdio>
 
 #include "commands.h"
+#include "io/textures.h"
 #include "json.h"
 #include "spritz/raster/texture.h"
 
@@ -12,7 +13,7 @@ int run_validate(const ValidateArgs& args) {
     std::vector<Diagnostic> problems, warnings;
     try {
       const Effect fx = load_effect_path(path, args.sets);
-      load_textures(fx, 1.0);  // decodes every texture: a corrupt PNG is a problem too
+      effect_textures(fx, 1.0);  // decodes every texture: a corrupt PNG is a problem too
       warnings = fx.warnings;
     } catch (const Error& e) {
       problems = e.diagnostics();

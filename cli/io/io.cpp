@@ -171,6 +171,10 @@ void note_input(const std::string& path) {
   if (stat(path.c_str(), &st) == 0) note_input_stat(st);
 }
 
+std::vector<uint8_t> read_texture_file(const std::string& path) {
+  return read_whole<std::vector<uint8_t>>(path, size_t{64} << 20, "a texture (64 MiB at most)");
+}
+
 std::vector<uint8_t> read_binary_file(const std::string& path) {
   return read_whole<std::vector<uint8_t>>(path, size_t{1} << 30, "an image");
 }

@@ -15,6 +15,8 @@ namespace spritz {
 // is missing, a directory or unreadable.
 std::string read_text_file(const std::string& path);
 std::string read_stdin();
+// Reads a texture file: at most 64 MiB, the cap of effect files.
+std::vector<uint8_t> read_texture_file(const std::string& path);
 // Reads a whole binary file (at most 1 GiB), with the same messages.
 std::vector<uint8_t> read_binary_file(const std::string& path);
 // The same, for a file this run may then replace (check --update reads a

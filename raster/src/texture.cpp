@@ -45,10 +45,11 @@ MipLevel downsample(const MipLevel& src, int w, int h) {
   return dst;
 }
 
-std::vector<unsigned char> read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error("cannot open texture " + path);
-  return std::vector<unsigned char>(std::istreambuf_iterator<char>(in), {});
+const std::vector<unsigned char>& texture_file(const TextureBytes& files, const std::string& path) {
+  const auto it = files.find(path);
+  if (it == files.end())
+    throw Error("texture " + path + " was not read: the program must hand its bytes in");
+  return it->second;
 }
 
 // The largest side of a built-in texture, all flipbook cells together.
@@ -220,27 +221,28 @@ Texture texture_from_encoded(const std::vector<unsigned char>& bytes, const std:
   return tex;
 }
 
-TextureSet load_textures(const Effect& fx, double px_per_design_px) {
+TextureSet load_textures(const Effect& fx, double px_per_design_px, const TextureBytes& files) {
   TextureSet set(fx.emitters.size());
   std::map<std::tuple<std::string, int, int, int>, std::shared_ptr<const Texture>> cache;
   for (const Emitter& em : fx.emitters) {
     if (!em.enabled) continue;
     const int cols = em.flipbook.enabled ? em.flipbook.cols : 1;
     const int rows = em.flipbook.enabled ? em.flipbook.rows : 1;
-    const bool builtin = em.texture.rfind("builtin:", 0) == 0;
+    const bool builtin = em.texture.builtin();
     const int res = builtin ? builtin_cell_px(em, px_per_design_px) : 0;
-    auto key = std::make_tuple(em.texture, cols, rows, res);
+    auto key = std::make_tuple(em.texture.label(), cols, rows, res);
     auto it = cache.find(key);
     if (it == cache.end()) {
       try {
         auto tex = std::make_shared<const Texture>(
-            builtin ? builtin_texture(std::string_view(em.texture).substr(8), res, cols, rows)
-                    : texture_from_encoded(read_file(em.texture), em.texture, cols, rows));
+            builtin ? builtin_texture(em.texture.name, res, cols, rows)
+                    : texture_from_encoded(texture_file(files, em.texture.path), em.texture.path,
+                                           cols, rows));
         it = cache.emplace(key, std::move(tex)).first;
       } catch (const Error& e) {
         throw Error(em.texture_loc, e.what());
       } catch (const std::bad_alloc&) {
-        throw Error(em.texture_loc, "not enough memory to load texture " + em.texture);
+        throw Error(em.texture_loc, "not enough memory to load texture " + em.texture.label());
       }
     }
     set[em.index] = it->second;

@@ -1470,3 +1470,27 @@ TEST_CASE("check --update writes only the goldens whose pixels change", "[cli]")
   CHECK(read_bytes(d / "g/dot/0.250.png") != before);
   CHECK(run_spritz("check fx.toml --golden g", d).code == 0);
 }
+
+// The CLI reads texture files once, with the cap of effect files, and hands
+// the bytes to the raster library; a texture over the cap is refused at its
+// texture key before anything is drawn.
+TEST_CASE("a texture file over 64 MiB is refused at its key, and nothing is written", "[cli]") {
+  const fs::path d = fresh_dir("texture_cap");
+  write(d / "fx.toml", "[[emitter]]\nrate = 5\ntexture = \"big.png\"\n");
+  fs::resize_file(
+      [&] {
+        std::ofstream(d / "big.png");
+        return d / "big.png";
+      }(),
+      (size_t{64} << 20) + 1);
+  for (const std::string cmd : {"validate fx.toml", "render fx.toml -o out.png",
+                                "atlas fx.toml -o sheet.png", "inspect fx.toml --time 1"}) {
+    INFO(cmd);
+    const Run r = run_spritz(cmd, d);
+    CHECK(r.code == 2);
+    CHECK_THAT(r.err, Catch::Contains("fx.toml:3:11: texture big.png: is too large for a texture "
+                                      "(64 MiB at most)"));
+  }
+  CHECK(!fs::exists(d / "out.png"));
+  CHECK(!fs::exists(d / "sheet.png"));
+}

@@ -38,7 +38,9 @@ TEST_CASE("defaults follow config.md", "[load]") {
   CHECK(em.speed_px_per_s.min == 50);
   CHECK(em.direction_deg == 90);
   CHECK(em.size_px.evaluate(0.5, 0) == 8);
-  CHECK(em.texture == "builtin:soft");
+  CHECK(em.texture.builtin());
+  CHECK(em.texture.name == "soft");
+  CHECK(em.texture.label() == "builtin:soft");
   CHECK(em.shape.kind == ShapeKind::kPoint);
 }
 

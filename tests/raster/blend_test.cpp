@@ -8,6 +8,7 @@
 #include <limits>
 #include <random>
 
+#include "io/textures.h"
 #include "kernels/kernel.h"
 #include "spritz/eval.h"
 #include "spritz/load.h"
@@ -176,7 +177,7 @@ int for_each_bundled_effect(Fn fn) {
     std::ifstream in(entry.path());
     const std::string text((std::istreambuf_iterator<char>(in)), {});
     const Effect fx = load_effect(text, entry.path().string(), entry.path().parent_path().string());
-    fn(entry.path(), fx, load_textures(fx, 1.0));
+    fn(entry.path(), fx, effect_textures(fx, 1.0));  // the CLI's texture bytes
   }
   return effects;
 }

@@ -2,6 +2,8 @@
 
 #include <catch2/catch.hpp>
 #include <cmath>
+#include <fstream>
+#include <iterator>
 
 #include "spritz/color.h"
 #include "spritz/error.h"
@@ -109,4 +111,42 @@ TEST_CASE("a built-in flipbook stays within 4096 px per side", "[texture]") {
   CHECK(cell_px("flipbook = { layout = [32, 2] }\n") == 128);
   CHECK(cell_px("flipbook = { layout = [1, 20] }\n") == 128);
   CHECK(cell_px("flipbook = { layout = [256, 1] }\n") == 16);
+}
+
+// The raster library reads no files: a file texture's bytes come from the
+// program, and one it did not hand in is an error at the texture key.
+TEST_CASE("file textures are decoded from the bytes the caller hands in", "[texture]") {
+  const std::string dir = SPRITZ_SOURCE_DIR "/configs";
+  const Effect fx = load_effect(
+      "[[emitter]]\nrate = 1\ntexture = \"textures/coin.png\"\nflipbook = { layout = [8, 1] }\n",
+      "coin.toml", dir);
+  REQUIRE(fx.emitters[0].texture.kind == TextureRef::Kind::kFile);
+  const std::string path = fx.emitters[0].texture.path;
+  CHECK(path == dir + "/textures/coin.png");
+  CHECK_THROWS_WITH(load_textures(fx, 1.0),
+                    Catch::StartsWith("coin.toml:3:11: texture " + path + " was not read"));
+  std::ifstream in(path, std::ios::binary);
+  TextureBytes files;
+  files[path].assign(std::istreambuf_iterator<char>(in), {});
+  const TextureSet set = load_textures(fx, 1.0, files);
+  REQUIRE(set[0]);
+  CHECK(set[0]->cells.size() == 8);
+  // Corrupt bytes: the texture key's place and the decoder's reason.
+  files[path].resize(40);
+  CHECK_THROWS_WITH(load_textures(fx, 1.0, files),
+                    Catch::StartsWith("coin.toml:3:11: cannot decode texture " + path));
+}
+
+TEST_CASE("TextureRef parses builtin: in one place", "[texture]") {
+  const TextureRef b = TextureRef::parse("builtin:smoke");
+  CHECK(b.builtin());
+  CHECK(b.name == "smoke");
+  CHECK(b.label() == "builtin:smoke");
+  const TextureRef f = TextureRef::parse("fx/glow.png");
+  CHECK(!f.builtin());
+  CHECK(f.path == "fx/glow.png");
+  CHECK(f.label() == "fx/glow.png");
+  CHECK(TextureRef::parse("builtin:").name.empty());
+  CHECK(!TextureRef::parse("Builtin:soft").builtin());
+  CHECK(TextureRef{} == TextureRef::parse("builtin:soft"));
 }

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "spritz/color.h"
@@ -26,6 +27,27 @@ struct Range {
 enum class Orientation { kFacing, kVelocityParallel, kVelocityPerpendicular };
 enum class DrawOrder { kOldestFirst, kNewestFirst };
 enum class Space { kWorld, kLocal };
+// A texture as an effect names it (docs/config.md, `texture`), parsed once
+// when the effect loads: a built-in by name, or a file. The model never reads
+// the file; a program hands its bytes to the raster library
+// (load_textures' TextureBytes), so that it reads every input once itself.
+struct TextureRef {
+  enum class Kind { kBuiltin, kFile };
+  Kind kind = Kind::kBuiltin;
+  std::string name = "soft";  // kBuiltin: the built-in's name, without "builtin:"
+  std::string path;           // kFile: the file, resolved against the effect's folder
+
+  bool builtin() const { return kind == Kind::kBuiltin; }
+  // How messages and caches name it: "builtin:NAME", or the path.
+  std::string label() const { return builtin() ? "builtin:" + name : path; }
+  // The one place "builtin:" is parsed: "builtin:NAME" is a built-in, any
+  // other text a file path, taken as it is (resolving it is the loader's).
+  static TextureRef parse(std::string_view text);
+  bool operator==(const TextureRef& o) const {
+    return kind == o.kind && (builtin() ? name == o.name : path == o.path);
+  }
+};
+
 // How a sprite samples its texture (docs/rendering.md): a blend of two mip
 // levels (the default: no shimmer, light kept at any size), bilinear from the
 // full-size texture (sharp, what most 2D libraries do), or the nearest texel
@@ -142,8 +164,8 @@ struct Emitter {
   double light_influence = 0;
   int64_t z_offset = 0;
   DrawOrder draw_order = DrawOrder::kOldestFirst;
-  std::string texture = "builtin:soft";  // "builtin:NAME" or a resolved file path
-  SourceLoc texture_loc;                 // where the texture was named, for errors
+  TextureRef texture;     // builtin:soft unless the file names one
+  SourceLoc texture_loc;  // where the texture was named, for errors
   TextureFilter filter = TextureFilter::kTrilinear;
   Flipbook flipbook;
   Shape shape;

@@ -98,8 +98,9 @@ void Translator::read_emitter(const toml::table& t, Emitter& em) {
   if (auto n = t.get("texture")) {
     if (auto s = string(*n, "texture")) {
       em.texture_loc = loc(*n);
-      if (s->rfind("builtin:", 0) == 0) {
-        em.texture = *s;
+      em.texture = TextureRef::parse(*s);
+      if (em.texture.builtin()) {
+        // The name is checked against the built-ins when the texture is made.
       } else if (s->empty()) {
         error(*n, "texture must be \"builtin:NAME\" or a PNG path");
       } else {
@@ -121,7 +122,7 @@ void Translator::read_emitter(const toml::table& t, Emitter& em) {
         } else if (!fs::is_regular_file(status)) {
           error(*n, "texture is not a regular file: " + p.string());
         }
-        em.texture = p.lexically_normal().string();
+        em.texture.path = p.lexically_normal().string();
       }
     }
   } else {

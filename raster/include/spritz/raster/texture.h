@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstddef>
+#include <map>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -74,11 +75,17 @@ Texture texture_from_encoded(const std::vector<unsigned char>& bytes, const std:
 Texture builtin_texture(std::string_view name, int cell_px, int cols, int rows);
 const std::vector<std::string_view>& builtin_texture_names();
 
-// One texture per emitter (index = Emitter::index), loaded or generated once.
-// Built-ins are generated at a resolution fitted to the largest size the
-// emitter can reach at `px_per_design_px`. Errors name the emitter's texture
-// key (file:line:col) and the path.
+// The encoded bytes of an effect's texture files, by TextureRef::path. The
+// raster library reads no files: the program reads each once (spritz's CLI,
+// cli/io/textures.h, with its size cap) and hands the bytes in.
+using TextureBytes = std::map<std::string, std::vector<unsigned char>>;
+
+// One texture per emitter (index = Emitter::index), decoded or generated
+// once. Built-ins are generated at a resolution fitted to the largest size
+// the emitter can reach at `px_per_design_px`; a file texture is decoded from
+// `files`, and one missing there is an error. Errors name the emitter's
+// texture key (file:line:col) and the path.
 using TextureSet = std::vector<std::shared_ptr<const Texture>>;
-TextureSet load_textures(const Effect& fx, double px_per_design_px);
+TextureSet load_textures(const Effect& fx, double px_per_design_px, const TextureBytes& files = {});
 
 }  // namespace spritz

@@ -1,0 +1,29 @@
+#include "io/textures.h"
+
+#include <mutex>
+
+#include "io/io.h"
+
+namespace spritz {
+
+const TextureBytes& texture_files(const Effect& fx) {
+  static std::mutex mutex;
+  static TextureBytes files;  // every texture this run has read, by path
+  std::lock_guard<std::mutex> lock(mutex);
+  for (const Emitter& em : fx.emitters) {
+    if (em.texture.builtin() || files.count(em.texture.path)) continue;
+    try {
+      files.emplace(em.texture.path, read_texture_file(em.texture.path));
+    } catch (const Error& e) {
+      const Diagnostic& d = e.diagnostics().front();
+      throw Error(em.texture_loc, "texture " + d.loc.file + ": " + d.message);
+    }
+  }
+  return files;
+}
+
+TextureSet effect_textures(const Effect& fx, double px_per_design_px) {
+  return load_textures(fx, px_per_design_px, texture_files(fx));
+}
+
+}  // namespace spritz

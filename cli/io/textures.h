@@ -1,0 +1,21 @@
+// Texture files: read once per run, with the size cap of effect files, and
+// handed to the raster library as bytes (it reads no files itself).
+#pragma once
+
+#include "spritz/effect.h"
+#include "spritz/raster/texture.h"
+
+namespace spritz {
+
+// The encoded bytes of every file texture `fx` names, read the first time
+// this run asks for each (so --seeds, which loads an effect once per seed,
+// and atlas sheets of many effects read a texture file once), and recorded
+// as inputs no output may replace. Throws spritz::Error at the emitter's
+// texture key (file:line:col) when a file cannot be read or is over 64 MiB.
+// Safe to call from several threads.
+const TextureBytes& texture_files(const Effect& fx);
+
+// load_textures() with this run's texture bytes.
+TextureSet effect_textures(const Effect& fx, double px_per_design_px);
+
+}  // namespace spritz
