@@ -3,8 +3,8 @@
 
 A function is a definition whose body opens at the end of a line at column 0
 or 2 (namespace or class scope) and closes with a brace at the same column.
-A comment line "// long: <reason>" right above a definition states why it
-is longer; those are listed apart. Exit 1 when an unexplained one is found.
+A "// long: <reason>" line in the comment block right above a definition
+states why it is longer; those are listed apart. Exit 1 when an unexplained one is found.
 Usage: scripts/long-functions.py [LIMIT]
 """
 import pathlib, re, sys
@@ -31,7 +31,15 @@ for path in sorted(list((root / "lib").rglob("*.cpp")) + list((root / "raster").
                 j += 1
             n = j - start + 1
             if n > limit:
-                reason = lines[start - 1].strip() if start > 0 else ""
+                # The comment block above (past a template line) may say why.
+                k = start - 1
+                while k >= 0 and lines[k].strip().startswith("template"):
+                    k -= 1
+                block = []
+                while k >= 0 and lines[k].strip().startswith("//"):
+                    block.append(lines[k].strip())
+                    k -= 1
+                reason = next((b for b in block if b.startswith("// long:")), "")
                 rel = path.relative_to(root)
                 entry = f"{rel}:{start + 1}: {n} lines: {lines[start].strip()[:70]}"
                 (explained if reason.startswith("// long:") else bad).append(entry)

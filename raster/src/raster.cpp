@@ -43,12 +43,7 @@ Rasterizer::Rasterizer(const Effect& fx, const TextureSet& textures, int width, 
   ambient_linear_ = srgb_to_linear(fx.canvas.ambient_srgb);
 }
 
-void Rasterizer::render(const Frame& frame, Image& out) {
-  out.resize(width_, height_);
-
-  // Sprite setup, in parallel chunks; each particle keeps its slot (its
-  // place in draw order: emitter by emitter), so the draw order is the
-  // evaluation order whatever the thread count.
+size_t Rasterizer::assign_slots(const Frame& frame) {
   emitter_start_.clear();
   size_t n = 0;
   for (const EmitterFrame& ef : frame.emitters) {
@@ -58,99 +53,108 @@ void Rasterizer::render(const Frame& frame, Image& out) {
   // On two threads or more, frames take turns with two sprite lists: the
   // list a frame writes was last read two frames ago, not just now by the
   // other core's strips, whose copies of its lines would each have to be
-  // invalidated across the caches first (S3 frame after frame: 25.4-26.0
-  // ms with one list, 23.6-24.1 with two; docs/performance.md).
+  // invalidated across the caches first (docs/performance.md).
   if (threads_ > 1) sprites_.swap(sprites_spare_);
   sprites_.resize(n);
   const bool ribbons = std::any_of(fx_.emitters.begin(), fx_.emitters.end(),
                                    [](const Emitter& em) { return em.trail.draws_ribbon(); });
   segments_.resize(ribbons ? n : 0);
   // Ribbons look at neighbouring slots by index. Only they need the list of
-  // all slots, made here on one thread (S3's 100,000 particles: 0.45 ms, 2%
-  // of a two-thread frame that the chunks no longer wait for).
+  // all slots, made here on one thread.
   particles_.clear();
   if (ribbons)
     for (const EmitterFrame& ef : frame.emitters)
       for (const Particle& p : ef.particles) particles_.push_back({ef.emitter, &p});
-  // Chunks small enough that every thread gets several even for a thousand
-  // particles (setup is a few percent of a small frame: run serially it
-  // would cap the thread scaling), large enough to amortise the task.
+  return n;
+}
+
+uint64_t Rasterizer::setup_chunk(const Frame& frame, size_t begin, size_t end,
+                                 std::vector<std::vector<uint32_t>>& bins) {
+  for (auto& bin : bins) bin.clear();
+  uint64_t valid = 0;
+  // The emitter that holds slot `begin` (the last one starting at or before
+  // it: emitters with no particles start where the next does).
+  size_t e =
+      static_cast<size_t>(std::upper_bound(emitter_start_.begin(), emitter_start_.end(), begin) -
+                          emitter_start_.begin() - 1);
+  for (size_t i = begin; i < end; ++i) {
+    while (e + 1 < emitter_start_.size() && emitter_start_[e + 1] <= i) ++e;
+    const EmitterFrame& ef = frame.emitters[e];
+    const Emitter& em = fx_.emitters[ef.emitter];
+    // A ribbon's samples are segments to the next sample, and the ribbon
+    // ends in the particle (a cap): the particle is drawn as a sprite only
+    // while it has no sample behind it yet.
+    const Particle& p = ef.particles[i - emitter_start_[e]];
+    bool drawn;
+    if (!em.trail.draws_ribbon())
+      drawn = make_sprite(p, em, *textures_[em.index], ambient_linear_, width_, height_, view_,
+                          sprites_[i]);
+    else if (p.trail > 0)
+      drawn = make_segment(i, sprites_[i], segments_[i]);
+    else
+      drawn = !(i > 0 && same_line(i - 1, i)) &&
+              make_sprite(p, em, *textures_[em.index], ambient_linear_, width_, height_, view_,
+                          sprites_[i]);
+    if (!drawn) continue;
+    ++valid;
+    const Sprite& s = sprites_[i];
+    for (int k = s.y0 / kStripRows; k <= (s.y1 - 1) / kStripRows; ++k)
+      bins[static_cast<size_t>(k)].push_back(static_cast<uint32_t>(i));
+  }
+  return valid;
+}
+
+uint64_t Rasterizer::draw_strip(int k, int chunks, Image& out) const {
+  const int row_begin = k * kStripRows, row_end = std::min(height_, row_begin + kStripRows);
+  // The background, from locals: read through `this` the loop would reload
+  // it after every store to the image (a float store may alias it).
+  const Float4 bg = {background_[0], background_[1], background_[2], background_[3]};
+  const int width = width_;
+  for (int y = row_begin; y < row_end; ++y) {
+    float* __restrict row = out.row(y);
+    for (int x = 0; x < width; ++x) std::memcpy(row + x * 4, &bg, sizeof bg);
+  }
+  uint64_t blended = 0;
+  for (int c = 0; c < chunks; ++c) {
+    const std::vector<uint32_t>& bin = bins_[static_cast<size_t>(c)][static_cast<size_t>(k)];
+    for (size_t j = 0; j < bin.size(); ++j) {
+      // A strip's sprites lie anywhere in sprites_: fetch the one a few
+      // places ahead while this one draws.
+      if (j + kPrefetchAhead < bin.size()) {
+        const uintptr_t next = reinterpret_cast<uintptr_t>(&sprites_[bin[j + kPrefetchAhead]]);
+        for (uintptr_t line = next & ~uintptr_t{63}; line < next + sizeof(Sprite); line += 64)
+          __builtin_prefetch(reinterpret_cast<const void*>(line));
+      }
+      blended += draw_sprite(sprites_[bin[j]], out, row_begin, row_end, path_);
+    }
+  }
+  return blended;
+}
+
+void Rasterizer::render(const Frame& frame, Image& out) {
+  out.resize(width_, height_);
+  // Sprite setup in parallel chunks; each particle keeps its slot, so the
+  // draw order is the evaluation order whatever the thread count. Chunks
+  // are small enough that every thread gets several even for a thousand
+  // particles, large enough to amortise the task.
+  const size_t n = assign_slots(frame);
   const size_t chunk =
       std::clamp<size_t>(n / (4 * static_cast<size_t>(threads_)), 64, kSpriteChunk);
   const int chunks = static_cast<int>((n + chunk - 1) / chunk);
   const int strips = (height_ + kStripRows - 1) / kStripRows;
   if (bins_.size() < static_cast<size_t>(chunks)) bins_.resize(static_cast<size_t>(chunks));
-  std::vector<uint64_t> kept(static_cast<size_t>(chunks), 0);
+  kept_.assign(static_cast<size_t>(chunks), 0);
   pool_->run(chunks, [&](int task) {
     const size_t begin = static_cast<size_t>(task) * chunk, end = std::min(n, begin + chunk);
-    // Bin the chunk's sprites that reach the canvas by the strips their rows
-    // touch, keeping draw order (the bins index sprites_ directly).
     std::vector<std::vector<uint32_t>>& bins = bins_[static_cast<size_t>(task)];
     bins.resize(static_cast<size_t>(strips));
-    for (auto& bin : bins) bin.clear();
-    uint64_t valid = 0;
-    // The emitter that holds slot `begin` (the last one starting at or
-    // before it: emitters with no particles start where the next does).
-    size_t e =
-        static_cast<size_t>(std::upper_bound(emitter_start_.begin(), emitter_start_.end(), begin) -
-                            emitter_start_.begin() - 1);
-    for (size_t i = begin; i < end; ++i) {
-      while (e + 1 < emitter_start_.size() && emitter_start_[e + 1] <= i) ++e;
-      const EmitterFrame& ef = frame.emitters[e];
-      const Emitter& em = fx_.emitters[ef.emitter];
-      // A ribbon's samples are segments to the next sample, and the ribbon
-      // ends in the particle (a cap): the particle is drawn as a sprite only
-      // while it has no sample behind it yet.
-      const Particle& p = ef.particles[i - emitter_start_[e]];
-      bool drawn;
-      if (!em.trail.draws_ribbon())
-        drawn = make_sprite(p, em, *textures_[em.index], ambient_linear_, width_, height_, view_,
-                            sprites_[i]);
-      else if (p.trail > 0)
-        drawn = make_segment(i, sprites_[i], segments_[i]);
-      else
-        drawn = !(i > 0 && same_line(i - 1, i)) &&
-                make_sprite(p, em, *textures_[em.index], ambient_linear_, width_, height_, view_,
-                            sprites_[i]);
-      if (!drawn) continue;
-      ++valid;
-      const Sprite& s = sprites_[i];
-      for (int k = s.y0 / kStripRows; k <= (s.y1 - 1) / kStripRows; ++k)
-        bins[static_cast<size_t>(k)].push_back(static_cast<uint32_t>(i));
-    }
-    kept[static_cast<size_t>(task)] = valid;
+    kept_[static_cast<size_t>(task)] = setup_chunk(frame, begin, end, bins);
   });
-
+  // Then the strips in parallel, each walking the chunks' bins in order.
   blended_.assign(static_cast<size_t>(strips), 0);
-  pool_->run(strips, [&](int k) {
-    const int row_begin = k * kStripRows, row_end = std::min(height_, row_begin + kStripRows);
-    // The background, from locals: read through `this` the loop would
-    // reload it after every store to the image (a float store may alias it).
-    const Float4 bg = {background_[0], background_[1], background_[2], background_[3]};
-    const int width = width_;
-    for (int y = row_begin; y < row_end; ++y) {
-      float* __restrict row = out.row(y);
-      for (int x = 0; x < width; ++x) std::memcpy(row + x * 4, &bg, sizeof bg);
-    }
-    uint64_t local = 0;
-    for (int c = 0; c < chunks; ++c) {
-      const std::vector<uint32_t>& bin = bins_[static_cast<size_t>(c)][static_cast<size_t>(k)];
-      for (size_t j = 0; j < bin.size(); ++j) {
-        // A strip's sprites lie anywhere in sprites_ (100,000 of them are
-        // 12 MB): fetch the one a few places ahead while this one draws.
-        // S3: 16-19% less time (docs/performance.md).
-        if (j + kPrefetchAhead < bin.size()) {
-          const uintptr_t next = reinterpret_cast<uintptr_t>(&sprites_[bin[j + kPrefetchAhead]]);
-          for (uintptr_t line = next & ~uintptr_t{63}; line < next + sizeof(Sprite); line += 64)
-            __builtin_prefetch(reinterpret_cast<const void*>(line));
-        }
-        local += draw_sprite(sprites_[bin[j]], out, row_begin, row_end, path_);
-      }
-    }
-    blended_[static_cast<size_t>(k)] = local;
-  });
+  pool_->run(strips, [&](int k) { blended_[static_cast<size_t>(k)] = draw_strip(k, chunks, out); });
   stats_.sprites = 0;
-  for (uint64_t c : kept) stats_.sprites += c;
+  for (uint64_t c : kept_) stats_.sprites += c;
   stats_.covered_pixels = 0;
   for (uint64_t b : blended_) stats_.covered_pixels += b;
 }

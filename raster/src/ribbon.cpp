@@ -59,6 +59,36 @@ double area_in_pixel(const double* x, const double* y, int n, double px, double 
   return std::abs(0.5 * twice);
 }
 
+// The pixel bounds of segment r from a to b = (bx, by) (its corners and its
+// caps' discs), clipped to the canvas, into s; false when nothing is left
+// (off canvas, a point, or not finite).
+bool segment_bounds(const RibbonSegment& r, double bx, double by, int width, int height,
+                    Sprite& s) {
+  double x_lo = r.corner_x[0], x_hi = x_lo, y_lo = r.corner_y[0], y_hi = y_lo;
+  for (int c = 1; c < 4; ++c) {
+    x_lo = std::min(x_lo, r.corner_x[c]);
+    x_hi = std::max(x_hi, r.corner_x[c]);
+    y_lo = std::min(y_lo, r.corner_y[c]);
+    y_hi = std::max(y_hi, r.corner_y[c]);
+  }
+  if (r.cap_a) {
+    x_lo = std::min(x_lo, r.ax - r.hw_a), x_hi = std::max(x_hi, r.ax + r.hw_a);
+    y_lo = std::min(y_lo, r.ay - r.hw_a), y_hi = std::max(y_hi, r.ay + r.hw_a);
+  }
+  if (r.cap_b) {
+    x_lo = std::min(x_lo, bx - r.hw_b), x_hi = std::max(x_hi, bx + r.hw_b);
+    y_lo = std::min(y_lo, by - r.hw_b), y_hi = std::max(y_hi, by + r.hw_b);
+  }
+  const double x0 = std::max(0.0, std::floor(x_lo)), x1 = std::min<double>(width, std::ceil(x_hi));
+  const double y0 = std::max(0.0, std::floor(y_lo)), y1 = std::min<double>(height, std::ceil(y_hi));
+  if (!(x0 < x1) || !(y0 < y1)) return false;
+  s.x0 = static_cast<int>(x0);
+  s.x1 = static_cast<int>(x1);
+  s.y0 = static_cast<int>(y0);
+  s.y1 = static_cast<int>(y1);
+  return true;
+}
+
 }  // namespace
 
 uint64_t draw_ribbon_segment(const Sprite& s, Image& img, int row_begin, int row_end) {
@@ -195,31 +225,8 @@ bool Rasterizer::make_segment(size_t i, Sprite& s, RibbonSegment& r) const {
   r.corner_x[3] = r.ax - nax, r.corner_y[3] = r.ay - nay;
   r.cap_a = !(i > 0 && same_line(i - 1, i));
   r.cap_b = !(i + 2 < n && same_line(i + 2, i + 1));
-  // The bounds: the corners, and the caps' discs.
-  double x_lo = r.corner_x[0], x_hi = x_lo, y_lo = r.corner_y[0], y_hi = y_lo;
-  for (int c = 1; c < 4; ++c) {
-    x_lo = std::min(x_lo, r.corner_x[c]);
-    x_hi = std::max(x_hi, r.corner_x[c]);
-    y_lo = std::min(y_lo, r.corner_y[c]);
-    y_hi = std::max(y_hi, r.corner_y[c]);
-  }
-  if (r.cap_a) {
-    x_lo = std::min(x_lo, r.ax - r.hw_a), x_hi = std::max(x_hi, r.ax + r.hw_a);
-    y_lo = std::min(y_lo, r.ay - r.hw_a), y_hi = std::max(y_hi, r.ay + r.hw_a);
-  }
-  if (r.cap_b) {
-    x_lo = std::min(x_lo, bx - r.hw_b), x_hi = std::max(x_hi, bx + r.hw_b);
-    y_lo = std::min(y_lo, by - r.hw_b), y_hi = std::max(y_hi, by + r.hw_b);
-  }
-  const double x0 = std::max(0.0, std::floor(x_lo)), x1 = std::min<double>(width_, std::ceil(x_hi));
-  const double y0 = std::max(0.0, std::floor(y_lo)),
-               y1 = std::min<double>(height_, std::ceil(y_hi));
-  if (!(x0 < x1) || !(y0 < y1)) return false;  // off canvas, a point, or not finite
   s = Sprite{};
-  s.x0 = static_cast<int>(x0);
-  s.x1 = static_cast<int>(x1);
-  s.y0 = static_cast<int>(y0);
-  s.y1 = static_cast<int>(y1);
+  if (!segment_bounds(r, bx, by, width_, height_, s)) return false;
   const Texture& tex = *textures_[em.index];
   s.cell = &tex.cell(pa.cell >= 1 && pa.cell <= static_cast<int>(tex.cells.size()) ? pa.cell : 1);
   s.nearest = em.filter == TextureFilter::kNearest;

@@ -35,6 +35,8 @@ void check_file_kind(std::string_view text, const std::string& source_name) {
 // tokens outside strings and comments is counted. Counting such runs rather
 // than keys needs no grammar: a value never holds one of more than a few
 // parts (1.5, a date's fraction), and quoted parts ("a.b".c) count once.
+// long: one pass of a small lexer (strings, comments, bare keys, dots) whose
+// states share the position counters; split, each piece would need them all.
 void check_key_depth(std::string_view text, const std::string& source_name) {
   uint32_t line = 1, col = 1, run_line = 0, run_col = 0;
   int parts = 0;           // tokens in the current run

@@ -34,6 +34,35 @@ void Translator::read_emitter(const toml::table& t, Emitter& em) {
     if (auto v = boolean(*n, "enabled")) em.enabled = *v;
   if (auto n = t.get("position"))
     if (auto v = vec2(*n, "position")) em.position = *v;
+  read_emission(t, em);
+  read_motion(t, em);
+  read_appearance(t, em);
+  read_texture(t, em);
+  if (auto n = t.get("filter"))
+    if (auto i = choice(*n, "filter", {"trilinear", "bilinear", "nearest"}))
+      em.filter = static_cast<TextureFilter>(*i);
+  if (auto n = t.get("flipbook")) read_flipbook(*n, em.flipbook);
+  if (auto n = t.get("shape")) read_shape(*n, em.shape);
+  if (auto n = t.get("bursts")) read_bursts(*n, em, em.max_particles);
+  if (auto n = t.get("trail")) read_trail(*n, em.trail, em.name);
+  if (auto n = t.get("turbulence")) read_turbulence(*n, em.turbulence, em.name);
+  if (auto n = t.get("path")) {
+    em.path_loc = loc(*n);
+    read_path(*n, em.path);
+  }
+  if (auto n = t.get("path_interpolation"))
+    if (auto i = choice(*n, "path_interpolation", {"linear", "smooth"})) em.path.smooth = *i == 1;
+  if (auto n = t.get("space"))
+    if (auto i = choice(*n, "space", {"world", "local"})) em.space = static_cast<Space>(*i);
+  if (auto n = t.get("inherit_velocity"))
+    if (auto v = bounded(*n, "inherit_velocity", -1e3, 1e3, "within [-1e3, 1e3]"))
+      em.inherit_velocity = *v;
+  if (auto n = t.get("sub")) read_sub(*n, em.sub);
+  if (!em.sub.parent_name.empty()) check_sub_keys(t, em);
+}
+
+// rate (a number or keyframes), max_particles, lifetime, speed, direction, spread.
+void Translator::read_emission(const toml::table& t, Emitter& em) {
   if (auto n = t.get("rate")) {
     em.rate_loc = loc(*n);
     if (n->is_array()) {
@@ -62,6 +91,10 @@ void Translator::read_emitter(const toml::table& t, Emitter& em) {
   }
   if (auto n = t.get("spread"))
     if (auto v = bounded(*n, "spread", 0, 180, "within [0, 180] degrees")) em.spread_deg = *v;
+}
+
+// acceleration, drag, rotation, rotation speed, orientation.
+void Translator::read_motion(const toml::table& t, Emitter& em) {
   if (auto n = t.get("acceleration"))
     if (auto v = vec2(*n, "acceleration")) em.acceleration = *v;
   if (auto n = t.get("drag"))
@@ -75,6 +108,10 @@ void Translator::read_emitter(const toml::table& t, Emitter& em) {
     if (auto i =
             choice(*n, "orientation", {"facing", "velocity_parallel", "velocity_perpendicular"}))
       em.orientation = static_cast<Orientation>(*i);
+}
+
+// The curves over life, colour, brightness, light and draw order.
+void Translator::read_appearance(const toml::table& t, Emitter& em) {
   if (auto n = t.get("size"))
     if (auto c = curve(*n, "size")) em.size_px = *c;
   if (auto n = t.get("transparency"))
@@ -95,6 +132,11 @@ void Translator::read_emitter(const toml::table& t, Emitter& em) {
   if (auto n = t.get("draw_order"))
     if (auto i = choice(*n, "draw_order", {"oldest_first", "newest_first"}))
       em.draw_order = static_cast<DrawOrder>(*i);
+}
+
+// `texture`: "builtin:NAME" or a PNG path, resolved against the effect's
+// folder and checked to exist now, so a typo is reported with the rest.
+void Translator::read_texture(const toml::table& t, Emitter& em) {
   if (auto n = t.get("texture")) {
     if (auto s = string(*n, "texture")) {
       em.texture_loc = loc(*n);
@@ -128,27 +170,6 @@ void Translator::read_emitter(const toml::table& t, Emitter& em) {
   } else {
     em.texture_loc = loc(t);
   }
-  if (auto n = t.get("filter"))
-    if (auto i = choice(*n, "filter", {"trilinear", "bilinear", "nearest"}))
-      em.filter = static_cast<TextureFilter>(*i);
-  if (auto n = t.get("flipbook")) read_flipbook(*n, em.flipbook);
-  if (auto n = t.get("shape")) read_shape(*n, em.shape);
-  if (auto n = t.get("bursts")) read_bursts(*n, em, em.max_particles);
-  if (auto n = t.get("trail")) read_trail(*n, em.trail, em.name);
-  if (auto n = t.get("turbulence")) read_turbulence(*n, em.turbulence, em.name);
-  if (auto n = t.get("path")) {
-    em.path_loc = loc(*n);
-    read_path(*n, em.path);
-  }
-  if (auto n = t.get("path_interpolation"))
-    if (auto i = choice(*n, "path_interpolation", {"linear", "smooth"})) em.path.smooth = *i == 1;
-  if (auto n = t.get("space"))
-    if (auto i = choice(*n, "space", {"world", "local"})) em.space = static_cast<Space>(*i);
-  if (auto n = t.get("inherit_velocity"))
-    if (auto v = bounded(*n, "inherit_velocity", -1e3, 1e3, "within [-1e3, 1e3]"))
-      em.inherit_velocity = *v;
-  if (auto n = t.get("sub")) read_sub(*n, em.sub);
-  if (!em.sub.parent_name.empty()) check_sub_keys(t, em);
 }
 
 void Translator::read_shape(const toml::node& n, Shape& shape) {

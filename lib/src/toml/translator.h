@@ -27,6 +27,10 @@ class Translator : public TomlReader {
   void read_effect(const toml::table& t, Effect& fx);
   void read_canvas(const toml::table& t, Canvas& canvas);
   void read_emitter(const toml::table& t, Emitter& em);
+  void read_emission(const toml::table& t, Emitter& em);
+  void read_motion(const toml::table& t, Emitter& em);
+  void read_appearance(const toml::table& t, Emitter& em);
+  void read_texture(const toml::table& t, Emitter& em);
   void read_flipbook(const toml::node& n, Flipbook& fb);
   void read_motion_blur(const toml::node& n, Canvas& canvas);
   void read_trail(const toml::node& n, Trail& trail, const std::string& emitter);

@@ -303,6 +303,9 @@ constexpr int kPackedWidth = 32;
 // kPackedWidth lanes, and a group reading up to sixteen past the end.
 constexpr int kPackedLanes = 16 * kPackedWidth + 16;
 
+// long: the packed walk is one hot loop whose lane list, masks and stores
+// must stay in registers across a batch of rows; split into calls, the
+// compiler spills them (the bit-exact kernel tests pin its output).
 template <typename K>
 SPRITZ_AVX512 uint64_t draw_packed(K& kernel, Image& img, int ylo, int yhi) {
   const Sprite& s = kernel.s;

@@ -154,6 +154,16 @@ class Rasterizer {
   // The ribbon segment from particle slot i (a ribbon trail's sample) to
   // the next sample of the same particle; false when it draws nothing.
   bool make_segment(size_t i, Sprite& s, RibbonSegment& r) const;
+  // Gives every particle of `frame` its slot (its place in draw order,
+  // emitter by emitter) and sizes the sprite lists; returns the slot count.
+  size_t assign_slots(const Frame& frame);
+  // Sets up the sprites of slots [begin, end) and bins those that reach the
+  // canvas into `bins` by the strips their rows touch. Returns how many.
+  uint64_t setup_chunk(const Frame& frame, size_t begin, size_t end,
+                       std::vector<std::vector<uint32_t>>& bins);
+  // Clears strip k to the background and draws its sprites, chunk by chunk
+  // in draw order. Returns the pixel blends.
+  uint64_t draw_strip(int k, int chunks, Image& out) const;
 
   const Effect& fx_;
   const TextureSet& textures_;
@@ -173,15 +183,15 @@ class Rasterizer {
   // the chunks in order, so it still sees every sprite in draw order.
   std::vector<std::vector<std::vector<uint32_t>>> bins_;
   std::vector<uint64_t> blended_;  // per strip
+  std::vector<uint64_t> kept_;     // per setup chunk: its sprites that reach the canvas
   RasterStats stats_;
   DrawPath path_ = default_draw_path();
   std::unique_ptr<ThreadPool> pool_;
 };
 
 // Rows per strip: a 1920 px strip of float RGBA is 983 KB, inside a core's
-// L2 (1 MB and up on current x86). 32 rather than 16 rows cuts fewer
-// sprites in two: S3 8-9% less time with the AVX-512 kernel
-// (docs/performance.md).
+// L2 (1 MB and up on current x86); 32 rather than 16 rows cuts fewer sprites
+// in two (measured in bench/, docs/performance.md).
 inline constexpr int kStripRows = 32;
 
 // Screen px per design px for a canvas rendered at width x height (uniform,
