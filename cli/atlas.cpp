@@ -188,7 +188,7 @@ int run_atlas(const AtlasArgs& args) {
   // particle of every chosen frame (cheap: evaluation only, no pixels).
   Bounds bounds;
   Frame frame;
-  frame.particle_limit = particle_limit(1);
+  frame.particle_limit = particle_limit(1, kBytesPerParticle, memory_budget());
   std::vector<double> clocks;  // with motion blur, every sample of a cell
   for (const Cell& c : cells) {
     shutter_clocks(effects[c.effect], c.clock, 1 / frame_s, clocks);
@@ -248,7 +248,7 @@ int run_atlas(const AtlasArgs& args) {
         if (!renderer || renderer_effect != e) {
           renderer = std::make_unique<FrameRenderer>(effects[e], cell_w, cell_h, raster_threads,
                                                      view, textures_for(e));
-          renderer->set_particle_limit(particle_limit(workers, bytes_each));
+          renderer->set_particle_limit(particle_limit(workers, bytes_each, memory_budget()));
           renderer->set_draw_path(sprite_kernel());
           renderer->set_frame_rate(1 / frame_s);  // the motion-blur shutter spans a cell's interval
           renderer_effect = e;

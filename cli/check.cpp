@@ -97,6 +97,7 @@ int run_check(const CheckArgs& args) {
         fx, fx.canvas.width, fx.canvas.height, thread_count(args.threads),
         effect_textures(fx, canvas_view(fx.canvas, fx.canvas.width, fx.canvas.height).scale));
     renderer.set_draw_path(sprite_kernel());
+    renderer.set_particle_limit(particle_limit(1, bytes_per_particle(fx), memory_budget()));
     std::vector<uint8_t> rgba;
     const std::vector<double> times = check_times(fx);
     for (size_t i = 1; i < times.size(); ++i)

@@ -37,6 +37,12 @@ void print_warnings(const std::vector<Diagnostic>& warnings);
 // kernel this CPU cannot run. Every kernel writes the same bytes.
 DrawPath sprite_kernel();
 
+// The memory this run's particles may take, in bytes: SPRITZ_MEMORY_MB
+// megabytes when set (a whole number, 1 or more; anything else is an error),
+// else half of this machine's physical memory. A frame whose particles could
+// need more is refused before it is drawn (docs/cli.md).
+uint64_t memory_budget();
+
 // The bundled default effect's text and name (compiled into the binary).
 const std::string& default_effect_text();
 inline constexpr const char* kDefaultEffectName = "configs/campfire.toml (built in)";

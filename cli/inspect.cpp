@@ -46,7 +46,7 @@ int run_inspect(const InspectArgs& args) {
     throw Error("--time must be finite, within ±1e9 s");
   const double clock = clock_at_time(fx, args.time);
   Frame frame;
-  frame.particle_limit = particle_limit(1);
+  frame.particle_limit = particle_limit(1, kBytesPerParticle, memory_budget());
   evaluate(fx, clock, frame);
 
   if (args.json) {

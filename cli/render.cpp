@@ -318,7 +318,8 @@ void render_effect(const RenderArgs& args, const Effect& fx, const std::string& 
             }
             renderer = std::make_unique<FrameRenderer>(fx, width, height, plan.raster_threads,
                                                        std::move(shared));
-            renderer->set_particle_limit(particle_limit(plan.workers, bytes_per_particle(fx)));
+            renderer->set_particle_limit(
+                particle_limit(plan.workers, bytes_per_particle(fx), memory_budget()));
             renderer->set_draw_path(sprite_kernel());
             renderer->set_frame_rate(fps);
           }

@@ -31,3 +31,13 @@ inline bool under_ci() {
       return;                                                                   \
     }                                                                           \
   } while (0)
+
+// For a CPU feature, which no install step can add: a visible skip even
+// under CI=true (the suite still runs every kernel the machine has).
+#define SPRITZ_SKIP_HARDWARE_UNLESS(condition, reason)     \
+  do {                                                     \
+    if (!(condition)) {                                    \
+      std::cout << "SPRITZ_SKIP: " << reason << std::endl; \
+      return;                                              \
+    }                                                      \
+  } while (0)

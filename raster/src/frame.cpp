@@ -18,11 +18,15 @@ size_t bytes_per_particle(const Effect& fx) {
   return kBytesPerParticle + (ribbons ? sizeof(RibbonSegment) : 0);
 }
 
-uint64_t particle_limit(int frames_in_flight, size_t bytes_each) {
+uint64_t default_memory_budget() {
   const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
   if (pages <= 0 || page <= 0) return std::numeric_limits<uint64_t>::max();
-  const double bytes = 0.5 * static_cast<double>(pages) * static_cast<double>(page);
-  return static_cast<uint64_t>(bytes / static_cast<double>(bytes_each) /
+  return static_cast<uint64_t>(0.5 * static_cast<double>(pages) * static_cast<double>(page));
+}
+
+uint64_t particle_limit(int frames_in_flight, size_t bytes_each, uint64_t memory_bytes) {
+  if (memory_bytes == std::numeric_limits<uint64_t>::max()) return memory_bytes;
+  return static_cast<uint64_t>(static_cast<double>(memory_bytes) / static_cast<double>(bytes_each) /
                                std::max(1, frames_in_flight));
 }
 

@@ -13,6 +13,7 @@
 #include <system_error>
 
 #include "skip.h"
+#include "spritz/raster/frame.h"
 #include "spritz/raster/png.h"
 
 namespace fs = std::filesystem;
@@ -54,17 +55,23 @@ const fs::path& scratch_root() {
 }
 
 // Runs `spritz ARGS` in `dir` (a shell command line), capturing both streams.
-Run run_spritz(const std::string& args, const fs::path& dir = scratch_root()) {
+// `env` is put before the command ("SPRITZ_MEMORY_MB=64").
+Run run_spritz_env(const std::string& env, const std::string& args,
+                   const fs::path& dir = scratch_root()) {
   static int counter = 0;
   const fs::path err_file = scratch_root() / ("stderr_" + std::to_string(counter++) + ".txt");
-  const std::string cmd =
-      "cd '" + dir.string() + "' && '" SPRITZ_BINARY "' " + args + " 2>'" + err_file.string() + "'";
+  const std::string cmd = "cd '" + dir.string() + "' && " + env + " '" SPRITZ_BINARY "' " + args +
+                          " 2>'" + err_file.string() + "'";
   Run r;
   r.code = shell(cmd, &r.out);
   std::ifstream e(err_file);
   r.err.assign(std::istreambuf_iterator<char>(e), {});
   fs::remove(err_file);
   return r;
+}
+
+Run run_spritz(const std::string& args, const fs::path& dir = scratch_root()) {
+  return run_spritz_env("", args, dir);
 }
 
 // spritz ARGS with its stdout piped into the shell command `reader`; out is
@@ -1174,7 +1181,8 @@ TEST_CASE("an effect too big for the machine's memory is refused at once, not ki
           "[cli]") {
   const fs::path d = fresh_dir("too_big");
   std::string text;
-  // A billion particles alive at 5 s: about 400 GB to draw.
+  // A billion particles alive at 5 s: about 400 GB to draw, more than any
+  // budget below and more than half of this machine's memory.
   for (int i = 0; i < 100; ++i)
     text += "[[emitter]]\nname = \"e" + std::to_string(i) +
             "\"\nrate = 1e9\nmax_particles = 10000000\nlifetime = 5\n";
@@ -1182,12 +1190,27 @@ TEST_CASE("an effect too big for the machine's memory is refused at once, not ki
   for (const std::string cmd : {"render big.toml --time 5 -o big.png", "inspect big.toml --time 5",
                                 "atlas big.toml --time 5 --seeds 1 -o sheet.png"}) {
     INFO(cmd);
-    const Run r = run_spritz(cmd, d);
+    const Run r = run_spritz_env("SPRITZ_MEMORY_MB=4096", cmd, d);
     CHECK(r.code == 2);
     CHECK_THAT(r.err, Catch::Contains("the effect can hold 1000000100 particles, more than the"));
   }
   CHECK_FALSE(fs::exists(d / "big.png"));
   CHECK_FALSE(fs::exists(d / "sheet.png"));
+  // The budget, not the host, decides: 10,000 particles fit in 64 MB and
+  // not in 1 MB, whatever this machine has (inspect holds one frame, at
+  // spritz::kBytesPerParticle each).
+  write(d / "small.toml", "[[emitter]]\nrate = 2000\nlifetime = 5\nmax_particles = 10000\n");
+  CHECK(run_spritz_env("SPRITZ_MEMORY_MB=64", "inspect small.toml --time 5", d).code == 0);
+  const uint64_t one_mb_limit = (uint64_t{1} << 20) / spritz::kBytesPerParticle;
+  const Run small = run_spritz_env("SPRITZ_MEMORY_MB=1", "inspect small.toml --time 5", d);
+  CHECK(small.code == 2);
+  CHECK_THAT(small.err, Catch::Contains("more than the " + std::to_string(one_mb_limit) + " that"));
+  for (const std::string bad : {"0", "-5", "lots", ""}) {
+    const Run r =
+        run_spritz_env("SPRITZ_MEMORY_MB='" + bad + "'", "inspect small.toml --time 1", d);
+    CHECK(r.code == 2);
+    CHECK_THAT(r.err, Catch::Contains("SPRITZ_MEMORY_MB must be a whole number of megabytes"));
+  }
 }
 
 TEST_CASE("atlas cells rendered on several threads give the same sheet", "[cli]") {

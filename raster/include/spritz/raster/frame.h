@@ -23,10 +23,16 @@ inline constexpr size_t kBytesPerParticle =
 // The same for `fx`: with a ribbon, every slot also has room for a segment.
 size_t bytes_per_particle(const Effect& fx);
 
+// The memory particles may take by default: half of this machine's physical
+// memory (the largest uint64 where the system does not say).
+uint64_t default_memory_budget();
+
 // The most particles one frame may hold when `frames_in_flight` frames are
-// drawn at once: half of this machine's physical memory at `bytes_each` per
-// particle. A frame that could hold more is refused (Frame::particle_limit).
-uint64_t particle_limit(int frames_in_flight, size_t bytes_each = kBytesPerParticle);
+// drawn at once: `memory_bytes` (default: default_memory_budget()) at
+// `bytes_each` per particle. A frame that could hold more is refused
+// (Frame::particle_limit).
+uint64_t particle_limit(int frames_in_flight, size_t bytes_each = kBytesPerParticle,
+                        uint64_t memory_bytes = default_memory_budget());
 
 class FrameRenderer {
  public:
