@@ -251,11 +251,10 @@ SPRITZ_AVX2 uint64_t draw_rows(K& kernel, Image& img, int ylo, int yhi) {
 
 // Sprites at most kPackedWidth pixels wide: the spans of all their rows in
 // the strip, each padded to an even length, laid end to end, so a group of
-// eight lanes holds pixels of several rows. An 8 px sprite fills 61% of the
-// lanes row by row; packed, close to 90%, with one loop exit per sprite
-// instead of one or two per row (S3's sprites: 12-16% less time, measured
-// alternating with the row walk). Every pixel gets the same operations as
-// row by row, so the bytes do not change.
+// eight lanes holds pixels of several rows. A small sprite leaves most lanes
+// idle row by row; packed, nearly all are busy, with one loop exit per sprite
+// instead of one or two per row (measured in bench/). Every pixel gets the
+// same operations as row by row, so the bytes do not change.
 constexpr int kPackedWidth = 16;  // also the lanes each row writes: whole groups of eight
 static_assert(kPackedWidth % 8 == 0);
 // The list's length: a strip's rows and more, each row writing kPackedWidth

@@ -6,9 +6,8 @@
 //   - masked loads and stores at the ends of rows, where the AVX2 kernel
 //     branches to a 128-bit access.
 // Runs where the CPU has AVX-512 F, DQ, BW and VL, and is the default where
-// it was measured faster (avx512_preferred below): on this project's Zen 5
-// host, which runs 512-bit vectors at full rate, it takes 16-27% less time
-// than the AVX2 kernel (docs/performance.md).
+// it was measured faster than the AVX2 kernel (avx512_preferred below;
+// docs/performance.md).
 #pragma GCC diagnostic ignored "-Wpsabi"
 // GCC 12's AVX-512 headers initialise _mm512_undefined_ps() from itself,
 // which its own -Wuninitialized then reports at every use.
@@ -36,11 +35,10 @@ bool cpu_has_avx512() {
 
 // Where the AVX-512 kernel is the default: AMD from Zen 5 on (family 0x1A),
 // whose cores run 512-bit vectors at full rate and where it was measured
-// 16-27% faster than the AVX2 kernel (docs/performance.md). On the Intel
-// Xeon of earlier rounds an AVX-512 kernel was no faster than AVX2, and
-// other AVX-512 CPUs (Zen 4, which splits 512-bit work in two; other Intel
-// parts) are unmeasured, so they keep the AVX2 kernel unless SPRITZ_SIMD
-// asks; spritz_bench times both on any CPU that has them.
+// faster than the AVX2 kernel (docs/performance.md). On an Intel Xeon it was
+// no faster, and other AVX-512 CPUs (Zen 4, which splits 512-bit work in
+// two; other Intel parts) are unmeasured, so they keep the AVX2 kernel
+// unless the program asks; spritz_bench times both on any CPU that has them.
 bool avx512_preferred() {
   static const bool yes = [] {
     if (!cpu_has_avx512() || !__builtin_cpu_is("amd")) return false;
@@ -296,8 +294,7 @@ SPRITZ_AVX512 uint64_t draw_rows(K& kernel, Image& img, int ylo, int yhi) {
 // a 256-bit access each, to an address and with a mask worked out when the
 // row is laid out (masked at the image's right edge and past the list's
 // end). Up to 32 px rather than the AVX2 kernel's 16: with sixteen lanes a
-// group, a 16-32 px sprite's rows leave many lanes idle (16 px sprites 3%
-// less time packed; others the same).
+// group, a 16-32 px sprite's rows leave many lanes idle.
 constexpr int kPackedWidth = 32;
 // The list's length: sixteen rows (one batch, below), each writing up to
 // kPackedWidth lanes, and a group reading up to sixteen past the end.
@@ -315,8 +312,7 @@ SPRITZ_AVX512 uint64_t draw_packed(K& kernel, Image& img, int ylo, int yhi) {
   // sixteen that a group reads with one permute per value; each lane keeps
   // only its row's number, as a byte. Storing every value per lane, as the
   // AVX2 kernel does, takes five unaligned 512-bit stores per 16 lanes of a
-  // row; against that, alternating builds: 16 px sprites 6% less time, S1
-  // 2-3%, S3 1%.
+  // row, measurably slower (bench/).
   alignas(64) uint8_t row_of[kPackedLanes];
   alignas(64) int xa[16], xb[16], first[16];
   alignas(64) float fy[16];
@@ -327,11 +323,9 @@ SPRITZ_AVX512 uint64_t draw_packed(K& kernel, Image& img, int ylo, int yhi) {
   alignas(64) uint8_t mask[kPackedLanes / 2];
   // Where a pair that touches no pixel points (mask 0): this thread's own
   // stack. Masked off, its load and store change no byte, yet the core
-  // still takes the cache line (on Zen 5, masked-off accesses on one core
-  // made another core's stores to that line 2.8 times slower). Pointed
-  // at the image's first pixel, as they were, every such pair drawn on
-  // one core pulled a line the other core writes: S3 on two threads took
-  // 12-20% longer (docs/performance.md, "A cache line both cores took").
+  // still takes the cache line. Pointed at the image's first pixel, every
+  // such pair drawn on one core would pull a line the other core writes,
+  // back and forth between the caches all frame long (docs/performance.md).
   alignas(64) float sink[8] = {};
   const int width = img.width;
   const __m512i pair_offset = _mm512_setr_epi64(0, 32, 64, 96, 128, 160, 192, 224);  // bytes

@@ -89,7 +89,7 @@ class RowSpans {
 // instruction in the AVX2 kernel (x86-64 FMA3) and on ARMv8 (FMLA), and
 // exactly the same value from soft_fma below in a plain x86-64 build, so
 // every kernel agrees bit for bit whichever CPU runs it. (glibc's fmaf
-// would do too, but without FMA hardware it takes about 170 ns a call.)
+// would do too, but without FMA hardware it is a slow library call.)
 //
 // soft_fma: the product of two floats is exact in double (24 + 24 bits <=
 // 53), and TwoSum gives the double sum's rounding error e exactly. Rounding

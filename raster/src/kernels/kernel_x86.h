@@ -15,8 +15,7 @@ namespace spritz::detail {
 
 // RowSpans::at for four rows at once: the same double-precision operations
 // lane by lane, so the same spans. A row costs a few cycles instead of a
-// scalar chain through floor, ceil and clamps (S3's 8 px sprites: 6-7% less
-// time, alternating with the one-row version in one process).
+// scalar chain through floor, ceil and clamps.
 struct RowSpansAvx2 {
   // Rows whose centres are fy below the sprite's centre.
   SPRITZ_AVX2 static void at4(const RowSpans& r, __m128 fy, int* xa, int* xb) {
