@@ -1,0 +1,248 @@
+// The TOML writer: the model back into docs/config.md's format, one key per
+// line, every number with the digits that read back as the same double.
+#include "spritz/write.h"
+
+#include <cstdio>
+#include <filesystem>
+#include <sstream>
+#include <string>
+
+#include "format.h"
+#include "toml/text.h"
+
+namespace spritz {
+namespace {
+
+namespace fs = std::filesystem;
+
+// The shortest decimal that reads back as `v` (fmt_number), made a TOML
+// float or integer ("1e+20" is valid TOML; so is "5").
+std::string num(double v) {
+  return fmt_number(v == 0 ? 0.0 : v);  // -0 reads back as 0 and compares equal
+}
+
+std::string range(const Range& r) {
+  return r.min == r.max ? num(r.min) : "[" + num(r.min) + ", " + num(r.max) + "]";
+}
+
+std::string vec2(Vec2 v) {
+  return "[" + num(v.x) + ", " + num(v.y) + "]";
+}
+
+std::string rgb(Rgb c) {
+  return "[" + num(c.r) + ", " + num(c.g) + ", " + num(c.b) + "]";
+}
+
+std::string rgba(Rgba c) {
+  return "[" + num(c.r) + ", " + num(c.g) + ", " + num(c.b) + ", " + num(c.a) + "]";
+}
+
+// A number curve: a plain number when constant, else keypoints
+// [[t, value, envelope], ...] (the envelope left out where it is 0).
+std::string curve(const Curve& c) {
+  if (c.count == 1 && c.envelope[0] == 0) return num(c.value[0]);
+  std::string out = "[";
+  const int n = c.count == 1 ? 2 : c.count;  // a constant with an envelope: two equal keys
+  for (int k = 0; k < n; ++k) {
+    const int i = c.count == 1 ? 0 : k;
+    const double t = c.count == 1 ? k : c.t[static_cast<size_t>(i)];
+    out += (k ? ", [" : "[") + num(t) + ", " + num(c.value[static_cast<size_t>(i)]);
+    if (c.envelope[static_cast<size_t>(i)] != 0)
+      out += ", " + num(c.envelope[static_cast<size_t>(i)]);
+    out += "]";
+  }
+  return out + "]";
+}
+
+std::string color_curve(const ColorCurve& c) {
+  if (c.count == 1 && c.envelope[0] == 0) return rgb(c.srgb[0]);
+  std::string out = "[";
+  const int n = c.count == 1 ? 2 : c.count;
+  for (int k = 0; k < n; ++k) {
+    const int i = c.count == 1 ? 0 : k;
+    const double t = c.count == 1 ? k : c.t[static_cast<size_t>(i)];
+    out += (k ? ", [" : "[") + num(t) + ", " + rgb(c.srgb[static_cast<size_t>(i)]);
+    if (c.envelope[static_cast<size_t>(i)] != 0)
+      out += ", " + num(c.envelope[static_cast<size_t>(i)]);
+    out += "]";
+  }
+  return out + "]";
+}
+
+std::string quote(const std::string& s) {
+  return toml_load::toml_quote(s);
+}
+
+template <typename E>
+std::string word(E value, std::initializer_list<const char*> words) {
+  return quote(*(words.begin() + static_cast<int>(value)));
+}
+
+std::string texture_path(const std::string& path, const std::string& base_dir) {
+  if (base_dir == ".") return path;
+  std::error_code ec;
+  const fs::path abs = fs::absolute(path, ec);
+  const fs::path base = fs::absolute(base_dir, ec);
+  const fs::path rel = abs.lexically_normal().lexically_relative(base.lexically_normal());
+  return rel.empty() ? abs.lexically_normal().string() : rel.string();
+}
+
+void write_effect_table(std::ostream& o, const Effect& fx) {
+  o << "[effect]\n"
+    << "name = " << quote(fx.name) << "\n"
+    << "seed = " << fx.seed << "\n"
+    << "duration = " << num(fx.duration_s) << "\n"
+    << "fps = " << num(fx.fps) << "\n"
+    << "loop = " << (fx.loop ? "true" : "false") << "\n"
+    << "start = " << num(fx.start_s) << "\n"
+    << "time_scale = " << num(fx.time_scale) << "\n\n";
+}
+
+void write_canvas(std::ostream& o, const Canvas& c) {
+  o << "[canvas]\n"
+    << "size = [" << c.width << ", " << c.height << "]\n"
+    << "background = " << rgba(c.background_srgb) << "\n"
+    << "ambient = " << rgb(c.ambient_srgb) << "\n"
+    << "tonemap = " << word(c.tonemap, {"white", "clamp"}) << "\n"
+    << "alpha = " << word(c.alpha, {"straight", "premultiplied"}) << "\n"
+    << "motion_blur = { samples = " << c.blur_samples << ", shutter = " << num(c.shutter)
+    << " }\n\n";
+}
+
+void write_check(std::ostream& o, const CheckSpec& c) {
+  const bool any = !c.times.empty() || c.threshold >= 0 || c.max_diff_pixels >= 0 ||
+                   c.max_diff_ratio >= 0 || c.max_channel_diff >= 0;
+  if (!any) return;
+  o << "[check]\n";
+  if (!c.times.empty()) {
+    o << "times = [";
+    for (size_t i = 0; i < c.times.size(); ++i) o << (i ? ", " : "") << num(c.times[i]);
+    o << "]\n";
+  }
+  if (c.threshold >= 0) o << "threshold = " << num(c.threshold) << "\n";
+  if (c.max_diff_pixels >= 0) o << "max_diff_pixels = " << c.max_diff_pixels << "\n";
+  if (c.max_diff_ratio >= 0) o << "max_diff_ratio = " << num(c.max_diff_ratio) << "\n";
+  if (c.max_channel_diff >= 0) o << "max_channel_diff = " << c.max_channel_diff << "\n";
+  o << "\n";
+}
+
+// rate, bursts, path and space: what a sub-emitter does not have.
+void write_emission(std::ostream& o, const Emitter& em) {
+  if (em.rate_curve.empty()) {
+    o << "rate = " << num(em.rate_per_s) << "\n";
+  } else {
+    o << "rate = [";
+    for (size_t k = 0; k < em.rate_curve.key_t.size(); ++k)
+      o << (k ? ", " : "") << "[" << num(em.rate_curve.key_t[k]) << ", "
+        << num(em.rate_curve.key_r[k]) << "]";
+    o << "]\n";
+  }
+  if (em.is_sub() || !em.sub.parent_name.empty()) return;
+  if (!em.bursts.empty()) {
+    o << "bursts = [";
+    for (size_t i = 0; i < em.bursts.size(); ++i) {
+      const BurstGroup& b = em.bursts[i];
+      o << (i ? ", " : "") << "{ time = " << num(b.time_s) << ", count = " << b.count
+        << ", repeat = " << b.repeat;
+      if (b.repeat > 1) o << ", interval = " << num(b.interval_s);
+      o << " }";
+    }
+    o << "]\n";
+  }
+  if (!em.path.empty()) {
+    o << "path = [";
+    for (size_t k = 0; k < em.path.t.size(); ++k)
+      o << (k ? ", " : "") << "[" << num(em.path.t[k]) << ", " << num(em.path.p[k].x) << ", "
+        << num(em.path.p[k].y) << "]";
+    o << "]\n"
+      << "path_interpolation = " << quote(em.path.smooth ? "smooth" : "linear") << "\n";
+  }
+  o << "space = " << word(em.space, {"world", "local"}) << "\n";
+}
+
+void write_parts(std::ostream& o, const Emitter& em) {
+  if (em.flipbook.enabled) {
+    const Flipbook& f = em.flipbook;
+    o << "flipbook = { layout = [" << f.cols << ", " << f.rows
+      << "], mode = " << word(f.mode, {"oneshot", "loop", "pingpong", "random"})
+      << ", fps = " << range(f.fps) << ", random_start = " << (f.random_start ? "true" : "false")
+      << " }\n";
+  }
+  const Shape& s = em.shape;
+  o << "shape = { kind = " << word(s.kind, {"point", "box", "ellipse"}) << ", size = ["
+    << num(2 * s.a) << ", " << num(2 * s.b) << "], style = " << word(s.style, {"volume", "surface"})
+    << ", in_out = " << word(s.in_out, {"outward", "inward", "both"})
+    << ", inner = " << num(s.inner) << " }\n";
+  if (em.trail.count > 0) {
+    const Trail& t = em.trail;
+    o << "trail = { count = " << t.count << ", length = " << num(t.length_s)
+      << ", fade = " << curve(t.fade) << ", scale = " << curve(t.scale)
+      << ", style = " << quote(t.ribbon ? "ribbon" : "ghosts") << " }\n";
+  }
+  if (em.turbulence.enabled) {
+    const Turbulence& t = em.turbulence;
+    o << "turbulence = { amplitude = " << curve(t.amplitude) << ", frequency = " << num(t.frequency)
+      << ", speed = " << num(t.speed) << ", phase = " << num(t.phase) << " }\n";
+  }
+  if (!em.sub.parent_name.empty()) {
+    o << "sub = { parent = " << quote(em.sub.parent_name)
+      << ", on = " << word(em.sub.on, {"death", "birth", "life"});
+    if (em.sub.on != SubEvent::kLife) o << ", count = " << em.sub.count_asked;
+    o << " }\n";
+  }
+}
+
+void write_emitter(std::ostream& o, const Emitter& em, const WriteOptions& options) {
+  o << "[[emitter]]\n"
+    << "name = " << quote(em.name) << "\n"
+    << "enabled = " << (em.enabled ? "true" : "false") << "\n"
+    << "position = " << vec2(em.position) << "\n";
+  const bool life_child = !em.sub.parent_name.empty() && em.sub.on == SubEvent::kLife;
+  if (em.sub.parent_name.empty() || life_child) write_emission(o, em);
+  o << "max_particles = " << em.max_particles << "\n"
+    << "lifetime = " << range(em.lifetime_s) << "\n"
+    << "speed = " << range(em.speed_px_per_s) << "\n"
+    << "direction = " << num(em.direction_deg) << "\n"
+    << "spread = " << num(em.spread_deg) << "\n"
+    << "acceleration = " << vec2(em.acceleration) << "\n"
+    << "drag = " << num(em.drag_per_s) << "\n"
+    << "inherit_velocity = " << num(em.inherit_velocity) << "\n"
+    << "rotation = " << range(em.rotation_deg) << "\n"
+    << "rotation_speed = " << range(em.rotation_speed_deg_per_s) << "\n"
+    << "orientation = "
+    << word(em.orientation, {"facing", "velocity_parallel", "velocity_perpendicular"}) << "\n"
+    << "size = " << curve(em.size_px) << "\n"
+    << "transparency = " << curve(em.transparency) << "\n"
+    << "squash = " << curve(em.squash) << "\n"
+    << "color = " << color_curve(em.color) << "\n"
+    << "brightness = " << num(em.brightness) << "\n"
+    << "light_emission = " << num(em.light_emission) << "\n"
+    << "light_influence = " << num(em.light_influence) << "\n"
+    << "z_offset = " << em.z_offset << "\n"
+    << "draw_order = " << word(em.draw_order, {"oldest_first", "newest_first"}) << "\n"
+    << "texture = "
+    << quote(em.texture.builtin() ? em.texture.label()
+                                  : texture_path(em.texture.path, options.base_dir))
+    << "\n"
+    << "filter = " << word(em.filter, {"trilinear", "bilinear", "nearest"}) << "\n";
+  write_parts(o, em);
+  o << "\n";
+}
+
+}  // namespace
+
+std::string write_effect(const Effect& fx, const WriteOptions& options) {
+  std::ostringstream o;
+  if (!options.header.empty()) {
+    std::istringstream lines(options.header);
+    for (std::string line; std::getline(lines, line);) o << "# " << line << "\n";
+    o << "\n";
+  }
+  write_effect_table(o, fx);
+  write_canvas(o, fx.canvas);
+  write_check(o, fx.check);
+  for (const Emitter& em : fx.emitters) write_emitter(o, em, options);
+  return o.str();
+}
+
+}  // namespace spritz
