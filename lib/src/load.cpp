@@ -9,8 +9,7 @@
 #include <cstdio>
 #include <filesystem>
 
-#include "derive.h"
-#include "lint.h"
+#include "finish.h"
 #include "spritz/hash.h"
 #include "toml/overrides.h"
 #include "toml/preflight.h"
@@ -18,34 +17,6 @@
 #include "toml/translator.h"
 
 namespace spritz {
-namespace {
-
-namespace fs = std::filesystem;
-using toml_load::effect_name_problem;
-using toml_load::kMaxNameBytes;
-using toml_load::kNameForbidden;
-
-// The file's stem, made a valid effect name: "fire" for fx/fire.toml,
-// "stdin" for an effect read from stdin, and '_' for each character an
-// effect name may not hold ("fire#2.toml" is "fire_2").
-std::string default_name(const std::string& source_name) {
-  if (source_name == "-" || source_name == kStdinSourceName) return "stdin";
-  std::string stem = fs::path(source_name).stem().string();
-  for (char& c : stem) {
-    const auto u = static_cast<unsigned char>(c);
-    if (u < 0x20 || u == 0x7f || kNameForbidden.find(c) != std::string_view::npos) c = '_';
-  }
-  // A long file name is cut, back to the start of a UTF-8 character.
-  if (stem.size() > kMaxNameBytes) {
-    size_t n = kMaxNameBytes;
-    while (n > 0 && (static_cast<unsigned char>(stem[n]) & 0xC0) == 0x80) --n;
-    stem.resize(n);
-  }
-  return effect_name_problem(stem) ? "effect" : stem;
-}
-
-}  // namespace
-
 std::string check_time_label(double t) {
   char buf[48];
   std::snprintf(buf, sizeof buf, "%.3f", t);
@@ -77,14 +48,8 @@ Effect load_effect(std::string_view text, const std::string& source_name,
     sort_by_location(tr.diagnostics);
     throw Error(std::move(tr.diagnostics));
   }
-  if (fx.name.empty()) fx.name = default_name(source_name);
-  // In file order, like the errors.
-  sort_by_location(tr.warnings);
   fx.warnings = std::move(tr.warnings);
-  fx.source_path = source_name;
-  fx.content_hash = hash;
-  derive(fx);
-  lint(fx);
+  finish_effect(fx, source_name, hash);
   return fx;
 }
 
