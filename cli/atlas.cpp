@@ -1,7 +1,6 @@
 #include "spritz/raster/atlas.h"
 
 #include <algorithm>
-#include <atomic>
 #include <cmath>
 #include <cstdio>
 #include <exception>
@@ -17,6 +16,7 @@
 #include "io/textures.h"
 #include "json.h"
 #include "output.h"
+#include "pipeline.h"
 #include "spritz/eval.h"
 #include "spritz/raster/encode.h"
 #include "spritz/raster/frame.h"
@@ -235,45 +235,40 @@ int run_atlas(const AtlasArgs& args) {
   };
   SheetBuilder builder(layout);
   std::vector<uint8_t> first;
-  std::atomic<size_t> next{0};
-  std::atomic<bool> failed{false};
-  std::vector<std::exception_ptr> errors(static_cast<size_t>(workers));
-  auto work = [&](int w) {
-    try {
-      std::unique_ptr<FrameRenderer> renderer;
-      size_t renderer_effect = 0;
-      std::vector<uint8_t> rgba;
-      for (size_t i; !failed && (i = next.fetch_add(1)) < cells.size();) {
-        const size_t e = cells[i].effect;
-        if (!renderer || renderer_effect != e) {
-          renderer = std::make_unique<FrameRenderer>(effects[e], cell_w, cell_h, raster_threads,
-                                                     view, textures_for(e));
-          renderer->set_particle_limit(particle_limit(workers, bytes_each, memory_budget()));
-          renderer->set_draw_path(sprite_kernel());
-          renderer->set_frame_rate(1 / frame_s);  // the motion-blur shutter spans a cell's interval
-          renderer_effect = e;
-        }
-        renderer->render(cells[i].clock);
-        encode_rgba8(renderer->image(), fx.canvas.tonemap, alpha, rgba);
-        if (i == 0) first = rgba;
-        // Straight alpha: fill the colour under alpha 0 so engines that filter or
-        // mipmap the sheet get no dark halos. Alpha is untouched.
-        if (alpha == AlphaMode::kStraight) bleed_transparent_colour(rgba, cell_w, cell_h);
-        builder.place(static_cast<int>(i), rgba);
-      }
-    } catch (...) {
-      errors[static_cast<size_t>(w)] = std::current_exception();
-      failed = true;
-    }
+  // Cells through the shared frame pipeline (cli/pipeline.h): each worker
+  // renders the next cell with its own renderer (made again when the cell's
+  // effect changes, in a seed sweep) and encodes it; cells are placed in
+  // order.
+  struct WorkerState {
+    std::unique_ptr<FrameRenderer> renderer;
+    size_t effect = 0;
   };
-  {
-    std::vector<std::thread> crew;
-    for (int w = 1; w < workers; ++w) crew.emplace_back(work, w);
-    work(0);
-    for (std::thread& t : crew) t.join();
-  }
-  for (const std::exception_ptr& e : errors)
-    if (e) std::rethrow_exception(e);
+  std::vector<WorkerState> state(static_cast<size_t>(workers));
+  const std::function<std::vector<uint8_t>(uint64_t, int)> produce = [&](uint64_t i, int w) {
+    WorkerState& ws = state[static_cast<size_t>(w)];
+    const size_t e = cells[i].effect;
+    if (!ws.renderer || ws.effect != e) {
+      ws.renderer = std::make_unique<FrameRenderer>(effects[e], cell_w, cell_h, raster_threads,
+                                                    view, textures_for(e));
+      ws.renderer->set_particle_limit(particle_limit(workers, bytes_each, memory_budget()));
+      ws.renderer->set_draw_path(sprite_kernel());
+      ws.renderer->set_frame_rate(1 / frame_s);  // the motion-blur shutter spans a cell's interval
+      ws.effect = e;
+    }
+    ws.renderer->render(cells[i].clock);
+    std::vector<uint8_t> rgba;
+    encode_rgba8(ws.renderer->image(), fx.canvas.tonemap, alpha, rgba);
+    if (i == 0) first = rgba;  // the seam compares the cell as drawn; one worker writes it
+    // Straight alpha: fill the colour under alpha 0 so engines that filter or
+    // mipmap the sheet get no dark halos. Alpha is untouched.
+    if (alpha == AlphaMode::kStraight) bleed_transparent_colour(rgba, cell_w, cell_h);
+    return rgba;
+  };
+  const std::function<bool(const std::vector<uint8_t>&)> never = [](const auto&) { return false; };
+  const std::function<void(uint64_t, std::vector<uint8_t>&)> place =
+      [&](uint64_t i, std::vector<uint8_t>& rgba) { builder.place(static_cast<int>(i), rgba); };
+  run_ordered<std::vector<uint8_t>>(0, cells.size(), workers, 2 * static_cast<uint64_t>(workers),
+                                    produce, never, place);
   // The loop seam: the largest channel difference between the frame one step
   // after the last cell and the first cell (0 for a true loop).
   // (Not defined for a sheet of seeds.)

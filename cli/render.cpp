@@ -16,11 +16,13 @@
 #include <thread>
 
 #include "commands.h"
+#include "events.h"
 #include "frames.h"
 #include "io/io.h"
 #include "io/textures.h"
 #include "json.h"
 #include "output.h"
+#include "pipeline.h"
 #include "spritz/eval.h"
 #include "spritz/raster/encode.h"
 #include "spritz/raster/frame.h"
@@ -162,6 +164,161 @@ std::string replace_all(std::string s, const std::string& from, const std::strin
   return s;
 }
 
+// One frame's result, from a worker to the report.
+struct Slot {
+  bool skipped = false;
+  Item item;
+  std::string path;
+  uint64_t particles = 0;
+  uint64_t covered = 0;  // pixels the particles touched
+  double ms = 0;
+  std::string error;          // this frame could not be written; the run goes on...
+  bool out_of_space = false;  // ...unless the disk is full: then no new frame starts
+  std::exception_ptr fatal;   // rendering itself failed; the run stops here
+  std::vector<uint8_t> rgba;  // raw output, written to stdout in order
+};
+
+// What every frame of one effect's run shares: the render job.
+struct FrameJob {
+  const RenderArgs& args;
+  const Effect& fx;
+  double fps;
+  int width, height;
+  bool raw, hdr, by_time;
+  const FrameList& frames;
+  const OutputPattern& pattern;
+  FramePlan plan;
+  std::mutex& texture_mutex;
+  std::optional<TextureSet>& textures;  // loaded by the first frame that renders
+
+  Item item_at(uint64_t i) const {
+    Item item;
+    if (by_time) {
+      item.number = static_cast<int64_t>(i);
+      item.time = args.times[i];
+      item.clock = clock_at_time(fx, item.time);
+    } else {
+      item.number = frames.at(i);
+      item.time = static_cast<double>(item.number) / fps;
+      item.clock = clock_at_frame(fx, item.number, fps);
+    }
+    return item;
+  }
+};
+
+// A worker's renderer for the job, made on its first frame (textures are
+// loaded once and shared by every worker).
+FrameRenderer& worker_renderer(const FrameJob& job, std::unique_ptr<FrameRenderer>& renderer) {
+  if (renderer) return *renderer;
+  TextureSet shared;
+  {
+    std::lock_guard<std::mutex> lock(job.texture_mutex);
+    if (!job.textures)
+      job.textures =
+          effect_textures(job.fx, canvas_view(job.fx.canvas, job.width, job.height).scale);
+    shared = *job.textures;
+  }
+  renderer = std::make_unique<FrameRenderer>(job.fx, job.width, job.height, job.plan.raster_threads,
+                                             std::move(shared));
+  renderer->set_particle_limit(
+      particle_limit(job.plan.workers, bytes_per_particle(job.fx), memory_budget()));
+  renderer->set_draw_path(sprite_kernel());
+  renderer->set_frame_rate(job.fps);
+  return *renderer;
+}
+
+// Encodes the renderer's last frame and writes it atomically; a write that
+// fails is the slot's error (and, on a full disk, stops the run).
+void write_frame(const FrameJob& job, FrameRenderer& r, std::vector<uint8_t>& px, Slot& slot) {
+  try {
+    if (job.hdr) {
+      const std::vector<uint8_t> bytes = encode_hdr(r.image());
+      write_file_atomic(slot.path, bytes.data(), bytes.size());
+    } else {
+      r.encode(px);
+      const std::vector<uint8_t> png =
+          encode_png(px.data(), job.width, job.height,
+                     frame_png_texts(job.fx, slot.item.number, slot.item.time, slot.item.clock,
+                                     job.width, job.height));
+      write_file_atomic(slot.path, png.data(), png.size());
+    }
+  } catch (const WriteError& e) {
+    slot.error = e.what();
+    slot.out_of_space = e.out_of_space();
+  } catch (const std::exception& e) {
+    slot.error = e.what();
+  }
+}
+
+// Frame i of the job, on a worker: skipped (--skip-existing), or rendered and
+// written (or kept as raw RGBA for stdout).
+Slot render_frame(const FrameJob& job, uint64_t i, std::unique_ptr<FrameRenderer>& renderer,
+                  std::vector<uint8_t>& px) {
+  Slot slot;
+  const auto f0 = std::chrono::steady_clock::now();
+  try {
+    slot.item = job.item_at(i);
+    slot.path = job.raw ? std::string() : job.pattern.format(slot.item.number);
+    // --skip-existing: writes are atomic, so an existing file is complete
+    // unless the machine crashed before the disk had it; that is checked.
+    slot.skipped = !job.raw && job.args.skip_existing &&
+                   finished_frame(slot.path, job.hdr ? ImageFormat::kHdr : ImageFormat::kPng);
+    if (!slot.skipped) {
+      FrameRenderer& r = worker_renderer(job, renderer);
+      slot.particles = r.render(slot.item.clock);
+      slot.covered = r.covered_pixels();
+      if (job.raw)
+        r.encode(slot.rgba);
+      else
+        write_frame(job, r, px, slot);
+    }
+  } catch (...) {  // rendering failed, or a directory on the path cannot be searched
+    slot.fatal = std::current_exception();
+  }
+  slot.ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - f0).count();
+  return slot;
+}
+
+// Reports frame `slot` in list order: its event, stdout's bytes for -o -,
+// the totals, and a frame that could not be written (the run goes on).
+void report_frame(const RenderArgs& args, Slot& slot, bool raw, const std::string& seed_json,
+                  Totals& totals, Progress& progress) {
+  if (slot.fatal) std::rethrow_exception(slot.fatal);
+  const Item& item = slot.item;
+  totals.particles += slot.particles;  // 0 for a skipped frame
+  totals.covered += slot.covered;
+  std::string line;
+  if (slot.skipped) {
+    ++totals.skipped;
+    if (args.json) line = events::frame_skipped(item.number, item.time, slot.path, seed_json);
+  } else if (raw) {
+    if (const int err = write_stdout(slot.rgba.data(), slot.rgba.size())) {
+      if (err == EPIPE) throw ReaderGone{};
+      throw Error("cannot write frames to stdout: " + describe_errno(err));
+    }
+    ++totals.rendered;
+  } else if (slot.error.empty()) {
+    ++totals.rendered;
+    if (args.json)
+      line = events::frame(item.number, item.time, item.clock, slot.path, seed_json, slot.particles,
+                           slot.ms);
+  } else {
+    // A frame that cannot be written is reported and counted; the run goes
+    // on (a farm wrapper reads the summary) and exits non-zero at the end.
+    ++totals.failed;
+    totals.out_of_space = totals.out_of_space || slot.out_of_space;
+    if (args.json) line = events::frame_error(item.number, slot.error);
+    progress.clear();
+    std::fprintf(stderr, "spritz: frame %lld: %s\n", static_cast<long long>(item.number),
+                 slot.error.c_str());
+  }
+  if (!line.empty()) {
+    std::fwrite(line.data(), 1, line.size(), stdout);
+    std::fflush(stdout);
+  }
+}
+
 // Renders the frames of one effect (one seed) to `output`.
 void render_effect(const RenderArgs& args, const Effect& fx, const std::string& output,
                    const std::optional<int64_t>& seed, Totals& totals, Progress& progress,
@@ -235,211 +392,34 @@ void render_effect(const RenderArgs& args, const Effect& fx, const std::string& 
   }
 
   totals.threads = thread_count(args.threads);
-  const std::string seed_json = seed ? ",\"seed\":" + std::to_string(*seed) : "";
+  const std::string seed_json = events::seed_field(seed.has_value(), seed.value_or(0));
   const FramePlan plan = plan_frames(totals.threads, end - begin, width, height, max_alive(fx),
                                      fx.canvas.blur_samples > 1, bytes_per_particle(fx));
 
-  // Frame workers: each takes the next frame of the list, renders it with its
-  // own FrameRenderer and encodes and writes it, so rendering one frame
-  // overlaps encoding another and every core stays busy. Results come back
-  // through a window of slots and are reported here in list order. A worker
-  // may run at most `window` frames ahead of the report, which bounds memory
-  // whatever the number of frames.
-  struct Slot {
-    bool ready = false, skipped = false;
-    Item item;
-    std::string path;
-    uint64_t particles = 0;
-    uint64_t covered = 0;  // pixels the particles touched
-    double ms = 0;
-    std::string error;          // this frame could not be written; the run goes on...
-    bool out_of_space = false;  // ...unless the disk is full: then no new frame starts
-    std::exception_ptr fatal;   // rendering itself failed; the run stops here
-    std::vector<uint8_t> rgba;  // raw output, written to stdout in order
-  };
-  const uint64_t window = 2 * static_cast<uint64_t>(plan.workers);
-  std::vector<Slot> slots(window);
-  std::mutex mutex;
-  std::condition_variable slot_ready, slot_free;
-  uint64_t next = begin, reported = begin;
-  bool stop = false;
+  // Frame workers (cli/pipeline.h): each takes the next frame of the list,
+  // renders it with its own FrameRenderer and encodes and writes it, so
+  // rendering one frame overlaps encoding another and every core stays busy;
+  // results are reported here in list order.
   std::mutex texture_mutex;
   std::optional<TextureSet> textures;  // loaded by the first frame that renders
-
-  auto item_at = [&](uint64_t i) {
-    Item item;
-    if (by_time) {
-      item.number = static_cast<int64_t>(i);
-      item.time = args.times[i];
-      item.clock = clock_at_time(fx, item.time);
-    } else {
-      item.number = frames.at(i);
-      item.time = static_cast<double>(item.number) / fps;
-      item.clock = clock_at_frame(fx, item.number, fps);
-    }
-    return item;
+  std::vector<std::unique_ptr<FrameRenderer>> renderers(static_cast<size_t>(plan.workers));
+  std::vector<std::vector<uint8_t>> encoded(static_cast<size_t>(plan.workers));
+  const FrameJob job{args,    fx,     fps,     width, height,        raw,     hdr,
+                     by_time, frames, pattern, plan,  texture_mutex, textures};
+  const std::function<Slot(uint64_t, int)> produce = [&](uint64_t i, int w) {
+    return render_frame(job, i, renderers[static_cast<size_t>(w)], encoded[static_cast<size_t>(w)]);
   };
-
-  auto work = [&] {
-    std::unique_ptr<FrameRenderer> renderer;
-    std::vector<uint8_t> px;
-    while (true) {
-      uint64_t i;
-      {
-        std::unique_lock<std::mutex> lock(mutex);
-        slot_free.wait(lock, [&] { return stop || next >= end || next < reported + window; });
-        if (stop || next >= end) return;
-        i = next++;
-      }
-      Slot slot;
-      const auto f0 = std::chrono::steady_clock::now();
-      bool skip = false;
-      try {
-        slot.item = item_at(i);
-        slot.path = raw ? std::string() : pattern.format(slot.item.number);
-        // --skip-existing: writes are atomic, so an existing file is complete
-        // unless the machine crashed before the disk had it; that is checked.
-        skip = !raw && args.skip_existing &&
-               finished_frame(slot.path, hdr ? ImageFormat::kHdr : ImageFormat::kPng);
-      } catch (...) {  // e.g. a directory on the path that cannot be searched
-        slot.fatal = std::current_exception();
-      }
-      if (skip) {
-        slot.skipped = true;
-      } else if (!slot.fatal) {
-        try {
-          if (!renderer) {
-            TextureSet shared;
-            {
-              std::lock_guard<std::mutex> lock(texture_mutex);
-              if (!textures)
-                textures = effect_textures(fx, canvas_view(fx.canvas, width, height).scale);
-              shared = *textures;
-            }
-            renderer = std::make_unique<FrameRenderer>(fx, width, height, plan.raster_threads,
-                                                       std::move(shared));
-            renderer->set_particle_limit(
-                particle_limit(plan.workers, bytes_per_particle(fx), memory_budget()));
-            renderer->set_draw_path(sprite_kernel());
-            renderer->set_frame_rate(fps);
-          }
-          slot.particles = renderer->render(slot.item.clock);
-          slot.covered = renderer->covered_pixels();
-          if (raw) renderer->encode(slot.rgba);
-        } catch (...) {
-          slot.fatal = std::current_exception();
-        }
-        if (!raw && !slot.fatal) {
-          try {
-            if (hdr) {
-              const std::vector<uint8_t> bytes = encode_hdr(renderer->image());
-              write_file_atomic(slot.path, bytes.data(), bytes.size());
-            } else {
-              renderer->encode(px);
-              const std::vector<uint8_t> png =
-                  encode_png(px.data(), width, height,
-                             frame_png_texts(fx, slot.item.number, slot.item.time, slot.item.clock,
-                                             width, height));
-              write_file_atomic(slot.path, png.data(), png.size());
-            }
-          } catch (const WriteError& e) {
-            slot.error = e.what();
-            slot.out_of_space = e.out_of_space();
-          } catch (const std::exception& e) {
-            slot.error = e.what();
-          }
-        }
-      }
-      slot.ms =
-          std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - f0).count();
-      slot.ready = true;
-      {
-        std::lock_guard<std::mutex> lock(mutex);
-        // No new frames; the ones before this are still reported.
-        if (slot.fatal || slot.out_of_space) stop = true;
-        slots[i % window] = std::move(slot);
-      }
-      slot_ready.notify_one();
-    }
+  const std::function<bool(const Slot&)> halts = [](const Slot& slot) {
+    return slot.fatal || slot.out_of_space;  // no new frames; those started are still reported
   };
-
-  // Stops and joins the workers however this function is left.
-  struct Crew {
-    std::vector<std::thread> threads;
-    std::function<void()> halt;
-    ~Crew() {
-      halt();
-      for (std::thread& t : threads) t.join();
-    }
-  } crew;
-  crew.halt = [&] {
-    {
-      std::lock_guard<std::mutex> lock(mutex);
-      stop = true;
-    }
-    slot_free.notify_all();
-  };
-  for (int w = 0; w < plan.workers && begin < end; ++w) crew.threads.emplace_back(work);
-
-  for (uint64_t i = begin; i < end; ++i) {
-    Slot slot;
-    {
-      std::unique_lock<std::mutex> lock(mutex);
-      // After a full disk, the frames already started are reported, no more.
-      if (totals.out_of_space && i >= next) break;
-      slot_ready.wait(lock, [&] { return slots[i % window].ready; });
-      slot = std::move(slots[i % window]);
-      slots[i % window] = Slot{};
-      reported = i + 1;
-    }
-    slot_free.notify_all();
-    if (slot.fatal) std::rethrow_exception(slot.fatal);
-    const Item& item = slot.item;
-    totals.particles += slot.particles;  // 0 for a skipped frame
-    totals.covered += slot.covered;
-    if (slot.skipped) {
-      ++totals.skipped;
-      if (args.json) {
-        const std::string line = "{\"type\":\"frame\",\"frame\":" + std::to_string(item.number) +
-                                 ",\"time\":" + json_number(item.time) +
-                                 ",\"path\":" + json_string(slot.path) + seed_json +
-                                 ",\"skipped\":true}\n";
-        std::fwrite(line.data(), 1, line.size(), stdout);
-      }
-    } else if (raw) {
-      if (const int err = write_stdout(slot.rgba.data(), slot.rgba.size())) {
-        if (err == EPIPE) throw ReaderGone{};
-        throw Error("cannot write frames to stdout: " + describe_errno(err));
-      }
-      ++totals.rendered;
-    } else if (slot.error.empty()) {
-      ++totals.rendered;
-      if (args.json) {
-        const std::string line =
-            "{\"type\":\"frame\",\"frame\":" + std::to_string(item.number) +
-            ",\"time\":" + json_number(item.time) + ",\"clock\":" + json_number(item.clock) +
-            ",\"path\":" + json_string(slot.path) + seed_json +
-            ",\"particles\":" + std::to_string(slot.particles) +
-            ",\"ms\":" + json_number(std::round(slot.ms * 1000) / 1000) + "}\n";
-        std::fwrite(line.data(), 1, line.size(), stdout);
-        std::fflush(stdout);
-      }
-    } else {
-      // A frame that cannot be written is reported and counted; the run goes
-      // on (a farm wrapper reads the summary) and exits non-zero at the end.
-      ++totals.failed;
-      totals.out_of_space = totals.out_of_space || slot.out_of_space;
-      if (args.json)
-        std::printf("{\"type\":\"error\",\"frame\":%lld,\"message\":%s}\n",
-                    static_cast<long long>(item.number), json_string(slot.error).c_str());
-      progress.clear();
-      std::fprintf(stderr, "spritz: frame %lld: %s\n", static_cast<long long>(item.number),
-                   slot.error.c_str());
-    }
+  const std::function<void(uint64_t, Slot&)> consume = [&](uint64_t, Slot& slot) {
+    report_frame(args, slot, raw, seed_json, totals, progress);
     ++done;
     progress.update(done,
                     std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
-  }
+  };
+  run_ordered<Slot>(begin, end, plan.workers, 2 * static_cast<uint64_t>(plan.workers), produce,
+                    halts, consume);
 }
 
 std::vector<std::optional<int64_t>> seed_list(const RenderArgs& args) {
