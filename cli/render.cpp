@@ -5,7 +5,6 @@
 #include <cerrno>
 #include <chrono>
 #include <cmath>
-#include <condition_variable>
 #include <cstdio>
 #include <exception>
 #include <filesystem>
@@ -13,7 +12,6 @@
 #include <memory>
 #include <mutex>
 #include <optional>
-#include <thread>
 
 #include "commands.h"
 #include "events.h"
@@ -23,6 +21,7 @@
 #include "json.h"
 #include "output.h"
 #include "pipeline.h"
+#include "render_job.h"
 #include "spritz/eval.h"
 #include "spritz/raster/encode.h"
 #include "spritz/raster/frame.h"
@@ -35,12 +34,7 @@ namespace {
 
 constexpr int kMaxSide = 16384;
 
-// One entry of the work list: a frame number, or an explicit time.
-struct Item {
-  int64_t number = 0;
-  double time = 0;
-  double clock = 0;
-};
+using Item = RenderItem;
 
 struct ReaderGone {};
 
@@ -178,32 +172,13 @@ struct Slot {
   std::vector<uint8_t> rgba;  // raw output, written to stdout in order
 };
 
-// What every frame of one effect's run shares: the render job.
+// What every frame of one effect's run shares: the job and its textures.
 struct FrameJob {
   const RenderArgs& args;
   const Effect& fx;
-  double fps;
-  int width, height;
-  bool raw, hdr, by_time;
-  const FrameList& frames;
-  const OutputPattern& pattern;
-  FramePlan plan;
+  const RenderJob& job;
   std::mutex& texture_mutex;
   std::optional<TextureSet>& textures;  // loaded by the first frame that renders
-
-  Item item_at(uint64_t i) const {
-    Item item;
-    if (by_time) {
-      item.number = static_cast<int64_t>(i);
-      item.time = args.times[i];
-      item.clock = clock_at_time(fx, item.time);
-    } else {
-      item.number = frames.at(i);
-      item.time = static_cast<double>(item.number) / fps;
-      item.clock = clock_at_frame(fx, item.number, fps);
-    }
-    return item;
-  }
 };
 
 // A worker's renderer for the job, made on its first frame (textures are
@@ -215,15 +190,15 @@ FrameRenderer& worker_renderer(const FrameJob& job, std::unique_ptr<FrameRendere
     std::lock_guard<std::mutex> lock(job.texture_mutex);
     if (!job.textures)
       job.textures =
-          effect_textures(job.fx, canvas_view(job.fx.canvas, job.width, job.height).scale);
+          effect_textures(job.fx, canvas_view(job.fx.canvas, job.job.width, job.job.height).scale);
     shared = *job.textures;
   }
-  renderer = std::make_unique<FrameRenderer>(job.fx, job.width, job.height, job.plan.raster_threads,
-                                             std::move(shared));
+  renderer = std::make_unique<FrameRenderer>(job.fx, job.job.width, job.job.height,
+                                             job.job.plan.raster_threads, std::move(shared));
   renderer->set_particle_limit(
-      particle_limit(job.plan.workers, bytes_per_particle(job.fx), memory_budget()));
+      particle_limit(job.job.plan.workers, bytes_per_particle(job.fx), memory_budget()));
   renderer->set_draw_path(sprite_kernel());
-  renderer->set_frame_rate(job.fps);
+  renderer->set_frame_rate(job.job.fps);
   return *renderer;
 }
 
@@ -231,15 +206,15 @@ FrameRenderer& worker_renderer(const FrameJob& job, std::unique_ptr<FrameRendere
 // fails is the slot's error (and, on a full disk, stops the run).
 void write_frame(const FrameJob& job, FrameRenderer& r, std::vector<uint8_t>& px, Slot& slot) {
   try {
-    if (job.hdr) {
+    if (job.job.hdr) {
       const std::vector<uint8_t> bytes = encode_hdr(r.image());
       write_file_atomic(slot.path, bytes.data(), bytes.size());
     } else {
       r.encode(px);
       const std::vector<uint8_t> png =
-          encode_png(px.data(), job.width, job.height,
+          encode_png(px.data(), job.job.width, job.job.height,
                      frame_png_texts(job.fx, slot.item.number, slot.item.time, slot.item.clock,
-                                     job.width, job.height));
+                                     job.job.width, job.job.height));
       write_file_atomic(slot.path, png.data(), png.size());
     }
   } catch (const WriteError& e) {
@@ -257,17 +232,17 @@ Slot render_frame(const FrameJob& job, uint64_t i, std::unique_ptr<FrameRenderer
   Slot slot;
   const auto f0 = std::chrono::steady_clock::now();
   try {
-    slot.item = job.item_at(i);
-    slot.path = job.raw ? std::string() : job.pattern.format(slot.item.number);
+    slot.item = job.job.item(job.fx, i);
+    slot.path = job.job.raw ? std::string() : job.job.pattern.format(slot.item.number);
     // --skip-existing: writes are atomic, so an existing file is complete
     // unless the machine crashed before the disk had it; that is checked.
-    slot.skipped = !job.raw && job.args.skip_existing &&
-                   finished_frame(slot.path, job.hdr ? ImageFormat::kHdr : ImageFormat::kPng);
+    slot.skipped = !job.job.raw && job.args.skip_existing &&
+                   finished_frame(slot.path, job.job.hdr ? ImageFormat::kHdr : ImageFormat::kPng);
     if (!slot.skipped) {
       FrameRenderer& r = worker_renderer(job, renderer);
       slot.particles = r.render(slot.item.clock);
       slot.covered = r.covered_pixels();
-      if (job.raw)
+      if (job.job.raw)
         r.encode(slot.rgba);
       else
         write_frame(job, r, px, slot);
@@ -323,79 +298,20 @@ void report_frame(const RenderArgs& args, Slot& slot, bool raw, const std::strin
 void render_effect(const RenderArgs& args, const Effect& fx, const std::string& output,
                    const std::optional<int64_t>& seed, Totals& totals, Progress& progress,
                    std::chrono::steady_clock::time_point t0, uint64_t& done) {
-  // Resolution: the design canvas, or --size / --scale (the effect scales with it).
-  int width = fx.canvas.width, height = fx.canvas.height;
-  if (!args.size.empty() && args.scale) throw Error("use either --size or --scale, not both");
-  if (!args.size.empty()) parse_size(args.size, &width, &height);
-  if (args.scale) {
-    const double k = *args.scale;
-    const double w = std::round(fx.canvas.width * k), h = std::round(fx.canvas.height * k);
-    if (!(k > 0) || !std::isfinite(k)) {
-      char got[32];
-      std::snprintf(got, sizeof got, "%g", k);
-      throw Error(std::string("--scale must be a positive number, got ") + got);
-    }
-    if (!(w >= 1 && h >= 1 && w <= kMaxSide && h <= kMaxSide))
-      throw Error("--scale " + json_number(k) + " gives a " + json_number(w) + "x" +
-                  json_number(h) + " canvas; each side must be within [1, " +
-                  std::to_string(kMaxSide) + "]");
-    width = static_cast<int>(w);
-    height = static_cast<int>(h);
-  }
-  totals.width = width;
-  totals.height = height;
-
-  const double fps = args.fps ? *args.fps : fx.fps;
-  if (!(fps > 0) || fps > 10000) throw Error("--fps must be within (0, 10000]");
-
-  // The work list: explicit times, or frames (default: [0, duration * fps)).
-  FrameList frames;
-  const bool by_time = !args.times.empty();
-  if (by_time && !args.frames.empty()) throw Error("use either --frames or --time, not both");
-  if (!by_time) {
-    if (!args.frames.empty()) {
-      frames = parse_frames(args.frames);
-      check_frame_times(frames, fps);
-    } else {
-      const double n = std::max(1.0, std::ceil(fx.duration_s * fps - 1e-9));
-      frames.add({0, static_cast<int64_t>(n) - 1, 1});
-    }
-  }
-  const uint64_t total = by_time ? args.times.size() : frames.size();
-
-  uint64_t begin = 0, end = total;
-  if (args.chunk_index || args.chunk_count) {
-    if (!args.chunk_index || !args.chunk_count)
-      throw Error("--chunk-index and --chunk-count go together");
-    if (*args.chunk_count < 1) throw Error("--chunk-count must be at least 1");
-    if (*args.chunk_index < 0 || *args.chunk_index >= *args.chunk_count)
-      throw Error("--chunk-index must be within [0, " + std::to_string(*args.chunk_count - 1) +
-                  "] (it is 0-based), got " + std::to_string(*args.chunk_index));
-    std::tie(begin, end) = chunk_slice(total, static_cast<uint64_t>(*args.chunk_index),
-                                       static_cast<uint64_t>(*args.chunk_count));
-  }
-  progress.add_total(end - begin);
-
-  const bool raw = output == "-";
-  const OutputPattern pattern(output);
-  const bool hdr =
-      !raw && output_format(pattern.pattern(), /*hdr_ok=*/true, "-o") == ImageFormat::kHdr;
-  if (!raw && total > 1 && !pattern.has_token()) {
-    throw Error("-o " + pattern.pattern() + " names one file but " + std::to_string(total) +
-                " frames are requested; add a frame token, e.g. -o " +
-                with_frame_token(pattern.pattern()));
-  }
-  if (!raw && end > begin) {
-    const std::string first = pattern.format(by_time ? 0 : frames.at(begin));
+  const RenderJob job = make_render_job(args, fx, output);
+  totals.width = job.width;
+  totals.height = job.height;
+  totals.threads = job.threads;
+  progress.add_total(job.end - job.begin);
+  // The one check that touches the file system: the first output's folder.
+  if (!job.raw && job.end > job.begin) {
+    const std::string first = job.pattern.format(job.by_time ? 0 : job.frames.at(job.begin));
     ensure_output_dir(first);
     check_not_input(first);
   }
-
-  totals.threads = thread_count(args.threads);
   const std::string seed_json = events::seed_field(seed.has_value(), seed.value_or(0));
-  const FramePlan plan = plan_frames(totals.threads, end - begin, width, height, max_alive(fx),
-                                     fx.canvas.blur_samples > 1, bytes_per_particle(fx));
-
+  const FramePlan& plan = job.plan;
+  const bool raw = job.raw;
   // Frame workers (cli/pipeline.h): each takes the next frame of the list,
   // renders it with its own FrameRenderer and encodes and writes it, so
   // rendering one frame overlaps encoding another and every core stays busy;
@@ -404,10 +320,10 @@ void render_effect(const RenderArgs& args, const Effect& fx, const std::string& 
   std::optional<TextureSet> textures;  // loaded by the first frame that renders
   std::vector<std::unique_ptr<FrameRenderer>> renderers(static_cast<size_t>(plan.workers));
   std::vector<std::vector<uint8_t>> encoded(static_cast<size_t>(plan.workers));
-  const FrameJob job{args,    fx,     fps,     width, height,        raw,     hdr,
-                     by_time, frames, pattern, plan,  texture_mutex, textures};
+  const FrameJob frame_job{args, fx, job, texture_mutex, textures};
   const std::function<Slot(uint64_t, int)> produce = [&](uint64_t i, int w) {
-    return render_frame(job, i, renderers[static_cast<size_t>(w)], encoded[static_cast<size_t>(w)]);
+    return render_frame(frame_job, i, renderers[static_cast<size_t>(w)],
+                        encoded[static_cast<size_t>(w)]);
   };
   const std::function<bool(const Slot&)> halts = [](const Slot& slot) {
     return slot.fatal || slot.out_of_space;  // no new frames; those started are still reported
@@ -418,8 +334,8 @@ void render_effect(const RenderArgs& args, const Effect& fx, const std::string& 
     progress.update(done,
                     std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
   };
-  run_ordered<Slot>(begin, end, plan.workers, 2 * static_cast<uint64_t>(plan.workers), produce,
-                    halts, consume);
+  run_ordered<Slot>(job.begin, job.end, plan.workers, 2 * static_cast<uint64_t>(plan.workers),
+                    produce, halts, consume);
 }
 
 std::vector<std::optional<int64_t>> seed_list(const RenderArgs& args) {

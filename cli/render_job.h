@@ -1,0 +1,46 @@
+// The pure step of `spritz render`: arguments and an effect into what to
+// render (size, frame rate, the work list and this chunk of it, the output
+// and its format, the thread plan). No file is read or written; every bad
+// combination of options is an Error here, before anything is drawn.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "commands.h"
+#include "frames.h"
+#include "spritz/effect.h"
+
+namespace spritz {
+
+// One entry of the work list: a frame number, or an explicit time.
+struct RenderItem {
+  int64_t number = 0;  // the frame, or the time's index with --time
+  double time = 0;     // requested time, s
+  double clock = 0;    // effect clock
+};
+
+struct RenderJob {
+  int width = 0, height = 0;  // output pixels
+  double fps = 30;
+  bool by_time = false;         // --time: the items are args.times
+  FrameList frames;             // otherwise the frames
+  std::vector<double> times;    // with --time
+  uint64_t total = 0;           // items in the whole list
+  uint64_t begin = 0, end = 0;  // this chunk's items (--chunk-index/--chunk-count)
+  OutputPattern pattern{"-"};
+  bool raw = false;  // -o -: RGBA8 to stdout
+  bool hdr = false;  // Radiance .hdr files
+  int threads = 1;
+  FramePlan plan;
+
+  // Item i of the list (i < total) for effect `fx`.
+  RenderItem item(const Effect& fx, uint64_t i) const;
+};
+
+// `output` is the pattern after {seed} substitution ("-" for stdout).
+RenderJob make_render_job(const RenderArgs& args, const Effect& fx, const std::string& output);
+
+}  // namespace spritz
