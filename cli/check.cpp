@@ -3,15 +3,19 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <functional>
+#include <memory>
 #include <thread>
 #include <unordered_map>
 #include <unordered_set>
 
 #include "commands.h"
+#include "events.h"
 #include "io/io.h"
 #include "io/textures.h"
 #include "json.h"
 #include "output.h"
+#include "pipeline.h"
 #include "spritz/eval.h"
 #include "spritz/load.h"
 #include "spritz/raster/diff.h"
@@ -22,6 +26,145 @@ namespace spritz {
 namespace {
 
 namespace fs = std::filesystem;
+
+// The tolerances for one effect: the command line's, else its [check]
+// values, else threshold 0.1, no differing pixel and no channel gate.
+struct Tolerances {
+  double threshold;
+  int64_t max_pixels;
+  double max_ratio;
+  int max_channel;
+};
+
+Tolerances tolerances(const CheckArgs& args, const Effect& fx) {
+  return {args.threshold            ? *args.threshold
+          : fx.check.threshold >= 0 ? fx.check.threshold
+                                    : 0.1,
+          args.max_diff_pixels ? *args.max_diff_pixels : fx.check.max_diff_pixels,
+          args.max_diff_ratio ? *args.max_diff_ratio : fx.check.max_diff_ratio,
+          args.max_channel_diff ? *args.max_channel_diff : fx.check.max_channel_diff};
+}
+
+// One rendered check time, from a worker to the comparison.
+struct CheckFrame {
+  double time = 0, clock = 0;
+  std::vector<uint8_t> rgba;
+};
+
+// What one check found, for its report line.
+struct Outcome {
+  bool ok = true;
+  std::string status, detail;
+  const char* tag = "ok";  // the text line's first column
+  DiffResult diff;
+};
+
+struct Counts {
+  uint64_t checked = 0, failed = 0, updated = 0;
+};
+
+// --update: only a golden whose pixels change is written, so an update after
+// a change shows which frames it moved (and leaves the others' files, and
+// their history, alone).
+Outcome update_golden(const Effect& fx, const fs::path& golden, const CheckFrame& f, int w, int h,
+                      Counts& counts) {
+  Outcome o;
+  std::error_code ec;
+  const bool exists = fs::is_regular_file(golden, ec);
+  bool same = false;
+  if (exists) {
+    try {
+      const DecodedPng g = decode_png(read_file_to_replace(golden.string()), golden.string());
+      same = g.width == w && g.height == h && g.rgba == f.rgba;
+    } catch (const Error&) {
+      same = false;  // unreadable: replace it
+    }
+  }
+  if (same) {
+    o.status = "ok";
+    o.detail = "unchanged";
+  } else {
+    const auto png =
+        encode_png(f.rgba.data(), w, h, frame_png_texts(fx, -1, f.time, f.clock, w, h));
+    write_file_atomic(golden.string(), png.data(), png.size());
+    ++counts.updated;
+    o.status = "updated";
+    o.tag = exists ? "upd" : "new";
+  }
+  return o;
+}
+
+// Compares a render with its golden by the diff rules and the tolerances.
+Outcome compare_golden(const CheckArgs& args, const Tolerances& tol, const fs::path& golden,
+                       const CheckFrame& f, int w, int h) {
+  Outcome o;
+  if (!fs::exists(golden)) {
+    o.ok = false;
+    o.status = "missing";
+    o.detail = "no golden " + golden.string() + " (run with --update to create it)";
+    return o;
+  }
+  const DecodedPng g = decode_png(read_binary_file(golden.string()), golden.string());
+  if (g.width != w || g.height != h) {
+    o.ok = false;
+    o.status = "size";
+    o.detail = "golden is " + std::to_string(g.width) + "x" + std::to_string(g.height) +
+               ", render is " + std::to_string(w) + "x" + std::to_string(h);
+    return o;
+  }
+  DiffOptions options;
+  options.threshold = tol.threshold;
+  options.detect_antialiasing = args.antialiasing;
+  options.want_image = true;
+  o.diff = diff_images(g.rgba.data(), f.rgba.data(), w, h, options);
+  const DiffResult& r = o.diff;
+  o.ok = r.within(tol.max_pixels, tol.max_ratio, tol.max_channel);
+  o.status = o.ok ? "ok" : "different";
+  if (r.max_channel_diff == 0) {
+    o.detail = "identical";
+    return o;
+  }
+  char buf[200];
+  std::snprintf(buf, sizeof buf, "%llu px differ (%.4g%%), max channel diff %d, PSNR %.2f dB",
+                static_cast<unsigned long long>(r.different), r.ratio() * 100, r.max_channel_diff,
+                r.psnr_db);
+  o.detail = buf;
+  if (r.worst_x >= 0) {
+    std::snprintf(buf, sizeof buf, ", worst at (%d, %d)", r.worst_x, r.worst_y);
+    o.detail += buf;
+  }
+  return o;
+}
+
+// A golden for a time that is no longer checked (the times changed) is
+// never compared again; say so rather than let it linger unnoticed.
+void warn_stale_goldens(const CheckArgs& args, const Effect& fx, const std::vector<double>& times) {
+  std::unordered_set<std::string> labels;
+  for (double t : times) labels.insert(check_time_label(t) + ".png");
+  std::error_code ec;
+  std::vector<std::string> stale;
+  for (const auto& entry : fs::directory_iterator(fs::path(args.golden) / fx.name, ec))
+    if (entry.path().extension() == ".png" && !labels.count(entry.path().filename().string()))
+      stale.push_back(entry.path().string());
+  std::sort(stale.begin(), stale.end());
+  for (const std::string& g : stale)
+    std::fprintf(stderr,
+                 "spritz check: warning: %s is not a check time of %s, so it is never compared; "
+                 "delete it if the times changed\n",
+                 g.c_str(), fx.name.c_str());
+}
+
+// The check times of `fx`, refused when two would share a golden's name.
+std::vector<double> effect_check_times(const std::string& path, const Effect& fx) {
+  const std::vector<double> times = check_times(fx);
+  for (size_t i = 1; i < times.size(); ++i)
+    if (check_time_label(times[i]) == check_time_label(times[i - 1]))
+      throw Error(path + ": the default check times (1/6, 1/2 and 5/6 of the " +
+                  json_number(fx.duration_s) +
+                  " s duration) would share golden names, which are kept to the millisecond; set "
+                  "[check] times");
+  return times;
+}
 
 }  // namespace
 
@@ -53,7 +196,7 @@ int run_check(const CheckArgs& args) {
       throw Error(std::string(option) + " " + dir + " is not a directory");
   }
   fs::path out_dir = args.out;
-  uint64_t checked = 0, failed = 0, updated = 0;
+  Counts counts;
   auto failure_dir = [&]() -> fs::path {
     if (out_dir.empty()) {
       std::string tmpl = (fs::temp_directory_path() / "spritz-check-XXXXXX").string();
@@ -83,164 +226,85 @@ int run_check(const CheckArgs& args) {
   }
 
   for (size_t e = 0; e < effects.size(); ++e) {
-    const std::string& path = args.effects[e];
     const Effect& fx = effects[e];
-    const double threshold = args.threshold            ? *args.threshold
-                             : fx.check.threshold >= 0 ? fx.check.threshold
-                                                       : 0.1;
-    const int64_t max_pixels =
-        args.max_diff_pixels ? *args.max_diff_pixels : fx.check.max_diff_pixels;
-    const double max_ratio = args.max_diff_ratio ? *args.max_diff_ratio : fx.check.max_diff_ratio;
-    const int max_channel =
-        args.max_channel_diff ? *args.max_channel_diff : fx.check.max_channel_diff;
-    FrameRenderer renderer(
-        fx, fx.canvas.width, fx.canvas.height, thread_count(args.threads),
-        effect_textures(fx, canvas_view(fx.canvas, fx.canvas.width, fx.canvas.height).scale));
-    renderer.set_draw_path(sprite_kernel());
-    renderer.set_particle_limit(particle_limit(1, bytes_per_particle(fx), memory_budget()));
-    std::vector<uint8_t> rgba;
-    const std::vector<double> times = check_times(fx);
-    for (size_t i = 1; i < times.size(); ++i)
-      if (check_time_label(times[i]) == check_time_label(times[i - 1]))
-        throw Error(path + ": the default check times (1/6, 1/2 and 5/6 of the " +
-                    json_number(fx.duration_s) +
-                    " s duration) would share golden names, which are kept to the millisecond; set "
-                    "[check] times");
-    // A golden for a time that is no longer checked (the times changed) is
-    // never compared again; say so rather than let it linger unnoticed.
-    if (!args.quiet) {
-      std::unordered_set<std::string> labels;
-      for (double t : times) labels.insert(check_time_label(t) + ".png");
-      std::error_code ec;
-      std::vector<std::string> stale;
-      for (const auto& entry : fs::directory_iterator(fs::path(args.golden) / fx.name, ec))
-        if (entry.path().extension() == ".png" && !labels.count(entry.path().filename().string()))
-          stale.push_back(entry.path().string());
-      std::sort(stale.begin(), stale.end());
-      for (const std::string& g : stale)
-        std::fprintf(
-            stderr,
-            "spritz check: warning: %s is not a check time of %s, so it is never compared; "
-            "delete it if the times changed\n",
-            g.c_str(), fx.name.c_str());
-    }
-    for (double t : times) {
-      const std::string label = check_time_label(t);
-      const fs::path golden = fs::path(args.golden) / fx.name / (label + ".png");
-      const double clock = clock_at_time(fx, t);
-      renderer.render(clock);
-      renderer.encode(rgba);
-      const int w = renderer.width(), h = renderer.height();
-      ++checked;
-      std::string status, detail;
-      const char* tag = "ok";  // the text line's first column
-      DiffResult r;
-      bool ok = true;
-      if (args.update) {
-        // Only a golden whose pixels change is written, so an update after
-        // a change shows which frames it moved (and leaves the others'
-        // files, and their history, alone).
-        std::error_code ec;
-        const bool exists = fs::is_regular_file(golden, ec);
-        bool same = false;
-        if (exists) {
-          try {
-            const DecodedPng g = decode_png(read_file_to_replace(golden.string()), golden.string());
-            same = g.width == w && g.height == h && g.rgba == rgba;
-          } catch (const Error&) {
-            same = false;  // unreadable: replace it
-          }
-        }
-        if (same) {
-          status = "ok";
-          detail = "unchanged";
-        } else {
-          const auto png = encode_png(rgba.data(), w, h, frame_png_texts(fx, -1, t, clock, w, h));
-          write_file_atomic(golden.string(), png.data(), png.size());
-          ++updated;
-          status = "updated";
-          tag = exists ? "upd" : "new";
-        }
-      } else if (!fs::exists(golden)) {
-        ok = false;
-        status = "missing";
-        detail = "no golden " + golden.string() + " (run with --update to create it)";
-      } else {
-        const DecodedPng g = decode_png(read_binary_file(golden.string()), golden.string());
-        if (g.width != w || g.height != h) {
-          ok = false;
-          status = "size";
-          detail = "golden is " + std::to_string(g.width) + "x" + std::to_string(g.height) +
-                   ", render is " + std::to_string(w) + "x" + std::to_string(h);
-        } else {
-          DiffOptions o;
-          o.threshold = threshold;
-          o.detect_antialiasing = args.antialiasing;
-          o.want_image = true;
-          r = diff_images(g.rgba.data(), rgba.data(), w, h, o);
-          ok = r.within(max_pixels, max_ratio, max_channel);
-          status = ok ? "ok" : "different";
-          char buf[200];
-          if (r.max_channel_diff == 0) {
-            detail = "identical";
-          } else {
-            std::snprintf(buf, sizeof buf,
-                          "%llu px differ (%.4g%%), max channel diff %d, PSNR %.2f dB",
-                          static_cast<unsigned long long>(r.different), r.ratio() * 100,
-                          r.max_channel_diff, r.psnr_db);
-            detail = buf;
-            if (r.worst_x >= 0) {
-              std::snprintf(buf, sizeof buf, ", worst at (%d, %d)", r.worst_x, r.worst_y);
-              detail += buf;
-            }
-          }
-        }
+    const Tolerances tol = tolerances(args, fx);
+    const std::vector<double> times = effect_check_times(args.effects[e], fx);
+    if (!args.quiet) warn_stale_goldens(args, fx, times);
+    const int w = fx.canvas.width, h = fx.canvas.height;
+    // The check times through the shared frame pipeline (cli/pipeline.h):
+    // rendered on workers, compared and reported in order. The output does
+    // not depend on the thread count.
+    const int threads = thread_count(args.threads);
+    const FramePlan plan = plan_frames(threads, times.size(), w, h, max_alive(fx),
+                                       fx.canvas.blur_samples > 1, bytes_per_particle(fx));
+    const TextureSet textures = effect_textures(fx, canvas_view(fx.canvas, w, h).scale);
+    std::vector<std::unique_ptr<FrameRenderer>> renderers(static_cast<size_t>(plan.workers));
+    const std::function<CheckFrame(uint64_t, int)> render = [&](uint64_t i, int worker) {
+      std::unique_ptr<FrameRenderer>& r = renderers[static_cast<size_t>(worker)];
+      if (!r) {
+        r = std::make_unique<FrameRenderer>(fx, w, h, plan.raster_threads, textures);
+        r->set_draw_path(sprite_kernel());
+        r->set_particle_limit(
+            particle_limit(plan.workers, bytes_per_particle(fx), memory_budget()));
       }
+      CheckFrame f;
+      f.time = times[i];
+      f.clock = clock_at_time(fx, f.time);
+      r->render(f.clock);
+      r->encode(f.rgba);
+      return f;
+    };
+    const std::function<bool(const CheckFrame&)> never = [](const CheckFrame&) { return false; };
+    const std::function<void(uint64_t, CheckFrame&)> check_one = [&](uint64_t, CheckFrame& f) {
+      const std::string label = check_time_label(f.time);
+      const fs::path golden = fs::path(args.golden) / fx.name / (label + ".png");
+      ++counts.checked;
+      const Outcome o = args.update ? update_golden(fx, golden, f, w, h, counts)
+                                    : compare_golden(args, tol, golden, f, w, h);
       std::string actual_path, diff_path;
-      if (!ok) {
-        ++failed;
+      if (!o.ok) {
+        ++counts.failed;
         const fs::path dir = failure_dir();
         const std::string stem = fx.name + "_" + label;
         actual_path = (dir / (stem + ".actual.png")).string();
-        const auto png = encode_png(rgba.data(), w, h, frame_png_texts(fx, -1, t, clock, w, h));
+        const auto png =
+            encode_png(f.rgba.data(), w, h, frame_png_texts(fx, -1, f.time, f.clock, w, h));
         write_file_atomic(actual_path, png.data(), png.size());
-        if (!r.image.empty()) {
+        if (!o.diff.image.empty()) {
           diff_path = (dir / (stem + ".diff.png")).string();
-          const auto dpng = encode_png(r.image.data(), w, h);
+          const auto dpng = encode_png(o.diff.image.data(), w, h);
           write_file_atomic(diff_path, dpng.data(), dpng.size());
         }
       }
       if (args.json) {
-        std::printf(
-            "{\"type\":\"check\",\"effect\":%s,\"time\":%s,\"golden\":%s,\"status\":\"%s\","
-            "\"different\":%llu,\"ratio\":%s,\"max_channel_diff\":%d,\"actual\":%s,\"diff\":%s}\n",
-            json_string(fx.name).c_str(), json_number(t).c_str(),
-            json_string(golden.string()).c_str(), status.c_str(),
-            static_cast<unsigned long long>(r.different), json_number(r.ratio()).c_str(),
-            r.max_channel_diff, actual_path.empty() ? "null" : json_string(actual_path).c_str(),
-            diff_path.empty() ? "null" : json_string(diff_path).c_str());
-      } else if (!ok) {
+        const std::string line =
+            events::check(fx.name, f.time, golden.string(), o.status, o.diff.different,
+                          o.diff.ratio(), o.diff.max_channel_diff, actual_path, diff_path);
+        std::fwrite(line.data(), 1, line.size(), stdout);
+      } else if (!o.ok) {
         std::fprintf(stderr, "FAIL %s @ %s: %s%s%s\n", fx.name.c_str(), label.c_str(),
-                     detail.c_str(), actual_path.empty() ? "" : "; actual ", actual_path.c_str());
+                     o.detail.c_str(), actual_path.empty() ? "" : "; actual ", actual_path.c_str());
       } else if (!args.quiet) {
-        std::fprintf(stderr, "%-4s %s @ %s%s%s\n", tag, fx.name.c_str(), label.c_str(),
-                     detail.empty() ? "" : ": ", detail.c_str());
+        std::fprintf(stderr, "%-4s %s @ %s%s%s\n", o.tag, fx.name.c_str(), label.c_str(),
+                     o.detail.empty() ? "" : ": ", o.detail.c_str());
       }
-    }
+    };
+    run_ordered<CheckFrame>(0, times.size(), plan.workers, 2 * static_cast<uint64_t>(plan.workers),
+                            render, never, check_one);
   }
   if (args.json) {
-    std::printf("{\"type\":\"summary\",\"checked\":%llu,\"failed\":%llu,\"updated\":%llu}\n",
-                static_cast<unsigned long long>(checked), static_cast<unsigned long long>(failed),
-                static_cast<unsigned long long>(updated));
-  } else if (!args.quiet || failed) {
+    const std::string line = events::check_summary(counts.checked, counts.failed, counts.updated);
+    std::fwrite(line.data(), 1, line.size(), stdout);
+  } else if (!args.quiet || counts.failed) {
     std::fprintf(stderr, "spritz check: %llu checked, %llu failed%s\n",
-                 static_cast<unsigned long long>(checked), static_cast<unsigned long long>(failed),
-                 args.update ? (", " + std::to_string(updated) +
-                                (updated == 1 ? " golden" : " goldens") + " written")
+                 static_cast<unsigned long long>(counts.checked),
+                 static_cast<unsigned long long>(counts.failed),
+                 args.update ? (", " + std::to_string(counts.updated) +
+                                (counts.updated == 1 ? " golden" : " goldens") + " written")
                                    .c_str()
                              : "");
   }
-  return failed ? kExitDifferent : kExitOk;
+  return counts.failed ? kExitDifferent : kExitOk;
 }
 
 }  // namespace spritz
