@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "commands.h"
+#include "events.h"
 #include "frames.h"
 #include "io/io.h"
 #include "io/textures.h"
@@ -340,11 +341,9 @@ int run_atlas(const AtlasArgs& args) {
 
   const bool seam_fail = !sweep && args.max_seam && seam > *args.max_seam;
   if (args.json) {
-    std::printf(
-        "{\"type\":\"atlas\",\"path\":%s,\"meta\":%s,\"width\":%d,\"height\":%d,\"columns\":%d,"
-        "\"rows\":%d,\"frames\":%zu,\"cell\":[%d,%d],\"loop_seam\":%d,\"seam_ok\":%s}\n",
-        json_string(args.output).c_str(), json_string(meta_path).c_str(), sw, sh, cols, rows,
-        cells.size(), cell_w, cell_h, seam, seam_fail ? "false" : "true");
+    const std::string line = events::atlas(args.output, meta_path, sw, sh, cols, rows, cells.size(),
+                                           cell_w, cell_h, seam, !seam_fail);
+    std::fwrite(line.data(), 1, line.size(), stdout);
   } else if (!args.quiet) {
     if (sweep) {
       std::fprintf(stderr,

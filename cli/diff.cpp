@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "commands.h"
+#include "events.h"
 #include "io/io.h"
 #include "json.h"
 #include "spritz/raster/png.h"
@@ -33,11 +34,9 @@ int run_diff(const DiffArgs& args) {
   const DecodedPng b = decode_png(read_binary_file(args.b), args.b);
   if (a.width != b.width || a.height != b.height) {
     if (args.json) {
-      std::printf(
-          "{\"type\":\"diff\",\"a\":%s,\"b\":%s,\"size_mismatch\":true,\"a_size\":[%d,%d],\"b_"
-          "size\":[%d,%d]}\n",
-          json_string(args.a).c_str(), json_string(args.b).c_str(), a.width, a.height, b.width,
-          b.height);
+      const std::string line =
+          events::diff_size_mismatch(args.a, args.b, a.width, a.height, b.width, b.height);
+      std::fwrite(line.data(), 1, line.size(), stdout);
     }
     std::fprintf(stderr, "spritz: %s is %dx%d but %s is %dx%d\n", args.a.c_str(), a.width, a.height,
                  args.b.c_str(), b.width, b.height);
@@ -55,18 +54,20 @@ int run_diff(const DiffArgs& args) {
   const bool same = r.within(args.max_diff_pixels.value_or(-1), args.max_diff_ratio.value_or(-1),
                              args.max_channel_diff.value_or(-1));
   if (args.json) {
-    std::printf(
-        "{\"type\":\"diff\",\"a\":%s,\"b\":%s,\"width\":%d,\"height\":%d,\"different\":%llu,"
-        "\"ratio\":%s,\"antialiased\":%llu,\"max_channel_diff\":%d,\"psnr\":%s,\"worst\":%s,"
-        "\"threshold\":%s,\"same\":%s}\n",
-        json_string(args.a).c_str(), json_string(args.b).c_str(), a.width, a.height,
-        static_cast<unsigned long long>(r.different), json_number(r.ratio()).c_str(),
-        static_cast<unsigned long long>(r.antialiased), r.max_channel_diff,
-        json_number(r.psnr_db).c_str(),
-        r.worst_x >= 0
-            ? ("[" + std::to_string(r.worst_x) + "," + std::to_string(r.worst_y) + "]").c_str()
-            : "null",
-        json_number(args.threshold).c_str(), same ? "true" : "false");
+    events::DiffFigures f;
+    f.width = a.width;
+    f.height = a.height;
+    f.different = r.different;
+    f.antialiased = r.antialiased;
+    f.ratio = r.ratio();
+    f.psnr_db = r.psnr_db;
+    f.threshold = args.threshold;
+    f.max_channel_diff = r.max_channel_diff;
+    f.worst_x = r.worst_x;
+    f.worst_y = r.worst_y;
+    f.same = same;
+    const std::string line = events::diff(args.a, args.b, f);
+    std::fwrite(line.data(), 1, line.size(), stdout);
   } else if (!args.quiet) {
     std::printf("%llu of %llu pixels differ (%s)", static_cast<unsigned long long>(r.different),
                 static_cast<unsigned long long>(r.total), percent(r.ratio()).c_str());

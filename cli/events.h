@@ -5,6 +5,9 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
+
+#include "spritz/error.h"
 
 namespace spritz::events {
 
@@ -26,5 +29,42 @@ std::string check(const std::string& effect, double time, const std::string& gol
                   const std::string& actual, const std::string& diff);
 // {"type":"summary","checked":N,"failed":N,"updated":N}
 std::string check_summary(uint64_t checked, uint64_t failed, uint64_t updated);
+
+// render's last line: {"type":"summary","frames":N,"rendered":N,"skipped":N,"failed":N,
+// "seconds":S,"fps":F,"particles":N,"width":W,"height":H,"threads":T,"kernel":K,
+// "out_of_space":B[,"peak_memory_mb":M]}. `extra` is appended as it is.
+struct RenderSummary {
+  uint64_t rendered = 0, skipped = 0, failed = 0, particles = 0;
+  double seconds = 0, fps = 0;
+  int width = 0, height = 0, threads = 0;
+  std::string kernel;
+  bool out_of_space = false;
+};
+std::string render_summary(const RenderSummary& s, const std::string& extra);
+
+// {"type":"atlas","path":P,"meta":M,"width":W,"height":H,"columns":C,"rows":R,"frames":N,
+//  "cell":[W,H],"loop_seam":S,"seam_ok":B}
+std::string atlas(const std::string& path, const std::string& meta, int width, int height,
+                  int columns, int rows, size_t frames, int cell_w, int cell_h, int seam,
+                  bool seam_ok);
+
+// {"type":"diff","a":A,"b":B,"size_mismatch":true,"a_size":[W,H],"b_size":[W,H]}
+std::string diff_size_mismatch(const std::string& a, const std::string& b, int aw, int ah, int bw,
+                               int bh);
+// {"type":"diff","a":A,"b":B,"width":W,"height":H,"different":N,"ratio":R,"antialiased":N,
+//  "max_channel_diff":M,"psnr":P,"worst":[X,Y]|null,"threshold":T,"same":B}
+struct DiffFigures {
+  int width = 0, height = 0;
+  uint64_t different = 0, antialiased = 0;
+  double ratio = 0, psnr_db = 0, threshold = 0;
+  int max_channel_diff = 0, worst_x = -1, worst_y = -1;
+  bool same = false;
+};
+std::string diff(const std::string& a, const std::string& b, const DiffFigures& f);
+
+// {"type":"validate","path":P,"ok":B,"problems":[D...],"warnings":[D...]}, each
+// D {"file":F,"line":L,"col":C,"message":M}
+std::string validate(const std::string& path, const std::vector<Diagnostic>& problems,
+                     const std::vector<Diagnostic>& warnings);
 
 }  // namespace spritz::events

@@ -408,19 +408,20 @@ int run_render(const RenderArgs& args) {
       std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   const double fps = seconds > 0 ? static_cast<double>(totals.rendered) / seconds : 0;
   if (args.json && output != "-") {
-    std::printf(
-        "{\"type\":\"summary\",\"frames\":%llu,\"rendered\":%llu,\"skipped\":%llu,\"failed\":%llu,"
-        "\"seconds\":%s,\"fps\":%s,\"particles\":%llu,\"width\":%d,\"height\":%d,\"threads\":%d,"
-        "\"kernel\":\"%s\",\"out_of_space\":%s%s}\n",
-        static_cast<unsigned long long>(totals.rendered + totals.skipped + totals.failed),
-        static_cast<unsigned long long>(totals.rendered),
-        static_cast<unsigned long long>(totals.skipped),
-        static_cast<unsigned long long>(totals.failed),
-        json_number(std::round(seconds * 1e6) / 1e6).c_str(),
-        json_number(std::round(fps * 1000) / 1000).c_str(),
-        static_cast<unsigned long long>(totals.particles), totals.width, totals.height,
-        totals.threads, draw_path_name(sprite_kernel()), totals.out_of_space ? "true" : "false",
-        peak_memory_json().c_str());
+    events::RenderSummary summary;
+    summary.rendered = totals.rendered;
+    summary.skipped = totals.skipped;
+    summary.failed = totals.failed;
+    summary.particles = totals.particles;
+    summary.seconds = seconds;
+    summary.fps = fps;
+    summary.width = totals.width;
+    summary.height = totals.height;
+    summary.threads = totals.threads;
+    summary.kernel = draw_path_name(sprite_kernel());
+    summary.out_of_space = totals.out_of_space;
+    const std::string line = events::render_summary(summary, peak_memory_json());
+    std::fwrite(line.data(), 1, line.size(), stdout);
     std::fflush(stdout);
   }
   if (!args.quiet && !args.json) {

@@ -1,6 +1,7 @@
 #include <cstdio>
 
 #include "commands.h"
+#include "events.h"
 #include "io/textures.h"
 #include "json.h"
 #include "spritz/raster/texture.h"
@@ -22,21 +23,7 @@ int run_validate(const ValidateArgs& args) {
     }
     bad += !problems.empty();
     if (args.json) {
-      std::string line = "{\"type\":\"validate\",\"path\":" + json_string(path) +
-                         ",\"ok\":" + (problems.empty() ? "true" : "false") + ",\"problems\":[";
-      auto list = [&line](const std::vector<Diagnostic>& diagnostics) {
-        for (size_t i = 0; i < diagnostics.size(); ++i) {
-          const Diagnostic& d = diagnostics[i];
-          line += (i ? "," : "") + std::string("{\"file\":") + json_string(d.loc.file) +
-                  ",\"line\":" + std::to_string(d.loc.line) +
-                  ",\"col\":" + std::to_string(d.loc.col) +
-                  ",\"message\":" + json_string(d.message) + "}";
-        }
-      };
-      list(problems);
-      line += "],\"warnings\":[";
-      list(warnings);
-      line += "]}\n";
+      const std::string line = events::validate(path, problems, warnings);
       std::fwrite(line.data(), 1, line.size(), stdout);
     } else if (problems.empty()) {
       if (!args.quiet) std::printf("%s: ok\n", path.c_str());
