@@ -1,0 +1,78 @@
+// How many particles a frame can hold, without evaluating them: for sizing
+// memory and refusing frames that would not fit (docs/model.md 4).
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+
+#include "eval_detail.h"
+#include "spritz/error.h"
+#include "spritz/hash.h"
+#include "spritz/motion.h"
+#include "spritz/noise.h"
+#include "spritz/shape.h"
+
+namespace spritz {
+
+using detail::children_per_parent;
+using detail::for_each_window;
+
+double keys_born_within(const Effect& fx, const Emitter& em, double span) {
+  const double life = em.lifetime_s.max, cap = em.max_particles;
+  if (!(life > 0)) return 0;
+  // (c - span, c] holds at most ceil(r span) + 1 stream keys; with
+  // r = P / L_max and span = L_max that is P + 1 at the instant one key is
+  // born as another dies.
+  double n = std::min(cap * (span / life) + 1, std::ceil(em.stream_rate_per_s * span) + 1);
+  // A looped effect repeats its bursts every period: ceil(span / T) + 1
+  // periods can hold them at once.
+  const double periods = fx.loop && fx.duration_s > 0 ? std::ceil(span / fx.duration_s) + 1 : 1;
+  for (const BurstGroup& b : em.bursts) {
+    // Firings `interval` apart: at most ceil(span / interval) + 1 of them.
+    const double overlap = b.interval_s > 0 ? std::ceil(span / b.interval_s) + 1 : 1;
+    const double firings = std::min(static_cast<double>(b.repeat), overlap) * periods;
+    n += b.count * firings;
+  }
+  return n;
+}
+
+uint64_t max_alive(const Effect& fx) {
+  double total = 0;  // summed in double: 200,000 emitters of huge bursts overflow 64 bits
+  for (const Emitter& em : fx.emitters) {
+    if (!em.enabled) continue;
+    double n = keys_born_within(fx, em, em.lifetime_s.max);
+    if (em.is_sub() && em.lifetime_s.max > 0) {
+      // The parents whose events can have live children at once.
+      const Emitter& parent = fx.emitters[static_cast<size_t>(em.sub.parent)];
+      if (parent.enabled)
+        n += keys_born_within(fx, parent, sub_parent_span(parent, em)) * children_per_parent(em);
+    }
+    total += n * (1.0 + em.trail.count);  // and each one's trail ghosts
+  }
+  return static_cast<uint64_t>(std::min(total, 1e18));
+}
+
+uint64_t window_size(const Effect& fx, double clock) {
+  double total = 0;  // in double, like max_alive: no 64-bit wrap-around
+  for (uint32_t e : fx.draw_order) {
+    const double ghosts = 1.0 + fx.emitters[e].trail.count;  // a particle and its trail
+    for_each_window(
+        fx, fx.emitters[e], clock,
+        [&](int64_t lo, int64_t hi) { total += (static_cast<double>(hi - lo) + 1) * ghosts; },
+        [&](double, uint64_t, uint32_t count) { total += count * ghosts; });
+    const Emitter& em = fx.emitters[e];
+    if (em.is_sub() && em.lifetime_s.max > 0) {
+      const Emitter& parent = fx.emitters[static_cast<size_t>(em.sub.parent)];
+      if (!parent.enabled) continue;
+      const double each = children_per_parent(em) * ghosts;
+      for_each_window(
+          fx, parent, clock,
+          [&](int64_t lo, int64_t hi) { total += (static_cast<double>(hi - lo) + 1) * each; },
+          [&](double, uint64_t, uint32_t count) { total += count * each; },
+          parent.lifetime_s.max + em.lifetime_s.max);
+    }
+  }
+  return static_cast<uint64_t>(std::min(total, 1e18));
+}
+
+}  // namespace spritz

@@ -1,0 +1,146 @@
+// What evaluation's parts share inside the library (docs/model.md 3-9): the
+// key windows, a particle's motion, trails and sub-emitters' children. Not
+// installed; the public entry points are in spritz/eval.h.
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+
+#include "spritz/eval.h"
+#include "spritz/motion.h"
+
+namespace spritz::detail {
+
+inline bool finite_particle(const Particle& p) {
+  return std::isfinite(p.x) && std::isfinite(p.y) && std::isfinite(p.vx) && std::isfinite(p.vy) &&
+         std::isfinite(p.w) && std::isfinite(p.h) && std::isfinite(p.rotation_deg) &&
+         std::isfinite(p.alpha);
+}
+
+// The keys of `em` that can be alive at `clock`, without evaluating them:
+// on_stream(lo, hi) for the stream indices lo..hi, then on_firing(tb, b, count)
+// for each burst firing at clock tb with burst index b. Shared by evaluation
+// and by the particle count a frame may need (window_size), so the two agree.
+//
+// `lookback` (default: the longest lifetime) is how far before `clock` a key
+// may have been born and still matter; a sub-emitter's parents look back over
+// their life and their children's.
+template <typename OnStream, typename OnFiring>
+void for_each_window(const Effect& fx, const Emitter& em, double clock, OnStream on_stream,
+                     OnFiring on_firing, double lookback = -1) {
+  if (!(em.lifetime_s.max > 0)) return;
+  const double life_max = lookback >= 0 ? lookback : em.lifetime_s.max;
+
+  // Stream: ceil((c - L_max) r) <= i <= floor(c r), i >= 0; with an
+  // animated rate, ceil(N(c - L_max)) <= i <= floor(N(c)).
+  // Indices stay below 2^62, so they convert to int64 and their keys (2 i)
+  // fit 64 bits even where rate x clock is absurd (1e15/s at 1e9 s).
+  const auto stream = [&](double lo_d, double hi_d) {
+    constexpr double kMaxIndex = 0x1p62;
+    lo_d = std::min(std::max(0.0, lo_d), kMaxIndex);
+    hi_d = std::min(hi_d, kMaxIndex);
+    if (hi_d >= lo_d) on_stream(static_cast<int64_t>(lo_d), static_cast<int64_t>(hi_d));
+  };
+  const double r = em.stream_rate_per_s;
+  if (!em.rate_curve.empty()) {
+    if (r > 0)
+      stream(std::ceil(em.rate_curve.count(clock - life_max)),
+             std::floor(em.rate_curve.count(clock)));
+  } else if (r > 0) {
+    stream(std::ceil((clock - life_max) * r), std::floor(clock * r));
+  }
+
+  // Bursts: occurrence k of a group fires at T_b = time + k interval; it can
+  // only have live particles while T_b <= c < T_b + L_max. A looped effect
+  // repeats every burst every period T.
+  const double period = fx.loop ? fx.duration_s : 0;
+  for (const BurstGroup& g : em.bursts) {
+    if (g.count == 0) continue;
+    const double last = g.time_s + static_cast<double>(g.repeat - 1) * g.interval_s;
+    int64_t m_lo = 0, m_hi = 0;
+    if (period > 0) {
+      m_lo = static_cast<int64_t>(std::floor((clock - life_max - last) / period));
+      m_hi = static_cast<int64_t>(std::ceil((clock - g.time_s) / period));
+    }
+    for (int64_t m = m_lo; m <= m_hi; ++m) {
+      const double shift = static_cast<double>(m) * period;
+      // Occurrences k with c - L_max < time + k interval + shift <= c.
+      uint64_t k_lo = 0, k_hi = g.repeat - 1;
+      if (g.interval_s > 0) {
+        const double a = std::floor((clock - life_max - g.time_s - shift) / g.interval_s);
+        const double b = std::floor((clock - g.time_s - shift) / g.interval_s);
+        if (b < 0) continue;
+        k_lo = a < 0 ? 0 : static_cast<uint64_t>(std::min(a, 1e18));
+        k_hi = std::min<uint64_t>(k_hi, static_cast<uint64_t>(std::min(b, 1e18)));
+      }
+      for (uint64_t k = k_lo; k <= k_hi; ++k) {
+        const double tb = g.time_s + static_cast<double>(k) * g.interval_s + shift;
+        if (!(clock >= tb && clock < tb + life_max)) continue;
+        on_firing(tb, g.first_index + k, g.count);
+      }
+    }
+  }
+}
+
+// The clock at which stream particle i of `em` is born (model.md 3; with an
+// animated rate, where the integrated rate reaches i).
+inline double stream_birth(const Emitter& em, int64_t i) {
+  return em.rate_curve.empty() ? static_cast<double>(i) / em.stream_rate_per_s
+                               : em.rate_curve.birth(static_cast<uint64_t>(i));
+}
+
+// The key of stream particle i (model.md 4.1, 4.4).
+inline uint64_t stream_key(const Emitter& em, int64_t i) {
+  const uint64_t idx = static_cast<uint64_t>(i);
+  return 2 * (em.loop_keys ? idx % em.loop_keys : idx);
+}
+
+// Calls f(key, birth) for every key of `em` born within `lookback` seconds
+// before `clock` (not after it).
+template <typename F>
+void for_each_key(const Effect& fx, const Emitter& em, double clock, double lookback, F f) {
+  const uint64_t pcap = em.max_particles;
+  for_each_window(
+      fx, em, clock,
+      [&](int64_t lo, int64_t hi) {
+        for (int64_t i = lo; i <= hi; ++i) f(stream_key(em, i), stream_birth(em, i));
+      },
+      [&](double tb, uint64_t b, uint32_t count) {
+        for (uint32_t j = 0; j < count; ++j) f(2 * (b * pcap + j) + 1, tb);
+      },
+      lookback);
+}
+
+// model.md 5, 6 and 9: where the particle with stream `st` born at
+// `birth_s` is at `clock`, and its velocity, for any age (a parent's place at
+// its death too). A sub-emitter's child starts at its parent's place and adds
+// inherit_velocity times its parent's velocity. Turbulence adds
+// A(tau) noise(p0 f, age speed + phase unit(st, 16)), p0 being the start
+// point in the frame the particle moves in (a local-space particle's, without
+// the path), and its time derivative to the velocity.
+//
+// `at_death` asks for the state at the particle's death (a sub-emitter's
+// parent, model.md 9.3): its velocity is the limit from below, whichever side
+// of 1 age / life rounds to. The amplitude's slope there is the last
+// segment's, and A = max(A_raw, 0) has the left derivative A_raw'(1) when
+// A_raw(1) > 0, min(A_raw'(1), 0) when A_raw(1) = 0, and 0 below.
+MotionState particle_motion(const Emitter& em, uint32_t st, double birth_s, double clock,
+                            const ParentState* parent = nullptr, bool at_death = false);
+
+// Puts each particle's trail ghosts just before it, oldest first: ghost k at
+// u = k / count is the particle at clock - u length (not yet born: none),
+// opacity times fade(u), size times scale(u).
+void add_trails(const Effect& fx, const Emitter& em, double clock, EmitterFrame& out);
+
+// A sub-emitter's children alive at `clock`: for each parent key born within
+// the parent's and the child's longest lives before it, the children of its
+// death, its birth, or its life (born every 1 / rate seconds of it), each
+// starting at the parent's closed-form place and velocity then.
+void evaluate_children(const Effect& fx, const Emitter& em, double clock, EmitterFrame& out,
+                       Particle& p);
+
+// At most how many children of one parent a sub-emitter has alive at once.
+double children_per_parent(const Emitter& em);
+
+}  // namespace spritz::detail
