@@ -59,25 +59,6 @@ void ensure_output_dir(const std::string& path) {
     throw Error("output directory " + dir.string() + " is not writable: " + describe_errno(errno));
 }
 
-namespace {
-
-// Writes everything to `fd`; returns 0 or the errno of the failure.
-int write_all(int fd, const void* data, size_t size) {
-  const char* p = static_cast<const char*>(data);
-  while (size > 0) {
-    const ssize_t n = write(fd, p, size);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      return errno;
-    }
-    p += n;
-    size -= static_cast<size_t>(n);
-  }
-  return 0;
-}
-
-}  // namespace
-
 WriteError::WriteError(const std::string& path, int err)
     : Error("cannot write " + path + ": " + describe_errno(err)), err_(err) {}
 

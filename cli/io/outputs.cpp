@@ -72,9 +72,6 @@ std::string with_frame_token(const std::string& path) {
   return path + "_####.png";
 }
 
-namespace {
-
-// Writes everything to `fd`; returns 0 or the errno of the failure.
 int write_all(int fd, const void* data, size_t size) {
   const char* p = static_cast<const char*>(data);
   while (size > 0) {
@@ -88,8 +85,6 @@ int write_all(int fd, const void* data, size_t size) {
   }
   return 0;
 }
-
-}  // namespace
 
 int write_stdout(const void* data, size_t size) {
   return write_all(STDOUT_FILENO, data, size);

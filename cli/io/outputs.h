@@ -26,6 +26,10 @@ ImageFormat output_format(const std::string& path, bool hdr_ok, const std::strin
 // frames would go to one file.
 std::string with_frame_token(const std::string& path);
 
+// Writes everything to `fd` with write(2), again after EINTR; returns 0 or
+// the errno of the failure.
+int write_all(int fd, const void* data, size_t size);
+
 // Writes everything to stdout with write(2), bypassing stdio. Returns 0, or
 // the errno of the failure: EPIPE when the reader has gone away.
 int write_stdout(const void* data, size_t size);

@@ -37,36 +37,32 @@ std::string rgba(Rgba c) {
   return "[" + num(c.r) + ", " + num(c.g) + ", " + num(c.b) + ", " + num(c.a) + "]";
 }
 
-// A number curve: a plain number when constant, else keypoints
-// [[t, value, envelope], ...] (the envelope left out where it is 0).
-std::string curve(const Curve& c) {
-  if (c.count == 1 && c.envelope[0] == 0) return num(c.value[0]);
+// Keypoints [[t, value, envelope], ...] (the envelope left out where it is
+// 0) of a curve with `count` keys; `value(k)` writes key k's value. A
+// constant with an envelope is written as two equal keys at 0 and 1.
+template <typename CurveT, typename Value>
+std::string keypoints(const CurveT& c, Value value) {
   std::string out = "[";
-  const int n = c.count == 1 ? 2 : c.count;  // a constant with an envelope: two equal keys
+  const int n = c.count == 1 ? 2 : c.count;
   for (int k = 0; k < n; ++k) {
-    const int i = c.count == 1 ? 0 : k;
-    const double t = c.count == 1 ? k : c.t[static_cast<size_t>(i)];
-    out += (k ? ", [" : "[") + num(t) + ", " + num(c.value[static_cast<size_t>(i)]);
-    if (c.envelope[static_cast<size_t>(i)] != 0)
-      out += ", " + num(c.envelope[static_cast<size_t>(i)]);
+    const size_t i = static_cast<size_t>(c.count == 1 ? 0 : k);
+    const double t = c.count == 1 ? k : c.t[i];
+    out += (k ? ", [" : "[") + num(t) + ", " + value(i);
+    if (c.envelope[i] != 0) out += ", " + num(c.envelope[i]);
     out += "]";
   }
   return out + "]";
 }
 
+// A number curve: a plain number when constant, else keypoints.
+std::string curve(const Curve& c) {
+  if (c.count == 1 && c.envelope[0] == 0) return num(c.value[0]);
+  return keypoints(c, [&](size_t i) { return num(c.value[i]); });
+}
+
 std::string color_curve(const ColorCurve& c) {
   if (c.count == 1 && c.envelope[0] == 0) return rgb(c.srgb[0]);
-  std::string out = "[";
-  const int n = c.count == 1 ? 2 : c.count;
-  for (int k = 0; k < n; ++k) {
-    const int i = c.count == 1 ? 0 : k;
-    const double t = c.count == 1 ? k : c.t[static_cast<size_t>(i)];
-    out += (k ? ", [" : "[") + num(t) + ", " + rgb(c.srgb[static_cast<size_t>(i)]);
-    if (c.envelope[static_cast<size_t>(i)] != 0)
-      out += ", " + num(c.envelope[static_cast<size_t>(i)]);
-    out += "]";
-  }
-  return out + "]";
+  return keypoints(c, [&](size_t i) { return rgb(c.srgb[i]); });
 }
 
 std::string quote(const std::string& s) {
