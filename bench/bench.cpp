@@ -574,8 +574,10 @@ int main(int argc, char** argv) {
     };
     auto run_frames = [](int frames) {
       Run r;
-      const fs::path dir = fs::temp_directory_path() / "spritz_bench_s5";
-      fs::remove_all(dir);
+      // A folder of this run's own, so two benchmarks never share one.
+      std::string tmpl = (fs::temp_directory_path() / "spritz_bench_s5.XXXXXX").string();
+      if (!mkdtemp(tmpl.data())) return r;
+      const fs::path dir = tmpl;
       const std::string cmd = std::string("'") + SPRITZ_BINARY + "' render '" + SPRITZ_SOURCE_DIR +
                               "/configs/campfire.toml' --size 512x512 -f 0-" +
                               std::to_string(frames - 1) + " -o '" + dir.string() +
