@@ -1,5 +1,6 @@
 #include "frames.h"
 
+#include <algorithm>
 #include <cctype>
 #include <charconv>
 #include <cmath>
@@ -11,6 +12,9 @@
 
 namespace spritz {
 namespace {
+
+// The widest frame token: wider than any 64-bit frame number needs.
+constexpr int kMaxFrameDigits = 32;
 
 constexpr const char* kGrammar =
     "expected comma-separated frames N, A-B or A-BxS (e.g. 0-59, 0-100x10, 5,7,-3--1)";
@@ -40,20 +44,28 @@ int64_t parse_int(std::string_view s, size_t& pos, std::string_view spec) {
 
 }  // namespace
 
+// Frame numbers are within ±2^62 (parse_int), so a range spans at most 2^63
+// frames: its span and offsets are computed in unsigned arithmetic, where
+// they fit and nothing overflows.
 uint64_t FrameRange::count() const {
-  const uint64_t span =
-      last >= first ? static_cast<uint64_t>(last - first) : static_cast<uint64_t>(first - last);
+  const uint64_t span = last >= first ? static_cast<uint64_t>(last) - static_cast<uint64_t>(first)
+                                      : static_cast<uint64_t>(first) - static_cast<uint64_t>(last);
   return span / static_cast<uint64_t>(step) + 1;
 }
 
 int64_t FrameRange::at(uint64_t i) const {
-  const int64_t d = static_cast<int64_t>(i) * step;
-  return last >= first ? first + d : first - d;
+  const uint64_t d = i * static_cast<uint64_t>(step);  // at most the span
+  const uint64_t f = static_cast<uint64_t>(first);
+  return static_cast<int64_t>(last >= first ? f + d : f - d);
 }
 
 uint64_t FrameList::size() const {
+  // Saturating: parse_frames refuses lists of more than kMaxListItems.
   uint64_t n = 0;
-  for (const FrameRange& r : ranges_) n += r.count();
+  for (const FrameRange& r : ranges_) {
+    const uint64_t c = r.count();
+    n = c > std::numeric_limits<uint64_t>::max() - n ? std::numeric_limits<uint64_t>::max() : n + c;
+  }
   return n;
 }
 
@@ -135,6 +147,8 @@ FrameList parse_frames(std::string_view spec) {
     }
     if (pos != item.size()) bad(spec, "unexpected '" + std::string(item.substr(pos)) + "'");
     list.add(r);
+    if (list.size() > kMaxListItems)
+      bad(spec, "it holds more than 2^62 frames, the most a list may hold");
     if (comma == std::string_view::npos) break;
     start = comma + 1;
   }
@@ -145,12 +159,15 @@ std::vector<uint32_t> parse_seeds(const std::string& spec, uint64_t max_count) {
   FrameList list;
   try {
     list = parse_frames(spec);
-  } catch (const Error&) {
+  } catch (const Error& e) {
+    if (std::string(e.what()).find("more than 2^62") != std::string::npos)
+      throw Error("--seeds: at most " + std::to_string(max_count) + " seeds at once");
     throw Error("--seeds expects seeds N, A-B or A-BxS, comma-separated (e.g. 1-16), got '" + spec +
                 "'");
   }
   if (list.size() > max_count)
-    throw Error("--seeds: at most " + std::to_string(max_count) + " seeds at once");
+    throw Error("--seeds: at most " + std::to_string(max_count) + " seeds at once, got " +
+                std::to_string(list.size()));
   std::vector<uint32_t> seeds;
   for (uint64_t i = 0; i < list.size(); ++i) {
     const int64_t s = list.at(i);
@@ -220,9 +237,14 @@ OutputPattern::OutputPattern(std::string pattern) : pattern_(std::move(pattern))
     const std::string digits = p.substr(percent + 1, percent_end - percent - 2);
     // %5d pads with zeros as well, as ffmpeg's image2 pattern reads it: a
     // space-padded file name ("f_    1.png") would not be found by `-i f_%5d.png`.
-    width_ = digits.empty() ? 0 : std::stoi(digits);
-    if (width_ > 32) throw Error("output pattern '" + p + "': frame width over 32");
+    // Read without overflow: anything past 33 is too wide anyway.
+    width_ = 0;
+    for (const char c : digits) width_ = std::min(33, width_ * 10 + (c - '0'));
   }
+  if (width_ > kMaxFrameDigits)
+    throw Error("output pattern '" + p + "': the frame token asks for " +
+                (printf_ && width_ == 33 ? "more than 32" : std::to_string(width_)) +
+                " digits; at most 32 (####, %0Nd)");
   auto unescape = [](std::string s) {
     for (size_t i = 0; (i = s.find("%%", i)) != std::string::npos; ++i) s.erase(i, 1);
     return s;

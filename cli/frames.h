@@ -19,6 +19,10 @@ struct FrameRange {
   int64_t at(uint64_t i) const;
 };
 
+// The most items a frame or seed list may hold (each range of numbers within
+// ±2^62): every count and index then fits 64 bits.
+inline constexpr uint64_t kMaxListItems = uint64_t{1} << 62;
+
 class FrameList {
  public:
   void add(FrameRange r) { ranges_.push_back(r); }

@@ -1517,3 +1517,24 @@ TEST_CASE("a texture file over 64 MiB is refused at its key, and nothing is writ
   CHECK(!fs::exists(d / "out.png"));
   CHECK(!fs::exists(d / "sheet.png"));
 }
+
+// Found by the hostile command lines of the fuzzing issue: seed and frame
+// lists whose size passed 2^64, and a frame width that overflowed stoi.
+TEST_CASE("huge frame and seed lists and frame widths are refused, never a crash", "[cli]") {
+  const fs::path d = fresh_dir("huge_lists");
+  const std::string quarter = "0-4611686018427387903";
+  const std::string seeds = quarter + "," + quarter + "," + quarter + "," + quarter;
+  for (const std::string& cmd :
+       {"atlas " + kConfigs + "/sparks.toml --seeds " + seeds + " -o s.png",
+        "render " + kConfigs + "/sparks.toml --seeds " + seeds + " -o 'r_{seed}_#.png'",
+        "render " + kConfigs +
+            "/sparks.toml -f -4611686018427387904-4611686018427387904 -o f_#.png",
+        "render " + kConfigs + "/sparks.toml -f 0 -o 'f_%99999999999d.png'"}) {
+    INFO(cmd);
+    const Run r = run_spritz(cmd, d);
+    CHECK(r.code == 2);
+    CHECK_THAT(r.err, Catch::StartsWith("spritz: "));
+    CHECK_THAT(r.err, !Catch::Contains("stoi"));
+  }
+  CHECK(fs::is_empty(d));
+}

@@ -137,3 +137,39 @@ TEST_CASE("time lists split at commas into decimal seconds, and an empty or odd 
     CHECK_THROWS_WITH(parse_times({text}), Catch::Contains(message));
   }
 }
+
+// Frame numbers reach ±2^62: spans, offsets and list sizes are computed
+// without overflow (a list's size once wrapped at 2^64, so four huge seed
+// ranges counted as 4 and crashed atlas).
+TEST_CASE("frame lists at the edges of 64 bits neither overflow nor wrap", "[frames]") {
+  const int64_t big = int64_t{1} << 62;
+  const FrameRange whole{-big, big, 1};
+  CHECK(whole.count() == (uint64_t{1} << 63) + 1);
+  CHECK(whole.at(0) == -big);
+  CHECK(whole.at(uint64_t{1} << 63) == big);
+  const FrameRange down{big, -big, big};
+  CHECK(down.count() == 3);
+  CHECK(down.at(1) == 0);
+  CHECK(down.at(2) == -big);
+  CHECK_THROWS_WITH(parse_frames("-4611686018427387904-4611686018427387904"),
+                    Catch::Contains("more than 2^62 frames"));
+  CHECK_THROWS_WITH(parse_frames("0-4611686018427387903,0-4611686018427387903"),
+                    Catch::Contains("more than 2^62 frames"));
+  CHECK(parse_frames("0-4611686018427387903").size() == uint64_t{1} << 62);
+  const std::string quarter = "0-4611686018427387903";
+  CHECK_THROWS_WITH(parse_seeds(quarter + "," + quarter + "," + quarter + "," + quarter, 1000000),
+                    "--seeds: at most 1000000 seeds at once");
+  CHECK_THROWS_WITH(parse_seeds("0-2000000", 1000000),
+                    "--seeds: at most 1000000 seeds at once, got 2000001");
+}
+
+TEST_CASE("a frame token is at most 32 digits wide, #### or %0Nd", "[frames]") {
+  CHECK(OutputPattern("f_%032d.png").format(5).size() == 2 + 32 + 4);
+  CHECK(OutputPattern(std::string("f_") + std::string(32, '#') + ".png").format(-5) ==
+        "f_-" + std::string(31, '0') + "5.png");
+  CHECK_THROWS_WITH(OutputPattern("f_%99999999999d.png"),
+                    Catch::Contains("asks for more than 32 digits; at most 32"));
+  CHECK_THROWS_WITH(OutputPattern("f_%33d.png"), Catch::Contains("at most 32"));
+  CHECK_THROWS_WITH(OutputPattern(std::string("f_") + std::string(40, '#') + ".png"),
+                    Catch::Contains("asks for 40 digits; at most 32"));
+}
