@@ -6,7 +6,8 @@
 namespace spritz {
 
 // SIGINT/SIGTERM/SIGHUP: delete any temporary file being written, then die by
-// the same signal. SIGPIPE is ignored so a closed stdout is an error, not a crash.
+// the same signal; one inherited as ignored (nohup) stays ignored. SIGPIPE
+// is ignored so a closed stdout is an error, not a crash.
 void install_signal_handlers();
 
 // Records a temporary file for the signal handler to delete (fixed storage:

@@ -415,12 +415,14 @@ TEST_CASE("an interrupted render leaves no partial PNG and no temporary files", 
                           // may take seconds to get there), mid-way through the run.
                           "i=0; while [ $(ls | grep -c '\\.png$') -lt 3 ] && [ $i -lt 600 ]; do "
                           "sleep 0.05; i=$((i+1)); done; "
-                          "kill -INT $pid; wait $pid; echo $?)";
+                          "kill -TERM $pid; wait $pid; echo $?)";
+  // (SIGTERM: a shell starts a background job with SIGINT ignored, and
+  // spritz keeps a signal inherited as ignored.)
   FILE* p = popen(cmd.c_str(), "r");
   char buf[64] = {};
   fgets(buf, sizeof buf, p);
   pclose(p);
-  CHECK(std::string(buf).find("130") == 0);
+  CHECK(std::string(buf).find("143") == 0);
   size_t pngs = 0;
   for (const auto& e : fs::directory_iterator(d)) {
     if (e.path().extension() != ".png") continue;
@@ -1537,4 +1539,23 @@ TEST_CASE("huge frame and seed lists and frame widths are refused, never a crash
     CHECK_THAT(r.err, !Catch::Contains("stoi"));
   }
   CHECK(fs::is_empty(d));
+}
+
+// nohup (or `trap '' HUP`) makes a render survive its terminal closing: a
+// signal inherited as ignored stays ignored. spritz used to install its
+// handler over it, so a hang-up killed the render (exit 129).
+TEST_CASE("a render started with SIGHUP ignored survives a hang-up", "[cli]") {
+  const fs::path d = fresh_dir("nohup");
+  const std::string cmd =
+      "cd '" + d.string() + "' && (trap '' HUP; '" SPRITZ_BINARY "' render " + kConfigs +
+      "/campfire.toml -f 0-59 -o f_##.png --size 128x128 -q & pid=$!; "
+      "i=0; while [ $(ls | grep -c '\\.png$') -lt 2 ] && [ $i -lt 600 ]; do sleep 0.02; "
+      "i=$((i+1)); done; kill -HUP $pid; wait $pid; echo $?)";
+  std::string out;
+  REQUIRE(shell(cmd, &out) == 0);
+  CHECK(out == "0\n");
+  size_t pngs = 0;
+  for (const auto& e : fs::directory_iterator(d)) pngs += e.path().extension() == ".png";
+  CHECK(pngs == 60);
+  CHECK(no_temp_files(d));
 }
