@@ -500,3 +500,43 @@ TEST_CASE("an emitter that can never show a particle loads with a warning at its
   REQUIRE(fx.warnings.size() == 1);
   CHECK(fx.warnings[0].loc.file == "--set emitter.0.rate=0");
 }
+
+// Found by the fuzzing issue: --set text toml++ mishandles or that says more
+// than one thing is refused at the --set, never a bare library message or a
+// silently dropped key.
+TEST_CASE("a --set value that is not one valid TOML value is refused at the --set", "[load]") {
+  const std::string fx = "[[emitter]]\nrate = 5\n";
+  const auto refused = [&](const std::string& set) {
+    LoadOptions o;
+    o.overrides = {set};
+    try {
+      load_effect(fx, "fx.toml", ".", o);
+    } catch (const Error& e) {
+      return std::string(e.what());
+    }
+    return std::string("loaded");
+  };
+  CHECK(refused("emitter.0.rate=1\nseed = 77") ==
+        "--set emitter.0.rate=1\\x0aseed = 77: the value holds more than one TOML value (a "
+        "newline and another key?); give each key its own --set");
+  CHECK(refused("\xff=") == "--set \\xff=: the text is not valid UTF-8");
+  CHECK(refused("emitter.0.name=\x1b[2J\xc3") ==
+        "--set emitter.0.name=\\x1b[2J\\xc3: the text is not valid UTF-8");
+  CHECK(refused("emitter.0.rate=7") == "loaded");
+  CHECK(refused("effect.name=\"caf\xc3\xa9\"") == "loaded");
+}
+
+TEST_CASE("valid_utf8 accepts UTF-8 and nothing else", "[error]") {
+  CHECK(valid_utf8(""));
+  CHECK(valid_utf8("plain"));
+  CHECK(valid_utf8("caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x94\xa5"));  // é € 🔥
+  CHECK(valid_utf8("\xf4\x8f\xbf\xbf"));                           // U+10FFFF
+  CHECK_FALSE(valid_utf8("\xff"));
+  CHECK_FALSE(valid_utf8("\x80"));              // a lone continuation byte
+  CHECK_FALSE(valid_utf8("\xc3"));              // cut short
+  CHECK_FALSE(valid_utf8("\xc0\xaf"));          // overlong '/'
+  CHECK_FALSE(valid_utf8("\xe0\x80\xaf"));      // overlong, three bytes
+  CHECK_FALSE(valid_utf8("\xed\xa0\x80"));      // a surrogate, U+D800
+  CHECK_FALSE(valid_utf8("\xf4\x90\x80\x80"));  // past U+10FFFF
+  CHECK_FALSE(valid_utf8("ok\xe2\x82"));        // cut short at the end
+}

@@ -15,6 +15,10 @@ namespace spritz {
 // the environment or the command line quoted in a message.
 std::string printable(std::string_view text);
 
+// Whether `text` is well-formed UTF-8: no stray continuation bytes, overlong
+// forms, surrogates or code points past U+10FFFF.
+bool valid_utf8(std::string_view text);
+
 struct SourceLoc {
   std::string file;   // empty when the problem has no file (a command-line value)
   uint32_t line = 0;  // 1-based; 0 = no position within the file

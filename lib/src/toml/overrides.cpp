@@ -27,7 +27,11 @@ std::vector<std::string> split_path(std::string_view path) {
 }  // namespace
 
 void apply_override(toml::table& root, const std::string& text) {
-  const std::string origin = kSetPrefix + text;
+  // toml++ would report invalid UTF-8 with no place; say where it is first.
+  if (!valid_utf8(text))
+    throw Error(SourceLoc{printable(kSetPrefix + text)}, "the text is not valid UTF-8");
+  // Where messages say a value came from; never raw control bytes.
+  const std::string origin = printable(kSetPrefix + text);
   const size_t eq = text.find('=');
   if (eq == std::string::npos || eq == 0)
     throw Error("--set expects key.path=value (for example emitter.0.rate=100), got '" + text +
@@ -82,8 +86,18 @@ void apply_override(toml::table& root, const std::string& text) {
   try {
     snippet = toml::parse(key + " = " + value, origin);
   } catch (const toml::parse_error&) {
-    snippet = toml::parse(key + " = " + toml_quote(value), origin);
+    try {
+      snippet = toml::parse(key + " = " + toml_quote(value), origin);
+    } catch (const toml::parse_error& e) {
+      throw Error(SourceLoc{origin}, "the value is not TOML: " + printable(e.description()));
+    }
   }
+  // One value: `emitter.0.rate=1<newline>seed = 77` parses, but as two keys,
+  // and the second would be dropped without a word.
+  if (snippet.size() != 1 || !snippet.get(parts[i]))
+    throw Error(SourceLoc{origin},
+                "the value holds more than one TOML value (a newline and another key?); give "
+                "each key its own --set");
   table->insert_or_assign(parts[i], std::move(*snippet.get(parts[i])));
 }
 
