@@ -63,6 +63,10 @@ Buffer read_whole(const std::string& path, size_t limit, const char* what, bool 
   if (ec) throw Error(SourceLoc{path, 0, 0}, "cannot open: " + describe_errno(ec.value()));
   if (fs::is_directory(st))
     throw Error(SourceLoc{path, 0, 0}, std::string("is a directory, not ") + what);
+  // A device is refused at once: /dev/zero would be read up to the cap
+  // first. A pipe is read (`spritz render <(generate-effect)`), up to the cap.
+  if (fs::is_character_file(st) || fs::is_block_file(st) || fs::is_socket(st))
+    throw Error(SourceLoc{path, 0, 0}, std::string("is a device, not ") + what);
   FILE* f = std::fopen(path.c_str(), "rb");
   if (!f) throw Error(SourceLoc{path, 0, 0}, "cannot open: " + describe_errno(errno));
   struct stat opened;

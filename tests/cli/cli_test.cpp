@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <catch2/catch.hpp>
+#include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -1558,4 +1559,31 @@ TEST_CASE("a render started with SIGHUP ignored survives a hang-up", "[cli]") {
   for (const auto& e : fs::directory_iterator(d)) pngs += e.path().extension() == ".png";
   CHECK(pngs == 60);
   CHECK(no_temp_files(d));
+}
+
+// Found by the fuzzing issue: /dev/zero was read up to the 1 GiB cap (14 s)
+// before "too large", and a texture behind a link loop said "not found".
+TEST_CASE("devices are refused at once, a pipe is read, a link loop is named", "[cli]") {
+  const fs::path d = fresh_dir("devices");
+  const auto t0 = std::chrono::steady_clock::now();
+  const Run zero_diff = run_spritz("diff /dev/zero /dev/zero", d);
+  const Run zero_fx = run_spritz("validate /dev/zero", d);
+  CHECK(std::chrono::steady_clock::now() - t0 < std::chrono::seconds(2));
+  CHECK(zero_diff.code == 2);
+  CHECK(zero_diff.err == "/dev/zero: is a device, not an image\n");
+  CHECK(zero_fx.code == 2);
+  CHECK_THAT(zero_fx.err, Catch::Contains("/dev/zero: is a device, not an effect file"));
+  // An effect from a pipe (process substitution) renders.
+  std::string out;
+  CHECK(shell("cd '" + d.string() + "' && bash -c \"'" SPRITZ_BINARY "' render <(cat '" + kConfigs +
+                  "/sparks.toml') -f 0 -o p.png -q\"",
+              &out) == 0);
+  CHECK(fs::exists(d / "p.png"));
+  fs::create_symlink("loop_b", d / "loop_a");
+  fs::create_symlink("loop_a", d / "loop_b");
+  write(d / "loop.toml", "[[emitter]]\nrate = 5\ntexture = \"loop_a\"\n");
+  const Run loop = run_spritz("validate loop.toml", d);
+  CHECK(loop.code == 2);
+  CHECK_THAT(loop.err, Catch::Contains("loop.toml:3:11: cannot open texture loop_a: Too many "
+                                       "levels of symbolic links"));
 }

@@ -1,6 +1,7 @@
 // One [[emitter]] table: its keys, shape, flipbook and appearance curves,
 // and the warnings about emitters that can never show.
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
 #include <filesystem>
 #include <limits>
@@ -150,7 +151,11 @@ void Translator::read_texture(const toml::table& t, Emitter& em) {
         if (p.is_relative() && base_dir_ != ".") p = fs::path(base_dir_) / p;
         std::error_code ec;
         const auto status = fs::status(p, ec);
-        if (ec || !fs::exists(status)) {
+        const bool missing = ec.value() == ENOENT || ec.value() == ENOTDIR;
+        if (ec && !missing) {
+          // A link loop, a folder that cannot be searched: say which.
+          error(*n, "cannot open texture " + p.string() + ": " + ec.message());
+        } else if (ec || !fs::exists(status)) {
           std::string hint;
           // A path typed in --set is still relative to the effect file; say
           // so when the working directory has the file the user meant.
