@@ -48,11 +48,12 @@ if(SPRITZ_MAN)
     message(STATUS "spritz: no man page in a cross build without an emulator to run --help")
   else()
     set(run_spritz ${CMAKE_CROSSCOMPILING_EMULATOR} $<TARGET_FILE:spritz>)
+    list(JOIN CMAKE_CROSSCOMPILING_EMULATOR " " emulator_words)  # help2man takes one command line
     add_custom_command(OUTPUT ${PROJECT_BINARY_DIR}/spritz.1 ${PROJECT_BINARY_DIR}/spritz.1.gz
       COMMAND sh ${PROJECT_SOURCE_DIR}/cmake/man-commands.sh ${PROJECT_BINARY_DIR}/spritz-man-commands.h2m ${run_spritz}
       COMMAND ${HELP2MAN} --no-info --section 1 --name "render 2D particle effects to PNG frames and flipbook atlases"
               --include ${PROJECT_BINARY_DIR}/spritz-man-commands.h2m --output ${PROJECT_BINARY_DIR}/spritz.1
-              "${CMAKE_CROSSCOMPILING_EMULATOR} $<TARGET_FILE:spritz>"
+              "${emulator_words} $<TARGET_FILE:spritz>"
       COMMAND gzip -n -9 -f -k ${PROJECT_BINARY_DIR}/spritz.1
       DEPENDS spritz ${PROJECT_SOURCE_DIR}/cmake/man-commands.sh
       COMMENT "Generating the spritz(1) man page" VERBATIM)

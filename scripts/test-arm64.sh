@@ -21,7 +21,7 @@ packages=(g++-aarch64-linux-gnu qemu-user-static cmake make pkg-config libcli11-
           ffmpeg parallel slurm-wlm munge python3-yaml)
 scripts/install-missing.sh "${packages[@]}"
 
-cmake -S . -B build-arm64 -DCMAKE_BUILD_TYPE=Release -DCMAKE_TOOLCHAIN_FILE="$PWD/scripts/aarch64-linux-gnu.cmake" >/dev/null
+cmake -S . -B build-arm64 -DCMAKE_BUILD_TYPE=Release -DSPRITZ_MAN=OFF -DCMAKE_TOOLCHAIN_FILE="$PWD/scripts/aarch64-linux-gnu.cmake" >/dev/null
 cmake --build build-arm64 -j"$(nproc)" --target spritz spritz_tests
 readelf -h build-arm64/spritz | grep -q AArch64  # a cross build, not a native one
 ctest --test-dir build-arm64 --output-on-failure -j"$(nproc)" "$@"
