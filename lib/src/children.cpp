@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "eval_detail.h"
+#include "particle_motion.h"
 #include "spritz/error.h"
 #include "spritz/hash.h"
 #include "spritz/motion.h"

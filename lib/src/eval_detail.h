@@ -112,21 +112,7 @@ void for_each_key(const Effect& fx, const Emitter& em, double clock, double look
       lookback);
 }
 
-// model.md 5, 6 and 9: where the particle with stream `st` born at
-// `birth_s` is at `clock`, and its velocity, for any age (a parent's place at
-// its death too). A sub-emitter's child starts at its parent's place and adds
-// inherit_velocity times its parent's velocity. Turbulence adds
-// A(tau) noise(p0 f, age speed + phase unit(st, 16)), p0 being the start
-// point in the frame the particle moves in (a local-space particle's, without
-// the path), and its time derivative to the velocity.
-//
-// `at_death` asks for the state at the particle's death (a sub-emitter's
-// parent, model.md 9.3): its velocity is the limit from below, whichever side
-// of 1 age / life rounds to. The amplitude's slope there is the last
-// segment's, and A = max(A_raw, 0) has the left derivative A_raw'(1) when
-// A_raw(1) > 0, min(A_raw'(1), 0) when A_raw(1) = 0, and 0 below.
-MotionState particle_motion(const Emitter& em, uint32_t st, double birth_s, double clock,
-                            const ParentState* parent = nullptr, bool at_death = false);
+// particle_motion: particle_motion.h.
 
 // Puts each particle's trail ghosts just before it, oldest first: ghost k at
 // u = k / count is the particle at clock - u length (not yet born: none),

@@ -1,25 +1,25 @@
 // A particle's place and velocity at any age (docs/model.md 5, 6, 9.1, 9.3,
 // 9.6): its start on the emission shape, closed-form motion, the path, the
-// parent of a sub-emitter's child, and turbulence.
-#include "spritz/motion.h"
+// parent of a sub-emitter's child, and turbulence. Inline: evaluation calls
+// it for every particle and trail ghost, and a call across files costs
+// measurably there.
+#pragma once
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
-#include <limits>
 
 #include "eval_detail.h"
-#include "spritz/error.h"
 #include "spritz/hash.h"
+#include "spritz/motion.h"
 #include "spritz/noise.h"
 #include "spritz/shape.h"
 
 namespace spritz::detail {
-namespace {
+namespace motion_constants {
 
-constexpr double kDegToRad = 3.14159265358979323846 / 180.0;
+inline constexpr double kDegToRad = 3.14159265358979323846 / 180.0;
 
-}  // namespace
+}  // namespace motion_constants
 
 // model.md 5, 6 and 9: where the particle with stream `st` born at
 // `birth_s` is at `clock`, and its velocity, for any age (a parent's place at
@@ -34,11 +34,12 @@ constexpr double kDegToRad = 3.14159265358979323846 / 180.0;
 // of 1 age / life rounds to. The amplitude's slope there is the last
 // segment's, and A = max(A_raw, 0) has the left derivative A_raw'(1) when
 // A_raw(1) > 0, min(A_raw'(1), 0) when A_raw(1) = 0, and 0 below.
-MotionState particle_motion(const Emitter& em, uint32_t st, double birth_s, double clock,
-                            const ParentState* parent, bool at_death) {
+inline MotionState particle_motion(const Emitter& em, uint32_t st, double birth_s, double clock,
+                                   const ParentState* parent = nullptr, bool at_death = false) {
   const ShapeSample s = sample_shape(em.shape, em.direction, unit(st, Channel::kShapeU),
                                      unit(st, Channel::kShapeV), unit(st, Channel::kInOutCoin));
-  const double spread = (2 * unit(st, Channel::kSpread) - 1) * em.spread_deg * kDegToRad;
+  const double spread =
+      (2 * unit(st, Channel::kSpread) - 1) * em.spread_deg * motion_constants::kDegToRad;
   const Vec2 dir = em.spread_deg != 0 ? rotate(s.normal, spread) : s.normal;
   const double speed = em.speed_px_per_s.at(unit(st, Channel::kSpeed));
   Vec2 origin = em.position;
