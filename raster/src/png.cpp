@@ -137,8 +137,19 @@ std::string png_decode_failure(const std::vector<uint8_t>& bytes) {
     return "not a PNG file (spritz reads PNG images only)";
   // stb's reasons are terse ("outofdata"), and some truncations set none.
   const char* reason = stbi_failure_reason();
-  return reason && *reason ? "corrupt or truncated PNG (stb_image: " + std::string(reason) + ")"
+  return reason && *reason ? "corrupt or truncated PNG (stb_image: " + printable(reason) + ")"
                            : "corrupt or truncated PNG";
+}
+
+bool png_declared_size(const std::vector<uint8_t>& bytes, uint32_t* width, uint32_t* height) {
+  static const uint8_t kSignature[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1A, '\n'};
+  // The signature, then IHDR: length 13, "IHDR", width, height (big-endian).
+  if (bytes.size() < 8 + 8 + 8 || !std::equal(kSignature, kSignature + 8, bytes.begin()) ||
+      get_be32(&bytes[8]) != 13 || std::memcmp(&bytes[12], "IHDR", 4) != 0)
+    return false;
+  *width = get_be32(&bytes[16]);
+  *height = get_be32(&bytes[20]);
+  return true;
 }
 
 DecodedPng decode_png(const std::vector<uint8_t>& bytes, const std::string& name) {

@@ -184,6 +184,14 @@ Texture texture_from_encoded(const std::vector<unsigned char>& bytes, const std:
   if (bytes.size() > static_cast<size_t>(std::numeric_limits<int>::max()))
     throw Error("texture " + name + " is too large");
   const int len = static_cast<int>(bytes.size());
+  // The declared size first: stb refuses a huge image as "unknown image type".
+  uint32_t declared_w = 0, declared_h = 0;
+  if (png_declared_size(bytes, &declared_w, &declared_h) &&
+      (declared_w > static_cast<uint32_t>(kMaxTextureSide) ||
+       declared_h > static_cast<uint32_t>(kMaxTextureSide)))
+    throw Error("texture " + name + " is " + std::to_string(declared_w) + "x" +
+                std::to_string(declared_h) + ", larger than the limit of " +
+                std::to_string(kMaxTextureSide) + " per side");
   int w = 0, h = 0, comp = 0;
   if (!stbi_info_from_memory(bytes.data(), len, &w, &h, &comp))
     throw Error("cannot decode texture " + name + ": " + png_decode_failure(bytes));

@@ -150,3 +150,54 @@ TEST_CASE("TextureRef parses builtin: in one place", "[texture]") {
   CHECK(!TextureRef::parse("Builtin:soft").builtin());
   CHECK(TextureRef{} == TextureRef::parse("builtin:soft"));
 }
+
+namespace {
+
+// PNG bytes from chunks: the signature, then each chunk (length, type, data,
+// a CRC stb does not check).
+std::vector<unsigned char> png_of(const std::vector<std::pair<std::string, std::string>>& chunks) {
+  std::vector<unsigned char> out = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1A, '\n'};
+  for (const auto& [type, data] : chunks) {
+    const uint32_t n = static_cast<uint32_t>(data.size());
+    for (int s = 24; s >= 0; s -= 8) out.push_back(static_cast<unsigned char>(n >> s));
+    out.insert(out.end(), type.begin(), type.end());
+    out.insert(out.end(), data.begin(), data.end());
+    for (int k = 0; k < 4; ++k) out.push_back(0);
+  }
+  return out;
+}
+
+std::string ihdr(uint32_t w, uint32_t h) {
+  std::string d;
+  for (uint32_t v : {w, h})
+    for (int s = 24; s >= 0; s -= 8) d.push_back(static_cast<char>(v >> s));
+  d += std::string("\x08\x06\x00\x00\x00", 5);  // 8-bit RGBA
+  return d;
+}
+
+}  // namespace
+
+// Found by the fuzzing issue: a 60000x60000 texture was "unknown image type"
+// (stb refuses it without saying why), and stb's reason quoted a hostile
+// chunk type verbatim, so a chunk named ESC[2J cleared the reader's terminal.
+TEST_CASE("a texture's declared size is checked first, and stb's reasons are printable",
+          "[texture]") {
+  const auto huge = png_of({{"IHDR", ihdr(60000, 60000)}, {"IEND", ""}});
+  uint32_t w = 0, h = 0;
+  REQUIRE(png_declared_size(huge, &w, &h));
+  CHECK(w == 60000);
+  CHECK(h == 60000);
+  CHECK_THROWS_WITH(texture_from_encoded(huge, "huge.png", 1, 1),
+                    "texture huge.png is 60000x60000, larger than the limit of 16384 per side");
+  CHECK_FALSE(png_declared_size({'G', 'I', 'F', '8'}, &w, &h));
+  const auto hostile = png_of({{"IHDR", ihdr(4, 4)}, {"\x1b[2J", "x"}, {"IEND", ""}});
+  try {
+    texture_from_encoded(hostile, "esc.png", 1, 1);
+    FAIL("decoded a PNG with an unknown critical chunk");
+  } catch (const Error& e) {
+    const std::string what = e.what();
+    CHECK(what.find('\x1b') == std::string::npos);
+    CHECK_THAT(what, Catch::Contains("\\x1b[2J PNG chunk not known"));  // stb's reason, escaped
+    CHECK_THAT(what, Catch::StartsWith("cannot decode texture esc.png: corrupt or truncated PNG"));
+  }
+}

@@ -40,7 +40,13 @@ struct DecodedPng {
 // not start with the PNG signature (stb's own "unknown image type" would not
 // say that spritz reads PNG only), else "corrupt or truncated PNG" with stb's
 // reason when it gave one.
+// stb's reason is printable() (it can quote a chunk's type bytes, which a
+// hostile file makes terminal escapes).
 std::string png_decode_failure(const std::vector<uint8_t>& bytes);
+
+// The size a PNG's IHDR chunk declares, read without decoding anything;
+// false when the bytes do not start with the signature and an IHDR chunk.
+bool png_declared_size(const std::vector<uint8_t>& bytes, uint32_t* width, uint32_t* height);
 
 // Decodes PNG bytes to RGBA8 and collects their tEXt chunks. Throws
 // spritz::Error naming `name` when they do not decode.
