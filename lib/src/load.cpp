@@ -11,6 +11,7 @@
 
 #include "finish.h"
 #include "spritz/hash.h"
+#include "toml/keys.h"
 #include "toml/overrides.h"
 #include "toml/preflight.h"
 #include "toml/text.h"
@@ -22,6 +23,23 @@ std::string check_time_label(double t) {
   std::snprintf(buf, sizeof buf, "%.3f", t);
   return std::string_view(buf) == "-0.000" ? "0.000" : buf;
 }
+
+namespace {
+
+// Keeps the first kMaxDiagnostics of `list` (in file order) and says how many
+// more there were, so that a file of a million bad values prints a page, not
+// a million lines.
+void cap_diagnostics(std::vector<Diagnostic>& list, const std::string& source_name,
+                     const char* what) {
+  if (list.size() <= toml_load::kMaxDiagnostics) return;
+  const size_t more = list.size() - toml_load::kMaxDiagnostics;
+  list.resize(toml_load::kMaxDiagnostics);
+  list.push_back({SourceLoc{source_name, 0, 0},
+                  "and " + std::to_string(more) + " more " + what + " (the first " +
+                      std::to_string(toml_load::kMaxDiagnostics) + " are shown)"});
+}
+
+}  // namespace
 
 Effect load_effect(std::string_view text, const std::string& source_name,
                    const std::string& base_dir, const LoadOptions& options) {
@@ -46,10 +64,12 @@ Effect load_effect(std::string_view text, const std::string& source_name,
   Effect fx = tr.translate(root);
   if (!tr.diagnostics.empty()) {
     sort_by_location(tr.diagnostics);
+    cap_diagnostics(tr.diagnostics, source_name, "problems");
     throw Error(std::move(tr.diagnostics));
   }
   fx.warnings = std::move(tr.warnings);
   finish_effect(fx, source_name, hash);
+  cap_diagnostics(fx.warnings, source_name, "warnings");
   return fx;
 }
 

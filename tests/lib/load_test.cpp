@@ -540,3 +540,36 @@ TEST_CASE("valid_utf8 accepts UTF-8 and nothing else", "[error]") {
   CHECK_FALSE(valid_utf8("\xf4\x90\x80\x80"));  // past U+10FFFF
   CHECK_FALSE(valid_utf8("ok\xe2\x82"));        // cut short at the end
 }
+
+// Found by the fuzzing issue: an effect under the 64 MiB cap could hold
+// millions of check times or bursts, and printed one message per bad value.
+TEST_CASE("long lists are bounded at load and repeated messages are capped", "[load]") {
+  const auto problems = [](const std::string& text) {
+    try {
+      load_effect(text, "big.toml", ".");
+    } catch (const Error& e) {
+      return e.diagnostics();
+    }
+    return std::vector<Diagnostic>{};
+  };
+  std::string bad;
+  for (int i = 0; i < 300; ++i) bad += "[[emitter]]\nrate = -" + std::to_string(i + 1) + "\n";
+  const std::vector<Diagnostic> d = problems(bad);
+  REQUIRE(d.size() == 101);
+  CHECK(d.front().to_string() == "big.toml:2:8: rate must be non-negative, got -1");
+  CHECK(d.back().to_string() == "big.toml: and 200 more problems (the first 100 are shown)");
+
+  std::string times = "[check]\ntimes = [";
+  for (int i = 0; i <= 10000; ++i) times += std::to_string(i) + ", ";
+  times += "]\n[[emitter]]\nrate = 1\n";
+  const std::vector<Diagnostic> t = problems(times);
+  REQUIRE(t.size() == 1);
+  CHECK_THAT(t[0].message, Catch::StartsWith("check.times has 10001 times, more than 10000"));
+
+  std::string bursts = "[[emitter]]\nrate = 1\nbursts = [";
+  for (int i = 0; i <= 10000; ++i) bursts += "{ count = 1 }, ";
+  bursts += "]\n";
+  const std::vector<Diagnostic> b = problems(bursts);
+  REQUIRE(b.size() == 1);
+  CHECK_THAT(b[0].message, Catch::StartsWith("bursts has 10001 entries, more than 10000"));
+}

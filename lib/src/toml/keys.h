@@ -69,6 +69,14 @@ inline const Keys kBurstKeys = {"time", "count", "repeat", "interval"};
 inline const Keys kCheckKeys = {"times", "threshold", "max_diff_pixels", "max_diff_ratio",
                                 "max_channel_diff"};
 
+// The longest lists an effect may hold where nothing else bounds them: check
+// times (each a rendered frame) and burst tables (each scanned every frame).
+inline constexpr size_t kMaxCheckTimes = 10000;
+inline constexpr size_t kMaxBurstTables = 10000;
+// The most problems (and, apart, warnings) reported for one file; the rest
+// are counted in one last line.
+inline constexpr size_t kMaxDiagnostics = 100;
+
 // Effect keys nest a few tables deep (emitter.shape.kind); this allows far
 // more, and far less than the depth at which toml++ 3.3 overflows the stack.
 inline constexpr int kMaxKeyParts = 64;

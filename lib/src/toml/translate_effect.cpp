@@ -108,6 +108,9 @@ void Translator::read_check(const toml::table& t, CheckSpec& check) {
     const toml::array* a = n->as_array();
     if (!a || a->empty()) {
       error(*n, "check.times must be a non-empty array of times in seconds");
+    } else if (a->size() > kMaxCheckTimes) {
+      error(*n, "check.times has " + std::to_string(a->size()) + " times, more than " +
+                    std::to_string(kMaxCheckTimes) + " (each is a rendered frame)");
     } else {
       std::unordered_map<std::string, double> labels;
       for (const toml::node& x : *a) {

@@ -27,6 +27,13 @@ void Translator::read_bursts(const toml::node& n, Emitter& em, uint64_t max_coun
     error(n, "bursts must be an array of tables [{ time = 0, count = 10 }, ...]");
     return;
   }
+  if (a->size() > kMaxBurstTables) {
+    error(n, "bursts has " + std::to_string(a->size()) + " entries, more than " +
+                 std::to_string(kMaxBurstTables) +
+                 "; a burst with repeat and interval fires many "
+                 "times from one entry");
+    return;
+  }
   uint64_t next_index = 0;
   for (const toml::node& item : *a) {
     const toml::table* t = item.as_table();
