@@ -573,3 +573,25 @@ TEST_CASE("long lists are bounded at load and repeated messages are capped", "[l
   REQUIRE(b.size() == 1);
   CHECK_THAT(b[0].message, Catch::StartsWith("bursts has 10001 entries, more than 10000"));
 }
+
+// lifetime and flipbook.fps had no upper bound, and evaluation turned
+// age * fps into a 64-bit integer: out of range, undefined behaviour (x86
+// and ARM gave different cells). Both are bounded now.
+TEST_CASE("lifetime and flipbook fps are bounded, so age times fps fits 64 bits", "[load]") {
+  const auto first_problem = [](const std::string& text) {
+    try {
+      load_effect(text, "b.toml", ".");
+    } catch (const Error& e) {
+      return e.diagnostics().front().to_string();
+    }
+    return std::string("loaded");
+  };
+  CHECK(first_problem("[[emitter]]\nrate = 1\nlifetime = 1e300\n") ==
+        "b.toml:3:12: lifetime must be at most 1e+09, got 1e+300");
+  CHECK(first_problem("[[emitter]]\nrate = 1\nlifetime = [1, 2e9]\n") ==
+        "b.toml:3:12: lifetime must be at most 1e+09, got 2e+09");
+  CHECK(first_problem("[[emitter]]\nrate = 1\nflipbook = { layout = [2, 2], fps = 1e300 }\n") ==
+        "b.toml:3:37: flipbook.fps must be at most 1e+06, got 1e+300");
+  CHECK(first_problem("[[emitter]]\nrate = 1\nlifetime = 1e9\nflipbook = { layout = [2, 2], fps = "
+                      "1e6 }\n") == "loaded");
+}

@@ -73,6 +73,11 @@ inline const Keys kCheckKeys = {"times", "threshold", "max_diff_pixels", "max_di
 // times (each a rendered frame) and burst tables (each scanned every frame).
 inline constexpr size_t kMaxCheckTimes = 10000;
 inline constexpr size_t kMaxBurstTables = 10000;
+// A lifetime, like every time, stays within 1e9 s, and a flipbook plays at
+// most 1e6 cells a second: age times rate then stays far inside 64-bit
+// integers where evaluation counts windows with it.
+inline constexpr double kMaxLifetimeS = 1e9;
+inline constexpr double kMaxFlipbookFps = 1e6;
 // The most problems (and, apart, warnings) reported for one file; the rest
 // are counted in one last line.
 inline constexpr size_t kMaxDiagnostics = 100;

@@ -130,7 +130,13 @@ std::optional<size_t> TomlReader::choice(const toml::node& n, std::string_view w
   return std::nullopt;
 }
 
-std::optional<Range> TomlReader::range(const toml::node& n, std::string_view what, double lo) {
+std::optional<Range> TomlReader::range(const toml::node& n, std::string_view what, double lo,
+                                       double hi) {
+  const auto within = [&](double v) {
+    if (v <= hi) return true;
+    error(n, std::string(what) + " must be at most " + fmt_number(hi) + ", got " + fmt_number(v));
+    return false;
+  };
   if (n.is_array()) {
     const toml::array& a = *n.as_array();
     if (a.size() != 2) {
@@ -148,6 +154,7 @@ std::optional<Range> TomlReader::range(const toml::node& n, std::string_view wha
       error(n, std::string(what) + " must not be negative, got " + fmt_number(*mn));
       return std::nullopt;
     }
+    if (!within(*mx)) return std::nullopt;
     return Range{*mn, *mx};
   }
   if (!n.is_number()) {
@@ -160,6 +167,7 @@ std::optional<Range> TomlReader::range(const toml::node& n, std::string_view wha
     error(n, std::string(what) + " must not be negative, got " + fmt_number(*v));
     return std::nullopt;
   }
+  if (!within(*v)) return std::nullopt;
   return Range{*v, *v};
 }
 

@@ -8,6 +8,7 @@
 #include <toml++/toml.h>
 
 #include <cstdint>
+#include <limits>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -69,7 +70,9 @@ class TomlReader {
   std::optional<size_t> choice(const toml::node& n, std::string_view what, const Keys& choices);
 
   // --- compound values -------------------------------------------------------
-  std::optional<Range> range(const toml::node& n, std::string_view what, double lo);
+  // [min, max] or one number, min >= lo and max <= hi.
+  std::optional<Range> range(const toml::node& n, std::string_view what, double lo,
+                             double hi = std::numeric_limits<double>::max());
 
   std::optional<Vec2> vec2(const toml::node& n, std::string_view what);
 

@@ -79,7 +79,7 @@ void Translator::read_emission(const toml::table& t, Emitter& em) {
     if (auto v = integer(*n, "max_particles", 1, kMaxParticlesLimit, "within [1, 10000000]"))
       em.max_particles = static_cast<uint32_t>(*v);
   if (auto n = t.get("lifetime"))
-    if (auto r = range(*n, "lifetime", 0)) em.lifetime_s = *r;
+    if (auto r = range(*n, "lifetime", 0, kMaxLifetimeS)) em.lifetime_s = *r;
   if (auto n = t.get("speed"))
     if (auto r = range(*n, "speed", -std::numeric_limits<double>::max())) em.speed_px_per_s = *r;
   if (auto n = t.get("direction")) {
@@ -240,7 +240,7 @@ void Translator::read_flipbook(const toml::node& n, Flipbook& fb) {
     if (auto i = choice(*m, "flipbook.mode", {"oneshot", "loop", "pingpong", "random"}))
       fb.mode = static_cast<FlipbookMode>(*i);
   if (auto f = t->get("fps"))
-    if (auto r = range(*f, "flipbook.fps", 0)) fb.fps = *r;
+    if (auto r = range(*f, "flipbook.fps", 0, kMaxFlipbookFps)) fb.fps = *r;
   if (auto r = t->get("random_start"))
     if (auto b = boolean(*r, "flipbook.random_start")) fb.random_start = *b;
 }
