@@ -32,17 +32,9 @@
 namespace spritz {
 namespace {
 
-constexpr int kMaxSide = 16384;
-
-using Item = RenderItem;
-
 struct ReaderGone {};
 
 }  // namespace
-
-void parse_size(const std::string& text, int* width, int* height) {
-  parse_pair(text, "--size", kMaxSide, width, height);
-}
 
 FramePlan plan_frames(int threads, uint64_t frames, int width, int height, uint64_t max_particles,
                       bool motion_blur, size_t bytes_each) {
@@ -79,7 +71,7 @@ std::string replace_all(std::string s, const std::string& from, const std::strin
 // One frame's result, from a worker to the report.
 struct Slot {
   bool skipped = false;
-  Item item;
+  RenderItem item;
   std::string path;
   uint64_t particles = 0;
   uint64_t covered = 0;  // pixels the particles touched
@@ -90,8 +82,9 @@ struct Slot {
   std::vector<uint8_t> rgba;  // raw output, written to stdout in order
 };
 
-// What every frame of one effect's run shares: the job and its textures.
-struct FrameJob {
+// What every frame of one effect's run shares: the options, the job and the
+// textures.
+struct FrameContext {
   const RenderArgs& args;
   const Effect& fx;
   const RenderJob& job;
@@ -101,38 +94,38 @@ struct FrameJob {
 
 // A worker's renderer for the job, made on its first frame (textures are
 // loaded once and shared by every worker).
-FrameRenderer& worker_renderer(const FrameJob& job, std::unique_ptr<FrameRenderer>& renderer) {
+FrameRenderer& worker_renderer(const FrameContext& ctx, std::unique_ptr<FrameRenderer>& renderer) {
   if (renderer) return *renderer;
   TextureSet shared;
   {
-    std::lock_guard<std::mutex> lock(job.texture_mutex);
-    if (!job.textures)
-      job.textures =
-          effect_textures(job.fx, canvas_view(job.fx.canvas, job.job.width, job.job.height).scale);
-    shared = *job.textures;
+    std::lock_guard<std::mutex> lock(ctx.texture_mutex);
+    if (!ctx.textures)
+      ctx.textures =
+          effect_textures(ctx.fx, canvas_view(ctx.fx.canvas, ctx.job.width, ctx.job.height).scale);
+    shared = *ctx.textures;
   }
-  renderer = std::make_unique<FrameRenderer>(job.fx, job.job.width, job.job.height,
-                                             job.job.plan.raster_threads, std::move(shared));
+  renderer = std::make_unique<FrameRenderer>(ctx.fx, ctx.job.width, ctx.job.height,
+                                             ctx.job.plan.raster_threads, std::move(shared));
   renderer->set_particle_limit(
-      particle_limit(job.job.plan.workers, bytes_per_particle(job.fx), memory_budget()));
+      particle_limit(ctx.job.plan.workers, bytes_per_particle(ctx.fx), memory_budget()));
   renderer->set_draw_path(sprite_kernel());
-  renderer->set_frame_rate(job.job.fps);
+  renderer->set_frame_rate(ctx.job.fps);
   return *renderer;
 }
 
 // Encodes the renderer's last frame and writes it atomically; a write that
 // fails is the slot's error (and, on a full disk, stops the run).
-void write_frame(const FrameJob& job, FrameRenderer& r, std::vector<uint8_t>& px, Slot& slot) {
+void write_frame(const FrameContext& ctx, FrameRenderer& r, std::vector<uint8_t>& px, Slot& slot) {
   try {
-    if (job.job.hdr) {
+    if (ctx.job.hdr) {
       const std::vector<uint8_t> bytes = encode_hdr(r.image());
       write_file_atomic(slot.path, bytes.data(), bytes.size());
     } else {
       r.encode(px);
       const std::vector<uint8_t> png =
-          encode_png(px.data(), job.job.width, job.job.height,
-                     frame_png_texts(job.fx, slot.item.number, slot.item.time, slot.item.clock,
-                                     job.job.width, job.job.height));
+          encode_png(px.data(), ctx.job.width, ctx.job.height,
+                     frame_png_texts(ctx.fx, slot.item.number, slot.item.time, slot.item.clock,
+                                     ctx.job.width, ctx.job.height));
       write_file_atomic(slot.path, png.data(), png.size());
     }
   } catch (const WriteError& e) {
@@ -145,25 +138,25 @@ void write_frame(const FrameJob& job, FrameRenderer& r, std::vector<uint8_t>& px
 
 // Frame i of the job, on a worker: skipped (--skip-existing), or rendered and
 // written (or kept as raw RGBA for stdout).
-Slot render_frame(const FrameJob& job, uint64_t i, std::unique_ptr<FrameRenderer>& renderer,
+Slot render_frame(const FrameContext& ctx, uint64_t i, std::unique_ptr<FrameRenderer>& renderer,
                   std::vector<uint8_t>& px) {
   Slot slot;
   const auto f0 = std::chrono::steady_clock::now();
   try {
-    slot.item = job.job.item(job.fx, i);
-    slot.path = job.job.raw ? std::string() : job.job.pattern.format(slot.item.number);
+    slot.item = ctx.job.item(ctx.fx, i);
+    slot.path = ctx.job.raw ? std::string() : ctx.job.pattern.format(slot.item.number);
     // --skip-existing: writes are atomic, so an existing file is complete
     // unless the machine crashed before the disk had it; that is checked.
-    slot.skipped = !job.job.raw && job.args.skip_existing &&
-                   finished_frame(slot.path, job.job.hdr ? ImageFormat::kHdr : ImageFormat::kPng);
+    slot.skipped = !ctx.job.raw && ctx.args.skip_existing &&
+                   finished_frame(slot.path, ctx.job.hdr ? ImageFormat::kHdr : ImageFormat::kPng);
     if (!slot.skipped) {
-      FrameRenderer& r = worker_renderer(job, renderer);
+      FrameRenderer& r = worker_renderer(ctx, renderer);
       slot.particles = r.render(slot.item.clock);
       slot.covered = r.covered_pixels();
-      if (job.job.raw)
+      if (ctx.job.raw)
         r.encode(slot.rgba);
       else
-        write_frame(job, r, px, slot);
+        write_frame(ctx, r, px, slot);
     }
   } catch (...) {  // rendering failed, or a directory on the path cannot be searched
     slot.fatal = std::current_exception();
@@ -178,7 +171,7 @@ Slot render_frame(const FrameJob& job, uint64_t i, std::unique_ptr<FrameRenderer
 void report_frame(const RenderArgs& args, Slot& slot, bool raw, const std::string& seed_json,
                   Totals& totals, Progress& progress) {
   if (slot.fatal) std::rethrow_exception(slot.fatal);
-  const Item& item = slot.item;
+  const RenderItem& item = slot.item;
   totals.particles += slot.particles;  // 0 for a skipped frame
   totals.covered += slot.covered;
   std::string line;
@@ -238,9 +231,9 @@ void render_effect(const RenderArgs& args, const Effect& fx, const std::string& 
   std::optional<TextureSet> textures;  // loaded by the first frame that renders
   std::vector<std::unique_ptr<FrameRenderer>> renderers(static_cast<size_t>(plan.workers));
   std::vector<std::vector<uint8_t>> encoded(static_cast<size_t>(plan.workers));
-  const FrameJob frame_job{args, fx, job, texture_mutex, textures};
+  const FrameContext context{args, fx, job, texture_mutex, textures};
   const std::function<Slot(uint64_t, int)> produce = [&](uint64_t i, int w) {
-    return render_frame(frame_job, i, renderers[static_cast<size_t>(w)],
+    return render_frame(context, i, renderers[static_cast<size_t>(w)],
                         encoded[static_cast<size_t>(w)]);
   };
   const std::function<bool(const Slot&)> halts = [](const Slot& slot) {

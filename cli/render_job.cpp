@@ -17,6 +17,10 @@ constexpr int kMaxSide = 16384;
 
 }  // namespace
 
+void parse_size(const std::string& text, int* width, int* height) {
+  parse_pair(text, "--size", kMaxSide, width, height);
+}
+
 RenderJob make_render_job(const RenderArgs& args, const Effect& fx, const std::string& output) {
   RenderJob job;
   // Resolution: the design canvas, or --size / --scale (the effect scales with it).

@@ -18,7 +18,7 @@
 namespace spritz {
 namespace {
 
-constexpr double kDegToRad = 3.14159265358979323846 / 180.0;
+using detail::motion_constants::kDegToRad;
 constexpr double kRadToDeg = 180.0 / 3.14159265358979323846;
 
 using detail::add_trails;

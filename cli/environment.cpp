@@ -1,3 +1,6 @@
+// The run's settings from the environment: the sprite kernel (SPRITZ_SIMD)
+// and the particles' memory budget (SPRITZ_MEMORY_MB), read once and checked,
+// so the libraries never read the environment themselves.
 #include <cstdlib>
 #include <string>
 
