@@ -16,8 +16,10 @@ for arg in "$@"; do  # CMake passes its list of objects as one argument, ;-separ
   done
 done
 [ -n "$obj" ] || { echo "no kernels/avx512 object among: $*" >&2; exit 1; }
-# AT&T syntax: a store's memory operand is last, followed by its mask.
-stores=$("$objdump" -d --no-show-raw-insn "$obj" | grep -E ',[^,]*\(%[^)]*\)\{%k[0-7]\}' || true)
+# AT&T syntax: a store's memory operand is last, followed by its mask (GNU
+# objdump writes "%ymm0,(%rcx){%k1}", llvm-objdump "%ymm0, (%rcx) {%k1}").
+stores=$("$objdump" -d --no-show-raw-insn "$obj" |
+  grep -E ',[^,]*\(%[^)]*\)[[:space:]]*\{%k[0-7]\}' || true)
 count=$(printf '%s\n' "$stores" | grep -c . || true)
 if [ "$count" -eq 0 ]; then
   echo "no masked stores found in $obj: the check no longer sees the kernel's stores" >&2

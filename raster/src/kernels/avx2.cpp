@@ -14,9 +14,9 @@
 //     exactly as it does.
 // Only this file's functions carry target("avx2,fma"); the binary still
 // runs on any x86-64 and picks this kernel at run time (cpu_has_avx2_fma).
-// exact_coverage<__m256> and Kernel::group are always inlined into the
-// target("avx2,fma") walks, so no __m256 is ever passed by value across a
-// non-AVX call boundary.
+// exact_coverage_into<__m256> and Kernel::group are always inlined into the
+// target("avx2,fma") walks, and no __m256 is passed by value across a call
+// between AVX and non-AVX code (Clang refuses that; GCC only warns, -Wpsabi).
 #pragma GCC diagnostic ignored "-Wpsabi"
 #include <algorithm>
 #include <cstddef>
@@ -160,7 +160,9 @@ struct Kernel {
       const __m256 outside =
           _mm256_or_ps(_mm256_cmp_ps(_mm256_sub_ps(alx, foot_x), half_w, _CMP_GE_OQ),
                        _mm256_cmp_ps(_mm256_sub_ps(aly, foot_y), half_h, _CMP_GE_OQ));
-      const __m256 area = exact_coverage<__m256>(s, edges, _mm256_cvtepi32_ps(xs), py);
+      const __m256 px = _mm256_cvtepi32_ps(xs);
+      __m256 area;
+      exact_coverage_into<__m256>(s, edges, px, py, area);
       cov = _mm256_andnot_ps(outside, _mm256_blendv_ps(area, one, inside));
     } else {
       (void)py;

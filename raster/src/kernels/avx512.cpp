@@ -12,7 +12,9 @@
 // GCC 12's AVX-512 headers initialise _mm512_undefined_ps() from itself,
 // which its own -Wuninitialized then reports at every use.
 #pragma GCC diagnostic ignored "-Wuninitialized"
+#if !defined(__clang__)
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
 #include <algorithm>
 #include <cstddef>
 
@@ -192,7 +194,9 @@ struct Kernel {
     if constexpr (exact) {
       const __mmask16 outside = _mm512_cmp_ps_mask(_mm512_sub_ps(alx, foot_x), half_w, _CMP_GE_OQ) |
                                 _mm512_cmp_ps_mask(_mm512_sub_ps(aly, foot_y), half_h, _CMP_GE_OQ);
-      const __m512 area = exact_coverage<__m512>(s, edges, _mm512_cvtepi32_ps(xs), py);
+      const __m512 px = _mm512_cvtepi32_ps(xs);
+      __m512 area;
+      exact_coverage_into<__m512>(s, edges, px, py, area);
       cov = _mm512_maskz_mov_ps(static_cast<__mmask16>(~outside & valid),
                                 _mm512_mask_blend_ps(inside, area, one));
     } else {

@@ -252,6 +252,12 @@ struct ExactEdges {
 // rectangle's own edges take part, so no boundary can be counted twice, and
 // every step is continuous in the inputs: rounding moves the result by
 // rounding-sized amounts even for edges that run along the pixel's sides.
+//
+// The vector kernels call it through exact_coverage_into: arguments by
+// reference and the result through a reference, because Clang refuses to
+// pass a 256- or 512-bit vector by value from a function compiled for AVX to
+// one that is not (the vector ABI differs); always inlined, the two are the
+// same code.
 template <typename T>
 __attribute__((always_inline)) inline T exact_coverage(const Sprite& s, const ExactEdges& e, T px,
                                                        T py) {
@@ -267,6 +273,12 @@ __attribute__((always_inline)) inline T exact_coverage(const Sprite& s, const Ex
       edge_area(x0, y0, x1, e.slope_h, zero, one) + edge_area(x1, y1, x2, e.slope_w, zero, one) +
       edge_area(x2, y2, x3, e.slope_h, zero, one) + edge_area(x3, y3, x0, e.slope_w, zero, one);
   return lane_clamp01(zero - sum, zero, one);
+}
+
+template <typename T>
+__attribute__((always_inline)) inline void exact_coverage_into(const Sprite& s, const ExactEdges& e,
+                                                               const T& px, const T& py, T& out) {
+  out = exact_coverage(s, e, px, py);
 }
 
 // A mip level's storage, hoisted out of the pixel loop: the image rows are
