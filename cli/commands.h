@@ -43,6 +43,10 @@ DrawPath sprite_kernel();
 // need more is refused before it is drawn (docs/cli.md).
 uint64_t memory_budget();
 
+// What textures may take (SPRITZ_TEXTURE_MEMORY_MB, default 2048), with the
+// hint that names the variable.
+const TextureLimits& texture_limits();
+
 // The bundled default effect's text and name (compiled into the binary).
 const std::string& default_effect_text();
 inline constexpr const char* kDefaultEffectName = "configs/campfire.toml (built in)";

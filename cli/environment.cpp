@@ -1,5 +1,6 @@
 // The run's settings from the environment: the sprite kernel (SPRITZ_SIMD)
-// and the particles' memory budget (SPRITZ_MEMORY_MB), read once and checked,
+// the particles' memory budget (SPRITZ_MEMORY_MB) and the textures'
+// (SPRITZ_TEXTURE_MEMORY_MB), read once and checked,
 // so the libraries never read the environment themselves.
 #include <cstdlib>
 #include <string>
@@ -7,6 +8,7 @@
 #include "commands.h"
 #include "spritz/raster/frame.h"
 #include "spritz/raster/raster.h"
+#include "spritz/raster/texture.h"
 
 namespace spritz {
 
@@ -24,21 +26,41 @@ DrawPath sprite_kernel() {
   return path;
 }
 
+namespace {
+
+// A variable holding megabytes, 1..999999999; 0 when it is not set.
+uint64_t megabytes_from(const char* name) {
+  const char* env = std::getenv(name);
+  if (!env) return 0;
+  const std::string v = env;
+  const bool digits =
+      !v.empty() && v.size() <= 9 && v.find_first_not_of("0123456789") == std::string::npos;
+  const uint64_t mb = digits ? std::stoull(v) : 0;
+  if (mb == 0)
+    throw Error(std::string(name) +
+                " must be a whole number of megabytes from 1 to 999999999, got '" + printable(v) +
+                "'");
+  return mb << 20;
+}
+
+}  // namespace
+
 uint64_t memory_budget() {
   static const uint64_t bytes = [] {
-    const char* env = std::getenv("SPRITZ_MEMORY_MB");
-    if (!env) return default_memory_budget();
-    const std::string v = env;
-    const bool digits =
-        !v.empty() && v.size() <= 9 && v.find_first_not_of("0123456789") == std::string::npos;
-    const uint64_t mb = digits ? std::stoull(v) : 0;
-    if (mb == 0)
-      throw Error(
-          "SPRITZ_MEMORY_MB must be a whole number of megabytes from 1 to 999999999, got '" +
-          printable(v) + "'");
-    return mb << 20;
+    const uint64_t set = megabytes_from("SPRITZ_MEMORY_MB");
+    return set ? set : default_memory_budget();
   }();
   return bytes;
+}
+
+const TextureLimits& texture_limits() {
+  static const TextureLimits limits = [] {
+    TextureLimits l;
+    if (const uint64_t set = megabytes_from("SPRITZ_TEXTURE_MEMORY_MB")) l.memory_bytes = set;
+    l.raise_hint = "SPRITZ_TEXTURE_MEMORY_MB=N raises it to N megabytes";
+    return l;
+  }();
+  return limits;
 }
 
 }  // namespace spritz

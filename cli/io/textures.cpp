@@ -2,6 +2,7 @@
 
 #include <mutex>
 
+#include "commands.h"
 #include "io/io.h"
 
 namespace spritz {
@@ -23,7 +24,7 @@ const TextureBytes& texture_files(const Effect& fx) {
 }
 
 TextureSet effect_textures(const Effect& fx, double px_per_design_px) {
-  return load_textures(fx, px_per_design_px, texture_files(fx));
+  return load_textures(fx, px_per_design_px, texture_files(fx), texture_limits());
 }
 
 }  // namespace spritz

@@ -152,13 +152,92 @@ bool png_declared_size(const std::vector<uint8_t>& bytes, uint32_t* width, uint3
   return true;
 }
 
+namespace {
+
+// A chunk type for a message: four letters, or their escapes.
+std::string chunk_type(const uint8_t* p) {
+  return printable(std::string(reinterpret_cast<const char*>(p), 4));
+}
+
+// Calls f(offset, length, type) for every chunk from IHDR to IEND, after
+// checking that it lies inside the file.
+template <typename F>
+void for_each_chunk(const std::vector<uint8_t>& bytes, F f) {
+  size_t at = 8;
+  for (int index = 1;; ++index) {
+    if (bytes.size() - at < 12) {
+      if (at == bytes.size()) return;  // no IEND: stb decides whether the data is whole
+      throw Error("corrupt PNG: " + std::to_string(bytes.size() - at) + " stray bytes at byte " +
+                  std::to_string(at) + " where chunk " + std::to_string(index) +
+                  " should start (truncated file?)");
+    }
+    const uint64_t len = get_be32(&bytes[at]);
+    if (len > bytes.size() - at - 12)
+      throw Error("corrupt PNG: chunk " + std::to_string(index) + " (" +
+                  chunk_type(&bytes[at + 4]) + ") at byte " + std::to_string(at) + " claims " +
+                  std::to_string(len) + " bytes, but only " +
+                  std::to_string(bytes.size() - at - 12) + " remain (truncated file?)");
+    f(at, static_cast<size_t>(len), &bytes[at + 4]);
+    if (std::memcmp(&bytes[at + 4], "IEND", 4) == 0) return;
+    at += 12 + static_cast<size_t>(len);
+  }
+}
+
+}  // namespace
+
+PngLayout check_png(const std::vector<uint8_t>& bytes) {
+  static const uint8_t kSignature[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1A, '\n'};
+  if (bytes.size() < 8 || !std::equal(kSignature, kSignature + 8, bytes.begin()))
+    throw Error("not a PNG file (spritz reads PNG images only)");
+  if (bytes.size() < 8 + 12 + 13 || get_be32(&bytes[8]) != 13 ||
+      std::memcmp(&bytes[12], "IHDR", 4) != 0)
+    throw Error("corrupt PNG: it does not start with a 13-byte IHDR chunk");
+  PngLayout layout;
+  layout.width = get_be32(&bytes[16]);
+  layout.height = get_be32(&bytes[20]);
+  if (layout.width == 0 || layout.height == 0)
+    throw Error("corrupt PNG: IHDR declares a " + std::to_string(layout.width) + "x" +
+                std::to_string(layout.height) + " image");
+  for_each_chunk(bytes, [&](size_t, size_t len, const uint8_t* type) {
+    if (len == 0 && std::memcmp(type, "IDAT", 4) == 0) layout.empty_idat = true;
+  });
+  return layout;
+}
+
+std::vector<uint8_t> without_empty_idat(const std::vector<uint8_t>& bytes) {
+  std::vector<uint8_t> out(bytes.begin(), bytes.begin() + 8);
+  out.reserve(bytes.size());
+  size_t end = 8;
+  for_each_chunk(bytes, [&](size_t at, size_t len, const uint8_t* type) {
+    end = at + 12 + len;
+    if (len == 0 && std::memcmp(type, "IDAT", 4) == 0) return;
+    out.insert(out.end(), bytes.begin() + static_cast<ptrdiff_t>(at),
+               bytes.begin() + static_cast<ptrdiff_t>(end));
+  });
+  out.insert(out.end(), bytes.begin() + static_cast<ptrdiff_t>(end), bytes.end());
+  return out;
+}
+
 DecodedPng decode_png(const std::vector<uint8_t>& bytes, const std::string& name) {
   DecodedPng d;
   if (bytes.size() > static_cast<size_t>(std::numeric_limits<int>::max()))
     throw Error(name + ": file too large");
+  PngLayout layout;
+  try {
+    layout = check_png(bytes);
+  } catch (const Error& e) {
+    throw Error("cannot decode " + name + ": " + e.what());
+  }
+  if (layout.width > static_cast<uint32_t>(kMaxDecodeSide) ||
+      layout.height > static_cast<uint32_t>(kMaxDecodeSide))
+    throw Error(name + " is " + std::to_string(layout.width) + "x" + std::to_string(layout.height) +
+                ", larger than the limit of " + std::to_string(kMaxDecodeSide) + " per side");
+  const std::vector<uint8_t> cleaned =
+      layout.empty_idat ? without_empty_idat(bytes) : std::vector<uint8_t>();
+  const std::vector<uint8_t>& in = layout.empty_idat ? cleaned : bytes;
   int comp = 0;
-  unsigned char* px = stbi_load_from_memory(bytes.data(), static_cast<int>(bytes.size()), &d.width,
-                                            &d.height, &comp, 4);
+  unsigned char* px =
+      stbi_load_from_memory(in.data(), static_cast<int>(in.size()), &d.width, &d.height, &comp, 4);
   if (!px) throw Error("cannot decode " + name + ": " + png_decode_failure(bytes));
   d.rgba.assign(px, px + static_cast<size_t>(d.width) * static_cast<size_t>(d.height) * 4);
   stbi_image_free(px);

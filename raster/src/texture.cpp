@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <fstream>
 #include <limits>
 #include <map>
@@ -179,25 +180,76 @@ Texture texture_from_linear(int width, int height, const std::vector<float>& rgb
   return tex;
 }
 
+uint64_t texture_memory(int width, int height, int cols, int rows) {
+  const uint64_t cw = static_cast<uint64_t>(std::max(1, width / std::max(1, cols)));
+  const uint64_t ch = static_cast<uint64_t>(std::max(1, height / std::max(1, rows)));
+  constexpr uint64_t kTexel = 4 * sizeof(float);
+  uint64_t cell = 0;  // padded and padded_down of every level
+  for (uint64_t w = cw, h = ch;;
+       w = std::max<uint64_t>(1, w / 2), h = std::max<uint64_t>(1, h / 2)) {
+    cell += 2 * (w + 2) * (h + 2) * kTexel;
+    if (w == 1 && h == 1) break;
+  }
+  const uint64_t cells = static_cast<uint64_t>(cols) * static_cast<uint64_t>(rows);
+  const uint64_t decoded = static_cast<uint64_t>(width) * static_cast<uint64_t>(height) * 4;
+  const uint64_t building = cw * ch * kTexel * 5 / 4;  // a level and the next, unpadded
+  return cells * cell + decoded + building;
+}
+
+namespace {
+
+// Whole megabytes, rounded up; a tenth under 10 MB.
+std::string megabytes(uint64_t bytes) {
+  constexpr uint64_t kMb = uint64_t{1} << 20;
+  if (bytes >= 10 * kMb) return std::to_string((bytes + kMb - 1) / kMb) + " MB";
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f MB", std::ceil(static_cast<double>(bytes) * 10 / kMb) / 10);
+  return buf;
+}
+
+void check_texture_memory(uint64_t need, uint64_t already, const std::string& what, int w, int h,
+                          int cols, int rows, const TextureLimits& limits) {
+  if (need <= limits.memory_bytes && already <= limits.memory_bytes - need) return;
+  std::string m = "texture " + what + " (" + std::to_string(w) + "x" + std::to_string(h);
+  if (cols * rows > 1) m += ", " + std::to_string(cols) + "x" + std::to_string(rows) + " cells";
+  m += ") would take " + megabytes(need) + " with its mip levels";
+  if (already) m += ", " + megabytes(already + need) + " with the effect's other textures";
+  m += ", more than the texture memory limit of " + megabytes(limits.memory_bytes);
+  if (!limits.raise_hint.empty()) m += " (" + limits.raise_hint + ")";
+  throw Error(m);
+}
+
+}  // namespace
+
 Texture texture_from_encoded(const std::vector<unsigned char>& bytes, const std::string& name,
-                             int cols, int rows) {
+                             int cols, int rows, const TextureLimits& limits) {
   if (bytes.size() > static_cast<size_t>(std::numeric_limits<int>::max()))
     throw Error("texture " + name + " is too large");
-  const int len = static_cast<int>(bytes.size());
-  // The declared size first: stb refuses a huge image as "unknown image type".
-  uint32_t declared_w = 0, declared_h = 0;
-  if (png_declared_size(bytes, &declared_w, &declared_h) &&
-      (declared_w > static_cast<uint32_t>(kMaxTextureSide) ||
-       declared_h > static_cast<uint32_t>(kMaxTextureSide)))
-    throw Error("texture " + name + " is " + std::to_string(declared_w) + "x" +
-                std::to_string(declared_h) + ", larger than the limit of " +
+  // The chunk structure and declared size first: stb would allocate what a
+  // forged chunk claims, and refuses a huge image as "unknown image type".
+  PngLayout layout;
+  try {
+    layout = check_png(bytes);
+  } catch (const Error& e) {
+    throw Error("cannot decode texture " + name + ": " + e.what());
+  }
+  if (layout.width > static_cast<uint32_t>(kMaxTextureSide) ||
+      layout.height > static_cast<uint32_t>(kMaxTextureSide))
+    throw Error("texture " + name + " is " + std::to_string(layout.width) + "x" +
+                std::to_string(layout.height) + ", larger than the limit of " +
                 std::to_string(kMaxTextureSide) + " per side");
-  int w = 0, h = 0, comp = 0;
-  if (!stbi_info_from_memory(bytes.data(), len, &w, &h, &comp))
-    throw Error("cannot decode texture " + name + ": " + png_decode_failure(bytes));
-  if (w > kMaxTextureSide || h > kMaxTextureSide)
-    throw Error("texture " + name + " is " + std::to_string(w) + "x" + std::to_string(h) +
-                ", larger than the limit of " + std::to_string(kMaxTextureSide) + " per side");
+  int w = static_cast<int>(layout.width), h = static_cast<int>(layout.height);
+  if (w % cols == 0 && h % rows == 0)
+    check_texture_memory(texture_memory(w, h, cols, rows), 0, name, w, h, cols, rows, limits);
+  const std::vector<unsigned char> cleaned =
+      layout.empty_idat ? without_empty_idat(bytes) : std::vector<unsigned char>();
+  const std::vector<unsigned char>& png = layout.empty_idat ? cleaned : bytes;
+  const int len = static_cast<int>(png.size());
+  int comp = 0;
+  if (!stbi_info_from_memory(png.data(), len, &w, &h, &comp))
+    throw Error("cannot decode texture " + name + ": " + png_decode_failure(png));
+  if (static_cast<uint32_t>(w) != layout.width || static_cast<uint32_t>(h) != layout.height)
+    throw Error("cannot decode texture " + name + ": corrupt PNG");
   Texture tex;
   try {
     tex = empty_texture(w, h, cols, rows);
@@ -205,8 +257,8 @@ Texture texture_from_encoded(const std::vector<unsigned char>& bytes, const std:
     throw Error("texture " + name + ": " + e.what());
   }
   std::unique_ptr<unsigned char, void (*)(void*)> px(
-      stbi_load_from_memory(bytes.data(), len, &w, &h, &comp, 4), stbi_image_free);
-  if (!px) throw Error("cannot decode texture " + name + ": " + png_decode_failure(bytes));
+      stbi_load_from_memory(png.data(), len, &w, &h, &comp, 4), stbi_image_free);
+  if (!px) throw Error("cannot decode texture " + name + ": " + png_decode_failure(png));
   // sRGB to linear once per texel value, then premultiply, straight into
   // each cell's full-size level (no full-image float copy).
   float lut[256];
@@ -229,23 +281,54 @@ Texture texture_from_encoded(const std::vector<unsigned char>& bytes, const std:
   return tex;
 }
 
-TextureSet load_textures(const Effect& fx, double px_per_design_px, const TextureBytes& files) {
+TextureSet load_textures(const Effect& fx, double px_per_design_px, const TextureBytes& files,
+                         const TextureLimits& limits) {
   TextureSet set(fx.emitters.size());
-  std::map<std::tuple<std::string, int, int, int>, std::shared_ptr<const Texture>> cache;
-  for (const Emitter& em : fx.emitters) {
-    if (!em.enabled) continue;
+  using Key = std::tuple<std::string, int, int, int>;
+  const auto key_of = [&](const Emitter& em) {
     const int cols = em.flipbook.enabled ? em.flipbook.cols : 1;
     const int rows = em.flipbook.enabled ? em.flipbook.rows : 1;
+    const int res = em.texture.builtin() ? builtin_cell_px(em, px_per_design_px) : 0;
+    return Key(em.texture.label(), cols, rows, res);
+  };
+  // Every distinct texture's memory, from its declared size, before any is
+  // built: the effect is refused at once, not after the first ones.
+  uint64_t total = 0;
+  std::map<Key, bool> counted;
+  for (const Emitter& em : fx.emitters) {
+    if (!em.enabled || !counted.emplace(key_of(em), true).second) continue;
+    const auto [label, cols, rows, res] = key_of(em);
+    uint32_t w = static_cast<uint32_t>(res * cols), h = static_cast<uint32_t>(res * rows);
+    if (!em.texture.builtin()) {
+      const auto file = files.find(em.texture.path);
+      if (file == files.end() || !png_declared_size(file->second, &w, &h)) continue;
+      if (w == 0 || h == 0 || w > static_cast<uint32_t>(kMaxTextureSide) ||
+          h > static_cast<uint32_t>(kMaxTextureSide) || w % static_cast<uint32_t>(cols) != 0 ||
+          h % static_cast<uint32_t>(rows) != 0)
+        continue;  // texture_from_encoded says what is wrong
+    }
+    const uint64_t need = texture_memory(static_cast<int>(w), static_cast<int>(h), cols, rows);
+    try {
+      check_texture_memory(need, total, label, static_cast<int>(w), static_cast<int>(h), cols, rows,
+                           limits);
+    } catch (const Error& e) {
+      throw Error(em.texture_loc, e.what());
+    }
+    total += need;
+  }
+  std::map<Key, std::shared_ptr<const Texture>> cache;
+  for (const Emitter& em : fx.emitters) {
+    if (!em.enabled) continue;
+    const Key key = key_of(em);
+    const auto& [label, cols, rows, res] = key;
     const bool builtin = em.texture.builtin();
-    const int res = builtin ? builtin_cell_px(em, px_per_design_px) : 0;
-    auto key = std::make_tuple(em.texture.label(), cols, rows, res);
     auto it = cache.find(key);
     if (it == cache.end()) {
       try {
         auto tex = std::make_shared<const Texture>(
             builtin ? builtin_texture(em.texture.name, res, cols, rows)
                     : texture_from_encoded(texture_file(files, em.texture.path), em.texture.path,
-                                           cols, rows));
+                                           cols, rows, limits));
         it = cache.emplace(key, std::move(tex)).first;
       } catch (const Error& e) {
         throw Error(em.texture_loc, e.what());

@@ -201,3 +201,74 @@ TEST_CASE("a texture's declared size is checked first, and stb's reasons are pri
     CHECK_THAT(what, Catch::StartsWith("cannot decode texture esc.png: corrupt or truncated PNG"));
   }
 }
+
+// Found by the fuzzing issue: stb copies from a null pointer for a
+// zero-length IDAT chunk (undefined behaviour), and reallocates whatever an
+// IDAT claims, 2 GiB for a forged length. The chunks are checked first.
+TEST_CASE("a texture's chunks are checked before stb sees them", "[texture]") {
+  std::vector<uint8_t> rgba(4 * 4 * 4);
+  for (size_t i = 0; i < rgba.size(); ++i) rgba[i] = static_cast<uint8_t>(i * 37);
+  const std::vector<uint8_t> png = encode_png(rgba.data(), 4, 4);
+  // The same image with an empty IDAT chunk before its data: legal PNG.
+  const size_t idat = std::string(png.begin(), png.end()).find("IDAT") - 4;
+  std::vector<uint8_t> with_empty(png.begin(), png.begin() + static_cast<ptrdiff_t>(idat));
+  for (uint8_t b :
+       std::initializer_list<uint8_t>{0, 0, 0, 0, 'I', 'D', 'A', 'T', 0x35, 0xaf, 0x06, 0x1e})
+    with_empty.push_back(b);
+  with_empty.insert(with_empty.end(), png.begin() + static_cast<ptrdiff_t>(idat), png.end());
+  CHECK(check_png(with_empty).empty_idat);
+  CHECK_FALSE(check_png(png).empty_idat);
+  CHECK(without_empty_idat(with_empty) == png);
+  CHECK(decode_png(with_empty, "e.png").rgba == rgba);
+  const Texture a = texture_from_encoded(png, "a.png", 1, 1);
+  const Texture b = texture_from_encoded(with_empty, "e.png", 1, 1);
+  CHECK(a.cells[0].levels[0].padded == b.cells[0].levels[0].padded);
+
+  std::vector<uint8_t> forged = png;
+  forged[idat] = 0x7f;  // IDAT now claims about 2 GiB
+  CHECK_THROWS_WITH(texture_from_encoded(forged, "f.png", 1, 1),
+                    Catch::StartsWith("cannot decode texture f.png: corrupt PNG: chunk 2 (IDAT) at "
+                                      "byte 33 claims 2130706") &&
+                        Catch::EndsWith("remain (truncated file?)"));
+  CHECK_THROWS_WITH(decode_png(forged, "f.png"), Catch::Contains("chunk 2 (IDAT) at byte 33"));
+  const auto zero = png_of({{"IHDR", ihdr(0, 5)}, {"IEND", ""}});
+  CHECK_THROWS_WITH(texture_from_encoded(zero, "z.png", 1, 1),
+                    "cannot decode texture z.png: corrupt PNG: IHDR declares a 0x5 image");
+  std::vector<uint8_t> trailing = png;
+  trailing.resize(trailing.size() - 12);  // IEND gone: stb still decodes the image
+  trailing.push_back(1);
+  CHECK_THROWS_WITH(decode_png(trailing, "t.png"), Catch::Contains("1 stray bytes at byte"));
+}
+
+// Found by the fuzzing issue: a 1 MB all-zero 16384x16384 PNG took 12 GB and
+// two minutes. Its memory is known from its header, and refused at once.
+TEST_CASE("textures are held to a memory limit before they are decoded", "[texture]") {
+  // A 4096x4096 sheet fits the default 2 GiB, a 16384x16384 image does not.
+  CHECK(texture_memory(4096, 4096, 4, 4) < (uint64_t{900} << 20));
+  CHECK(texture_memory(4096, 4096, 4, 4) > (uint64_t{700} << 20));
+  CHECK(texture_memory(16384, 16384, 1, 1) > (uint64_t{16} << 30));
+  const auto bomb = png_of({{"IHDR", ihdr(16384, 16384)}, {"IDAT", "x"}, {"IEND", ""}});
+  TextureLimits limits;
+  limits.raise_hint = "RAISE=N";
+  CHECK_THROWS_WITH(texture_from_encoded(bomb, "bomb.png", 1, 1, limits),
+                    "texture bomb.png (16384x16384) would take 17071 MB with its mip levels, more "
+                    "than the texture memory limit of 2048 MB (RAISE=N)");
+  // The limit holds for an effect's textures together, and names the key.
+  std::vector<uint8_t> rgba(64 * 64 * 4, 200);
+  const std::vector<uint8_t> png = encode_png(rgba.data(), 64, 64);
+  const Effect fx = load_effect(
+      "[[emitter]]\ntexture = \"builtin:soft\"\n[[emitter]]\ntexture = \"builtin:disc\"\n",
+      "two.toml", ".");
+  Effect files = fx;
+  files.emitters[0].texture = TextureRef::parse("a.png");
+  files.emitters[1].texture = TextureRef::parse("b.png");
+  const uint64_t one = texture_memory(64, 64, 1, 1);
+  limits.memory_bytes = one + one / 2;
+  const TextureBytes bytes = {{"a.png", png}, {"b.png", png}};
+  CHECK_THROWS_WITH(load_textures(files, 1.0, bytes, limits),
+                    Catch::StartsWith("two.toml:4:11: texture b.png (64x64) would take 0.3 MB "
+                                      "with its mip levels, 0.6 MB with the effect's other "
+                                      "textures, more than the texture memory limit of 0.5 MB"));
+  limits.memory_bytes = 2 * one;
+  CHECK(load_textures(files, 1.0, bytes, limits).size() == 2);
+}

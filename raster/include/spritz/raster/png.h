@@ -48,8 +48,29 @@ std::string png_decode_failure(const std::vector<uint8_t>& bytes);
 // false when the bytes do not start with the signature and an IHDR chunk.
 bool png_declared_size(const std::vector<uint8_t>& bytes, uint32_t* width, uint32_t* height);
 
+// What check_png found in a PNG's chunks, read without decoding anything.
+struct PngLayout {
+  uint32_t width = 0, height = 0;  // as IHDR declares them, both >= 1
+  bool empty_idat = false;         // a zero-length IDAT chunk (legal, but see decode_png)
+};
+
+// Checks the chunk structure of PNG bytes before a decoder sees them: the
+// signature, IHDR first with its 13 bytes and a size of at least 1x1, and
+// every chunk up to IEND lying inside the file (a chunk claiming more bytes
+// than remain is a truncated or forged file; a decoder would allocate what
+// it claims). Throws spritz::Error with the reason, which the caller
+// prefixes with what the bytes are.
+PngLayout check_png(const std::vector<uint8_t>& bytes);
+
+// The same bytes without their zero-length IDAT chunks: the image data is
+// unchanged, and stb_image would copy from a null pointer for each of them
+// (undefined behaviour).
+std::vector<uint8_t> without_empty_idat(const std::vector<uint8_t>& bytes);
+
 // Decodes PNG bytes to RGBA8 and collects their tEXt chunks. Throws
-// spritz::Error naming `name` when they do not decode.
+// spritz::Error naming `name` when they do not decode or are larger than
+// kMaxDecodeSide per side. check_png runs first.
+inline constexpr int kMaxDecodeSide = 16384;
 DecodedPng decode_png(const std::vector<uint8_t>& bytes, const std::string& name);
 
 }  // namespace spritz

@@ -63,10 +63,28 @@ inline constexpr int kMaxTextureSide = 16384;
 Texture texture_from_linear(int width, int height, const std::vector<float>& rgba, int cols,
                             int rows);
 
-// Decodes PNG (or any format stb_image reads) bytes with sRGB colour and
-// straight alpha. Throws spritz::Error naming `name` when they do not decode.
+// The memory a width x height texture cut into cols x rows cells takes at its
+// peak, in bytes: every cell's mip levels (two padded float copies of each),
+// the decoder's 8-bit image and a cell's unpadded levels while it is built.
+// Computed from the sizes alone, so a texture can be refused before it is
+// decoded.
+uint64_t texture_memory(int width, int height, int cols, int rows);
+
+// What textures may take, all of an effect's together: by default 2 GiB,
+// which holds a 4096x4096 sheet (about 1.2 GB) and refuses a 16384x16384 one
+// (18 GB) at once instead of after minutes of paging.
+struct TextureLimits {
+  uint64_t memory_bytes = uint64_t{2048} << 20;
+  // Appended to the refusal: how the user raises the limit.
+  std::string raise_hint;
+};
+
+// Decodes PNG bytes with sRGB colour and straight alpha. Throws spritz::Error
+// naming `name` when they do not decode (check_png first, so stb never sees
+// a forged chunk), are larger than kMaxTextureSide per side, or would take
+// more than limits.memory_bytes (texture_memory).
 Texture texture_from_encoded(const std::vector<unsigned char>& bytes, const std::string& name,
-                             int cols, int rows);
+                             int cols, int rows, const TextureLimits& limits = {});
 
 // "builtin:disc", "builtin:soft", "builtin:spark", "builtin:ring",
 // "builtin:star", "builtin:solid" and the animated flipbooks "builtin:smoke"
@@ -84,8 +102,10 @@ using TextureBytes = std::map<std::string, std::vector<unsigned char>>;
 // once. Built-ins are generated at a resolution fitted to the largest size
 // the emitter can reach at `px_per_design_px`; a file texture is decoded from
 // `files`, and one missing there is an error. Errors name the emitter's
-// texture key (file:line:col) and the path.
+// texture key (file:line:col) and the path. The textures together are held
+// to `limits` before any is decoded or generated.
 using TextureSet = std::vector<std::shared_ptr<const Texture>>;
-TextureSet load_textures(const Effect& fx, double px_per_design_px, const TextureBytes& files = {});
+TextureSet load_textures(const Effect& fx, double px_per_design_px, const TextureBytes& files = {},
+                         const TextureLimits& limits = {});
 
 }  // namespace spritz
