@@ -45,6 +45,7 @@ Effect load_effect(std::string_view text, const std::string& source_name,
                    const std::string& base_dir, const LoadOptions& options) {
   toml_load::check_file_kind(text, source_name);
   toml_load::check_key_depth(text, source_name);
+  toml_load::check_toml_text(text, source_name);
   toml::table root;
   try {
     root = toml::parse(text, source_name);

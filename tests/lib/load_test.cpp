@@ -595,3 +595,49 @@ TEST_CASE("lifetime and flipbook fps are bounded, so age times fps fits 64 bits"
   CHECK(first_problem("[[emitter]]\nrate = 1\nlifetime = 1e9\nflipbook = { layout = [2, 2], fps = "
                       "1e6 }\n") == "loaded");
 }
+
+// Found by the fuzzing issue (a libFuzzer target on toml++ 3.3 alone, with
+// its assertions on): a letter such as U+039E where whitespace may be
+// reaches __builtin_unreachable in its Unicode whitespace test; '[.' and
+// 'a = [1, }' break assumptions its parser states with __builtin_assume in
+// a release build (a Clang build of spritz would run on in undefined
+// behaviour). spritz refuses each, located, before toml++ sees the text.
+TEST_CASE("text toml++ mishandles is refused before it parses", "[load]") {
+  const auto refuses = [](const std::string& text, const std::string& message) {
+    CHECK_THROWS_WITH(load_effect(text, "fx.toml", "."), message);
+  };
+  refuses("\xcd\x9e",
+          "fx.toml:1:1: the character U+035E is outside a string or comment (TOML "
+          "allows it only in those)");
+  refuses("[effect]\nname = \"a\"\n  \xc2\xa1 = 1\n",
+          "fx.toml:3:3: the character U+00A1 is outside a string or comment (TOML allows it only "
+          "in those)");
+  refuses("[.",
+          "fx.toml:1:2: a table header needs a name: a bare key (letters, digits, _ and -) "
+          "or a quoted one");
+  refuses("[[ }]]",
+          "fx.toml:1:4: a table header needs a name: a bare key (letters, digits, _ "
+          "and -) or a quoted one");
+  refuses("a = [1, }", "fx.toml:1:9: expected a value or ']' in this array, saw '}'");
+  refuses("a = [\n  # c\n}", "fx.toml:3:1: expected a value or ']' in this array, saw '}'");
+  refuses("[effect]\nname = \"\xe2\x82\"\n",
+          "fx.toml:2:9: invalid UTF-8 (byte 0xE2); effect "
+          "files are UTF-8 text");
+  // The same characters where TOML allows them load as before: in strings
+  // (one-line, multi-line, literal, quoted keys), comments and nested arrays.
+  const Effect fx = load_effect(
+      "# \xce\x9e comment\n[effect]\nname = \"\xce\x9e [. }\" # \xc2\xa1\n"
+      "[[emitter]]\nrate = [\n  [0, 1], # \xce\x9e\n  [1, 2],\n]\n"
+      "shape = { kind = \"box\", size = [1, 2] }\n",
+      "fx.toml", ".");
+  CHECK(fx.name == "\xce\x9e [. }");
+  REQUIRE(fx.emitters.size() == 1);
+  CHECK_THAT(problems("[[emitter]]\n'\xce\x9e' = 1\n"),
+             Catch::Contains("fx.toml:2:1: unknown key"));
+  // A multi-line string gets as far as the name's own rules.
+  CHECK_THAT(problems("[[emitter]]\nname = '''\n[.\n}'''\n"), Catch::Contains("fx.toml:2:8"));
+  // --set values are checked the same way.
+  LoadOptions o;
+  o.overrides = {"effect.name=[."};
+  CHECK(load_effect("[[emitter]]\n", "fx.toml", ".", o).name == "[.");
+}

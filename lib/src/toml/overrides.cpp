@@ -7,6 +7,7 @@
 
 #include "spritz/error.h"
 #include "toml/keys.h"
+#include "toml/preflight.h"
 #include "toml/text.h"
 
 namespace spritz::toml_load {
@@ -82,12 +83,17 @@ void apply_override(toml::table& root, const std::string& text) {
   // word that is not valid TOML is taken as a string (tonemap=clamp).
   std::string key;
   for (size_t k = i; k < parts.size(); ++k) key += (k > i ? "." : "") + toml_quote(parts[k]);
+  // Both texts pass check_toml_text before toml++ sees them (the quoted one
+  // always does: toml_quote escapes what it must).
   toml::table snippet;
+  const std::string as_toml = key + " = " + value, as_string = key + " = " + toml_quote(value);
   try {
-    snippet = toml::parse(key + " = " + value, origin);
-  } catch (const toml::parse_error&) {
+    check_toml_text(as_toml, origin);
+    snippet = toml::parse(as_toml, origin);
+  } catch (const std::exception&) {  // toml::parse_error or spritz::Error
     try {
-      snippet = toml::parse(key + " = " + toml_quote(value), origin);
+      check_toml_text(as_string, origin);
+      snippet = toml::parse(as_string, origin);
     } catch (const toml::parse_error& e) {
       throw Error(SourceLoc{origin}, "the value is not TOML: " + printable(e.description()));
     }

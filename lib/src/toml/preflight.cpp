@@ -1,6 +1,9 @@
 #include "toml/preflight.h"
 
 #include <cstdint>
+#include <cstdio>
+#include <string>
+#include <utility>
 
 #include "spritz/error.h"
 #include "toml/keys.h"
@@ -118,6 +121,156 @@ void check_key_depth(std::string_view text, const std::string& source_name) {
     } else {
       ++col;
     }
+  }
+}
+
+}  // namespace spritz::toml_load
+
+namespace spritz::toml_load {
+namespace {
+
+// The code point of the UTF-8 sequence at text[i] and its length; length 0
+// for invalid UTF-8 (overlong, surrogate, beyond U+10FFFF, cut short).
+std::pair<uint32_t, size_t> decode_utf8(std::string_view text, size_t i) {
+  const auto c = static_cast<unsigned char>(text[i]);
+  if (c < 0x80) return {c, 1};
+  size_t n = 0;
+  uint32_t cp = 0;
+  if (c >= 0xC2 && c <= 0xDF) {
+    n = 2, cp = c & 0x1Fu;
+  } else if (c >= 0xE0 && c <= 0xEF) {
+    n = 3, cp = c & 0x0Fu;
+  } else if (c >= 0xF0 && c <= 0xF4) {
+    n = 4, cp = c & 0x07u;
+  } else {
+    return {0, 0};
+  }
+  if (text.size() - i < n) return {0, 0};
+  for (size_t k = 1; k < n; ++k) {
+    const auto d = static_cast<unsigned char>(text[i + k]);
+    if ((d & 0xC0) != 0x80) return {0, 0};
+    cp = (cp << 6) | (d & 0x3Fu);
+  }
+  if ((n == 3 && cp < 0x800) || (n == 4 && cp < 0x10000) || cp > 0x10FFFF ||
+      (cp >= 0xD800 && cp <= 0xDFFF))
+    return {0, 0};
+  return {cp, n};
+}
+
+std::string code_point_name(uint32_t cp) {
+  char buf[16];
+  std::snprintf(buf, sizeof buf, "U+%04X", static_cast<unsigned>(cp));
+  return buf;
+}
+
+bool bare_key_char(char c) {
+  return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' ||
+         c == '-';
+}
+
+}  // namespace
+
+// long: one pass of a small lexer (strings, comments, headers, arrays and
+// inline tables) whose states share the position counters, as in
+// check_key_depth.
+void check_toml_text(std::string_view text, const std::string& source_name) {
+  uint32_t line = 1, col = 1;
+  auto fail = [&](const std::string& message) {
+    throw Error(SourceLoc{source_name, line, col}, message);
+  };
+  // Every byte first: the UTF-8 is valid, so positions below are characters.
+  for (size_t i = 0; i < text.size();) {
+    const auto [cp, n] = decode_utf8(text, i);
+    if (n == 0) {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "0x%02X",
+                    static_cast<unsigned>(static_cast<uint8_t>(text[i])));
+      fail(std::string("invalid UTF-8 (byte ") + buf + "); effect files are UTF-8 text");
+    }
+    if (cp == '\n') {
+      ++line;
+      col = 1;
+    } else {
+      ++col;
+    }
+    i += n;
+  }
+  line = 1;
+  col = 1;
+  std::string nest;           // the open '[' (arrays) and '{' (inline tables) of a value
+  bool line_start = true;     // only whitespace so far on this line
+  bool expect_value = false;  // an array's '[' or ',' was the last token
+  bool expect_name = false;   // a table header's '[' or '[[' was the last token
+  auto advance = [&](size_t& i, size_t n) {
+    for (size_t k = 0; k < n && i < text.size(); ++k, ++i) {
+      if (text[i] == '\n') {
+        ++line;
+        col = 1;
+      } else if ((static_cast<unsigned char>(text[i]) & 0xC0) != 0x80) {
+        ++col;
+      }
+    }
+  };
+  // A UTF-8 byte-order mark may start the file (toml++ skips it).
+  for (size_t i = text.substr(0, 3) == "\xEF\xBB\xBF" ? 3 : 0; i < text.size();) {
+    const char c = text[i];
+    if (c == ' ' || c == '\t' || c == '\r') {
+      advance(i, 1);
+      continue;
+    }
+    if (c == '\n') {
+      line_start = true;
+      advance(i, 1);
+      continue;
+    }
+    if (c == '#') {  // a comment, to the end of the line
+      while (i < text.size() && text[i] != '\n') advance(i, 1);
+      continue;
+    }
+    if (expect_name && !bare_key_char(c) && c != '"' && c != '\'' && c != ']')
+      fail("a table header needs a name: a bare key (letters, digits, _ and -) or a quoted one");
+    expect_name = false;
+    if (expect_value && c == '}') fail("expected a value or ']' in this array, saw '}'");
+    expect_value = false;
+    const bool was_line_start = line_start;
+    line_start = false;
+    if (static_cast<unsigned char>(c) >= 0x80) {
+      const uint32_t cp = decode_utf8(text, i).first;
+      fail("the character " + code_point_name(cp) +
+           " is outside a string or comment (TOML allows it only in those)");
+    }
+    if (c == '"' || c == '\'') {
+      const bool multi = text.substr(i, 3) == std::string(3, c);
+      const std::string_view close =
+          multi ? std::string_view(c == '"' ? "\"\"\"" : "'''") : std::string_view(&text[i], 1);
+      advance(i, multi ? 3 : 1);
+      while (i < text.size() && text.substr(i, close.size()) != close) {
+        if (!multi && text[i] == '\n') break;  // toml++ reports the unterminated string
+        advance(i, c == '"' && text[i] == '\\' ? 2 : 1);
+      }
+      advance(i, close.size());
+      while (multi && i < text.size() && text[i] == c) advance(i, 1);  // """a"""" ends with a quote
+      continue;
+    }
+    if (c == '[' && nest.empty() && was_line_start) {  // a table header
+      advance(i, text.substr(i, 2) == "[[" ? 2 : 1);
+      expect_name = true;
+      continue;
+    }
+    if (c == '[' && !nest.empty()) {
+      nest.push_back('[');
+      expect_value = true;
+    } else if (c == '[') {  // an array value after '=' (nest is empty at the top)
+      nest.push_back('[');
+      expect_value = true;
+    } else if (c == '{') {
+      nest.push_back('{');
+    } else if ((c == ']' || c == '}') && !nest.empty() && nest.back() == (c == ']' ? '[' : '{')) {
+      nest.pop_back();
+    } else if (c == ',' && !nest.empty() && nest.back() == '[') {
+      expect_value = true;
+    }
+    advance(i, 1);
   }
 }
 
