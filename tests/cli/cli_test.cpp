@@ -1587,3 +1587,111 @@ TEST_CASE("devices are refused at once, a pipe is read, a link loop is named", "
   CHECK_THAT(loop.err, Catch::Contains("loop.toml:3:11: cannot open texture loop_a: Too many "
                                        "levels of symbolic links"));
 }
+
+// The fuzzing issue's hostile conditions: every one ends in a clear message
+// or whole files, never a crash or a partial file.
+namespace {
+
+// Every PNG in `dir` (not the hidden temporaries) decodes; returns how many.
+size_t whole_pngs(const fs::path& dir) {
+  size_t n = 0;
+  for (const auto& e : fs::directory_iterator(dir)) {
+    const std::string name = e.path().filename().string();
+    if (name[0] == '.' || e.path().extension() != ".png") continue;
+    ++n;
+    CHECK_NOTHROW(spritz::decode_png(read_bytes(e.path()), e.path().string()));
+  }
+  return n;
+}
+
+}  // namespace
+
+TEST_CASE("two runs writing the same files at once leave whole, identical files", "[cli]") {
+  const fs::path d = fresh_dir("two_runs");
+  const std::string render =
+      "'" SPRITZ_BINARY "' render " + kConfigs + "/campfire.toml -f 0-29 --size 96x96 -q -o ";
+  std::string out;
+  CHECK(shell("cd '" + d.string() + "' && (" + render + "f_##.png & " + render +
+                  "f_##.png & wait) && " + render + "ref/f_##.png && echo done",
+              &out) == 0);
+  CHECK(out == "done\n");
+  CHECK(whole_pngs(d) == 30);
+  for (int f = 0; f < 30; ++f) {
+    const std::string name = "f_" + std::string(f < 10 ? "0" : "") + std::to_string(f) + ".png";
+    CHECK(read_bytes(d / name) == read_bytes(d / "ref" / name));
+  }
+  CHECK(no_temp_files(d));
+}
+
+TEST_CASE("a run killed with SIGKILL mid-write leaves whole frames only", "[cli]") {
+  const fs::path d = fresh_dir("sigkill");
+  std::string out;
+  // SIGKILL cannot be caught: what is on disk is what the writes left.
+  const int code = shell("cd '" + d.string() + "' && ('" SPRITZ_BINARY "' render " + kConfigs +
+                             "/campfire.toml -f 0-100000 -o k_######.png --size 384x384 -q & "
+                             "pid=$!; i=0; while [ $(ls | grep -c '^k_.*\\.png$') -lt 4 ] && "
+                             "[ $i -lt 600 ]; do sleep 0.02; i=$((i+1)); done; "
+                             "kill -KILL $pid; wait $pid; echo $?)",
+                         &out);
+  CHECK(code == 0);
+  CHECK(out == "137\n");
+  const size_t whole = whole_pngs(d);
+  CHECK(whole >= 4);
+  // Only hidden temporaries, one per frame in flight at most, can remain:
+  // --skip-existing renders past them and a later run's names never clash.
+  size_t temps = 0;
+  for (const auto& e : fs::directory_iterator(d))
+    if (e.path().filename().string()[0] == '.') ++temps;
+  CHECK(temps <= 4);
+  const Run resume =
+      run_spritz("render " + kConfigs + "/campfire.toml -f 0-" + std::to_string(whole + 3) +
+                     " -o k_######.png --size 384x384 -q --skip-existing",
+                 d);
+  CHECK(resume.code == 0);
+  CHECK(whole_pngs(d) == whole + 4);
+}
+
+TEST_CASE("a read-only output directory is refused before drawing", "[cli]") {
+  const fs::path d = fresh_dir("read_only");
+  fs::create_directory(d / "ro");
+  // Root writes through permission bits, so root needs a read-only mount.
+  if (geteuid() == 0) {
+    std::string out;
+    const bool mounted =
+        shell("mount -t tmpfs -o ro,size=1m tmpfs '" + (d / "ro").string() + "' 2>&1", &out) == 0;
+    SPRITZ_SKIP_UNLESS(mounted, "cannot mount a read-only tmpfs here: " + out);
+  } else {
+    fs::permissions(d / "ro", fs::perms::owner_read | fs::perms::owner_exec);
+  }
+  const Run r = run_spritz("render " + kConfigs + "/sparks.toml -f 0-3 -o ro/f_#.png", d);
+  std::string ignored;
+  if (geteuid() == 0) shell("umount '" + (d / "ro").string() + "'", &ignored);
+  CHECK(r.code == 2);
+  CHECK_THAT(r.err, Catch::StartsWith("spritz: output directory ro is not writable: "));
+  CHECK(fs::is_empty(d / "ro"));
+}
+
+TEST_CASE("a decompression-bomb texture is refused from its header, at once", "[cli]") {
+  const fs::path d = fresh_dir("bomb");
+  // A 16384x16384 IHDR and a few bytes of data: stb would allocate 1 GiB
+  // and spritz 17 GB of texels before finding the data short.
+  std::string png("\x89PNG\r\n\x1a\n\0\0\0\x0dIHDR\0\0\x40\0\0\0\x40\0\x08\x06\0\0\0\0\0\0\0", 33);
+  png += std::string("\0\0\0\x02IDATxx\0\0\0\0\0\0\0\0IEND\xae\x42\x60\x82", 26);
+  write(d / "bomb.png", png);
+  write(d / "bomb.toml", "[[emitter]]\nrate = 5\ntexture = \"bomb.png\"\n");
+  const auto t0 = std::chrono::steady_clock::now();
+  const Run r = run_spritz("render bomb.toml -f 0 -o b.png", d);
+  const Run v = run_spritz("validate bomb.toml", d);
+  CHECK(std::chrono::steady_clock::now() - t0 < std::chrono::seconds(2));
+  CHECK(r.code == 2);
+  CHECK_THAT(r.err, Catch::StartsWith("bomb.toml:3:11: texture bomb.png (16384x16384) would take "
+                                      "17071 MB with its mip levels, more than the texture memory "
+                                      "limit of 2048 MB (SPRITZ_TEXTURE_MEMORY_MB=N raises it"));
+  CHECK(v.code == 2);
+  CHECK(v.err == r.err);
+  CHECK_FALSE(fs::exists(d / "b.png"));
+  const Run bad = run_spritz_env("SPRITZ_TEXTURE_MEMORY_MB=lots", "validate bomb.toml", d);
+  CHECK(bad.code == 2);
+  CHECK_THAT(bad.err, Catch::Contains("SPRITZ_TEXTURE_MEMORY_MB must be a whole number of "
+                                      "megabytes from 1 to 999999999, got 'lots'"));
+}
