@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
+#include <exception>
+#include <utility>
 
 namespace spritz {
 
@@ -35,9 +37,17 @@ ThreadPool::~ThreadPool() {
 
 void ThreadPool::drain(int self) {
   const int n = static_cast<int>(ranges_.size());
-  for (int i = 0; i < n; ++i) {
-    Range& r = ranges_[static_cast<size_t>((self + i) % n)];
-    for (int k; (k = r.next.fetch_add(1)) < r.end;) (*fn_)(k);
+  try {
+    for (int i = 0; i < n; ++i) {
+      Range& r = ranges_[static_cast<size_t>((self + i) % n)];
+      for (int k; (k = r.next.fetch_add(1)) < r.end;) (*fn_)(k);
+    }
+  } catch (...) {
+    // The first exception is run()'s to rethrow once every thread is done
+    // with fn; the tasks not started yet are dropped.
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (!failure_) failure_ = std::current_exception();
+    for (Range& r : ranges_) r.next.store(r.end);
   }
 }
 
@@ -69,6 +79,7 @@ void ThreadPool::run(int tasks, const std::function<void(int)>& fn) {
   std::unique_lock<std::mutex> lock(mutex_);
   done_.wait(lock, [this] { return busy_.load(std::memory_order_relaxed) == 0; });
   fn_ = nullptr;
+  if (failure_) std::rethrow_exception(std::exchange(failure_, nullptr));
 }
 
 void ThreadPool::work(int self) {

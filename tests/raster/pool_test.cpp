@@ -95,3 +95,25 @@ TEST_CASE("the thread pool returns only when every task has finished", "[pool]")
     }
   }
 }
+
+// Found by the fuzzing issue: a task that threw left the workers calling a
+// function that no longer existed (the caller's) or ended the process (a
+// worker's).
+TEST_CASE("a task that throws reaches run()'s caller, and the pool runs on", "[pool]") {
+  ThreadPool pool(3);
+  for (int thrower : {5, 40, 90}) {  // in the caller's range and in each worker's
+    std::atomic<int> ran{0};
+    CHECK_THROWS_WITH(pool.run(100,
+                               [&](int k) {
+                                 std::this_thread::sleep_for(std::chrono::microseconds(200));
+                                 if (k == thrower)
+                                   throw std::runtime_error("task " + std::to_string(k));
+                                 ++ran;
+                               }),
+                      "task " + std::to_string(thrower));
+    CHECK(ran < 100);
+    std::atomic<int> again{0};
+    pool.run(100, [&](int) { ++again; });
+    CHECK(again == 100);
+  }
+}

@@ -6,6 +6,7 @@
 
 #include <atomic>
 #include <condition_variable>
+#include <exception>
 #include <functional>
 #include <mutex>
 #include <thread>
@@ -21,6 +22,8 @@ class ThreadPool {
   ThreadPool& operator=(const ThreadPool&) = delete;
 
   int threads() const { return static_cast<int>(workers_.size()) + 1; }
+  // When a task throws, the tasks not yet started are dropped, and run()
+  // rethrows the first exception once no thread is still calling fn.
   void run(int tasks, const std::function<void(int)>& fn);
 
  private:
@@ -44,6 +47,7 @@ class ThreadPool {
   std::atomic<int> busy_{0};
   std::atomic<uint64_t> generation_{0};
   bool stop_ = false;
+  std::exception_ptr failure_;  // the first exception a task of this run() threw
 };
 
 }  // namespace spritz
