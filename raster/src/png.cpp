@@ -10,6 +10,8 @@
 #include <cstring>
 #include <limits>
 #include <memory>
+#include <mutex>
+#include <shared_mutex>
 #include <string_view>
 
 #include "spritz/error.h"
@@ -24,6 +26,10 @@ namespace {
 constexpr int kFastLevel = 1;
 constexpr int kFastFilter = 4;  // Paeth
 std::atomic<int> g_level{kFastLevel};
+// stb_image_write keeps its filter choice in a plain global
+// (stbi_write_force_png_filter) that every encode reads: encodes share this
+// lock, set_png_mode takes it alone, so a change never races an encode.
+std::shared_mutex g_mode_mutex;
 
 struct CompressorDeleter {
   void operator()(libdeflate_compressor* c) const { libdeflate_free_compressor(c); }
@@ -90,6 +96,7 @@ std::vector<uint8_t> text_chunk(const PngText& t) {
 }  // namespace
 
 void set_png_mode(PngMode mode) {
+  std::unique_lock<std::shared_mutex> lock(g_mode_mutex);
   g_level.store(mode == PngMode::kFast ? kFastLevel : 9);
   stbi_write_force_png_filter = mode == PngMode::kFast ? kFastFilter : -1;
 }
@@ -102,7 +109,11 @@ const bool g_png_mode_set = (set_png_mode(PngMode::kFast), true);
 std::vector<uint8_t> encode_png(const uint8_t* rgba, int width, int height,
                                 const std::vector<PngText>& texts) {
   int len = 0;
-  unsigned char* png = stbi_write_png_to_mem(rgba, width * 4, width, height, 4, &len);
+  unsigned char* png = nullptr;
+  {
+    std::shared_lock<std::shared_mutex> lock(g_mode_mutex);
+    png = stbi_write_png_to_mem(rgba, width * 4, width, height, 4, &len);
+  }
   if (!png) throw Error("PNG encoding failed (out of memory?)");
   std::vector<uint8_t> out(png, png + len);
   std::free(png);

@@ -16,7 +16,8 @@ struct PngText {
   std::string text;
 };
 
-// How encode_png trades speed for size (process-wide; set it once at start).
+// How encode_png trades speed for size (process-wide; safe to change while
+// other threads encode: an encode uses the mode it started with).
 //  kFast:  libdeflate level kFastLevel with one fixed row filter (default).
 //  kSmall: libdeflate level 9 with stb's per-row adaptive filter choice.
 enum class PngMode { kFast, kSmall };
