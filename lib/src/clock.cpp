@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "eval_detail.h"
+#include "numeric.h"
 #include "spritz/error.h"
 #include "spritz/hash.h"
 #include "spritz/motion.h"
@@ -74,8 +75,8 @@ double clock_at_frame(const Effect& fx, int64_t frame, double fps) {
     const double offset_frames = fx.start_s * fps / fx.time_scale;
     if (fx.time_scale != 0 && is_whole(period_frames) && is_whole(offset_frames) &&
         std::abs(period_frames) >= 1) {
-      const int64_t pf = static_cast<int64_t>(std::llround(std::abs(period_frames)));
-      const int64_t g = frame + static_cast<int64_t>(std::llround(offset_frames));
+      const int64_t pf = saturating_cast<int64_t>(std::round(std::abs(period_frames)));
+      const int64_t g = frame + saturating_cast<int64_t>(std::round(offset_frames));
       const int64_t m = ((g % pf) + pf) % pf;
       const double effect_time = fx.time_scale * (static_cast<double>(m) / fps);
       return loop_warmup(fx) + wrap(effect_time, fx.duration_s);

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdint>
 
+#include "numeric.h"
 #include "spritz/eval.h"
 #include "spritz/motion.h"
 
@@ -40,7 +41,7 @@ void for_each_window(const Effect& fx, const Emitter& em, double clock, OnStream
     constexpr double kMaxIndex = 0x1p62;
     lo_d = std::min(std::max(0.0, lo_d), kMaxIndex);
     hi_d = std::min(hi_d, kMaxIndex);
-    if (hi_d >= lo_d) on_stream(static_cast<int64_t>(lo_d), static_cast<int64_t>(hi_d));
+    if (hi_d >= lo_d) on_stream(saturating_cast<int64_t>(lo_d), saturating_cast<int64_t>(hi_d));
   };
   const double r = em.stream_rate_per_s;
   if (!em.rate_curve.empty()) {
@@ -60,8 +61,8 @@ void for_each_window(const Effect& fx, const Emitter& em, double clock, OnStream
     const double last = g.time_s + static_cast<double>(g.repeat - 1) * g.interval_s;
     int64_t m_lo = 0, m_hi = 0;
     if (period > 0) {
-      m_lo = static_cast<int64_t>(std::floor((clock - life_max - last) / period));
-      m_hi = static_cast<int64_t>(std::ceil((clock - g.time_s) / period));
+      m_lo = saturating_cast<int64_t>(std::floor((clock - life_max - last) / period));
+      m_hi = saturating_cast<int64_t>(std::ceil((clock - g.time_s) / period));
     }
     for (int64_t m = m_lo; m <= m_hi; ++m) {
       const double shift = static_cast<double>(m) * period;
@@ -71,8 +72,8 @@ void for_each_window(const Effect& fx, const Emitter& em, double clock, OnStream
         const double a = std::floor((clock - life_max - g.time_s - shift) / g.interval_s);
         const double b = std::floor((clock - g.time_s - shift) / g.interval_s);
         if (b < 0) continue;
-        k_lo = a < 0 ? 0 : static_cast<uint64_t>(std::min(a, 1e18));
-        k_hi = std::min<uint64_t>(k_hi, static_cast<uint64_t>(std::min(b, 1e18)));
+        k_lo = a < 0 ? 0 : saturating_cast<uint64_t>(std::min(a, 1e18));
+        k_hi = std::min<uint64_t>(k_hi, saturating_cast<uint64_t>(std::min(b, 1e18)));
       }
       for (uint64_t k = k_lo; k <= k_hi; ++k) {
         const double tb = g.time_s + static_cast<double>(k) * g.interval_s + shift;

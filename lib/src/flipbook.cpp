@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "numeric.h"
 #include "spritz/eval.h"
 #include "spritz/hash.h"
 
@@ -12,13 +13,13 @@ int flipbook_cell(const Flipbook& fb, uint32_t st, double age, double tau) {
   const int64_t n0 =
       fb.random_start
           ? std::min<int64_t>(
-                n, 1 + static_cast<int64_t>(std::floor(n * unit(st, Channel::kFlipbookStart))))
+                n, 1 + saturating_cast<int64_t>(std::floor(n * unit(st, Channel::kFlipbookStart))))
           : 1;
   const double f = fb.fps.at(unit(st, Channel::kFlipbookRate));
-  const uint64_t w = static_cast<uint64_t>(std::max(0.0, std::floor(age * f)));
+  const uint64_t w = saturating_cast<uint64_t>(std::max(0.0, std::floor(age * f)));
   switch (fb.mode) {
     case FlipbookMode::kOneshot: {
-      const int64_t k = static_cast<int64_t>(std::floor(tau * static_cast<double>(n - n0 + 1)));
+      const int64_t k = saturating_cast<int64_t>(std::floor(tau * static_cast<double>(n - n0 + 1)));
       return static_cast<int>(std::clamp<int64_t>(n0 + k, 1, n));
     }
     case FlipbookMode::kLoop:
@@ -31,7 +32,8 @@ int flipbook_cell(const Flipbook& fb, uint32_t st, double age, double tau) {
     }
     case FlipbookMode::kRandom: {
       const double u = unit_raw(st, flipbook_window_channel(w));
-      return static_cast<int>(std::min<int64_t>(n, 1 + static_cast<int64_t>(std::floor(n * u))));
+      return static_cast<int>(
+          std::min<int64_t>(n, 1 + saturating_cast<int64_t>(std::floor(n * u))));
     }
   }
   return 1;

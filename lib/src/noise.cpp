@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "numeric.h"
 #include "spritz/hash.h"
 
 namespace spritz {
@@ -26,7 +27,7 @@ uint32_t lattice(double v, double* frac) {
   const double c = std::clamp(v, -kNoiseCoordLimit, kNoiseCoordLimit);
   const double fl = std::floor(c);
   *frac = c - fl;
-  return static_cast<uint32_t>(static_cast<int64_t>(fl));
+  return static_cast<uint32_t>(saturating_cast<int64_t>(fl));
 }
 
 }  // namespace

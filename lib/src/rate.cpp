@@ -4,6 +4,8 @@
 #include <cmath>
 #include <limits>
 
+#include "numeric.h"
+
 namespace spritz {
 double RateCurve::key_value(double clock, bool before) const {
   const size_t j =
@@ -64,7 +66,7 @@ uint64_t RateCurve::prepare(double cap, double period, double max_per_period) {
     per_period_ = whole;
   }
   max_rate_ = *std::max_element(r_.begin(), r_.end());
-  return period_ > 0 ? static_cast<uint64_t>(per_period_) : 0;
+  return period_ > 0 ? saturating_cast<uint64_t>(per_period_) : 0;
 }
 
 double RateCurve::count_in_span(double clock) const {
@@ -109,7 +111,7 @@ double RateCurve::birth_in_span(double target) const {
 
 double RateCurve::birth(uint64_t i) const {
   if (period_ > 0) {
-    const uint64_t n = static_cast<uint64_t>(per_period_);
+    const uint64_t n = saturating_cast<uint64_t>(per_period_);
     if (n == 0) return std::numeric_limits<double>::infinity();
     return static_cast<double>(i / n) * period_ + birth_in_span(static_cast<double>(i % n));
   }

@@ -3,7 +3,9 @@
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <cstring>
+#include <limits>
 
+#include "numeric.h"
 #include "spritz/hash.h"
 #include "spritz/load.h"
 
@@ -570,4 +572,21 @@ TEST_CASE("a frame that could hold more particles than its limit is refused befo
       evaluate(fx, clock, frame),
       "at clock 3 s the effect can hold 2001 particles, more than the 2000 that this machine's "
       "memory allows while a frame is drawn; lower the rates, max_particles or burst counts");
+}
+
+// Found by the fuzzing issue: evaluation cast doubles that can be out of
+// range to 64-bit integers (undefined behaviour; x86 and ARM give
+// different integers). Every such conversion saturates, in one place.
+TEST_CASE("saturating_cast is the plain cast in range and saturates outside it", "[eval]") {
+  CHECK(saturating_cast<int64_t>(-2.7) == -2);
+  CHECK(saturating_cast<int64_t>(0x1p62) == (int64_t{1} << 62));
+  CHECK(saturating_cast<int64_t>(0x1p63) == INT64_MAX);
+  CHECK(saturating_cast<int64_t>(1e300) == INT64_MAX);
+  CHECK(saturating_cast<int64_t>(-1e300) == INT64_MIN);
+  CHECK(saturating_cast<int64_t>(-0x1p63) == INT64_MIN);
+  CHECK(saturating_cast<uint64_t>(-1.0) == 0);
+  CHECK(saturating_cast<uint64_t>(0x1p64) == UINT64_MAX);
+  CHECK(saturating_cast<int>(std::nan("")) == 0);
+  CHECK(saturating_cast<uint32_t>(4294967295.5) == 4294967295u);
+  CHECK(saturating_cast<int64_t>(std::numeric_limits<double>::infinity()) == INT64_MAX);
 }
