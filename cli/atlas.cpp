@@ -192,6 +192,7 @@ int run_atlas(const AtlasArgs& args) {
   frame.particle_limit = particle_limit(1, kBytesPerParticle, memory_budget());
   std::vector<double> clocks;  // with motion blur, every sample of a cell
   for (const Cell& c : cells) {
+    check_frame_work(effects[c.effect], c.clock, 1 / frame_s, work_limit(), kWorkLimitHint);
     shutter_clocks(effects[c.effect], c.clock, 1 / frame_s, clocks);
     for (double clock : clocks) {
       evaluate(effects[c.effect], clock, frame);
@@ -252,6 +253,7 @@ int run_atlas(const AtlasArgs& args) {
       ws.renderer = std::make_unique<FrameRenderer>(effects[e], cell_w, cell_h, raster_threads,
                                                     view, textures_for(e));
       ws.renderer->set_particle_limit(particle_limit(workers, bytes_each, memory_budget()));
+      ws.renderer->set_work_limit(work_limit(), kWorkLimitHint);
       ws.renderer->set_draw_path(sprite_kernel());
       ws.renderer->set_frame_rate(1 / frame_s);  // the motion-blur shutter spans a cell's interval
       ws.effect = e;

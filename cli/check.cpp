@@ -246,6 +246,7 @@ int run_check(const CheckArgs& args) {
         r->set_draw_path(sprite_kernel());
         r->set_particle_limit(
             particle_limit(plan.workers, bytes_per_particle(fx), memory_budget()));
+        r->set_work_limit(work_limit(), kWorkLimitHint);
       }
       CheckFrame f;
       f.time = times[i];

@@ -43,6 +43,14 @@ DrawPath sprite_kernel();
 // need more is refused before it is drawn (docs/cli.md).
 uint64_t memory_budget();
 
+// The most particle samples one frame may take (SPRITZ_WORK_LIMIT, default
+// kDefaultWorkLimit): FrameRenderer::set_work_limit.
+inline constexpr uint64_t kDefaultWorkLimit = 100'000'000;
+inline constexpr const char* kWorkLimitHint =
+    "lower the motion-blur samples, trail counts or rates, or raise the limit with "
+    "SPRITZ_WORK_LIMIT=N";
+uint64_t work_limit();
+
 // What textures may take (SPRITZ_TEXTURE_MEMORY_MB, default 2048), with the
 // hint that names the variable.
 const TextureLimits& texture_limits();

@@ -53,6 +53,24 @@ uint64_t memory_budget() {
   return bytes;
 }
 
+uint64_t work_limit() {
+  static const uint64_t limit = [] {
+    const char* env = std::getenv("SPRITZ_WORK_LIMIT");
+    if (!env) return kDefaultWorkLimit;
+    const std::string v = env;
+    const bool digits =
+        !v.empty() && v.size() <= 18 && v.find_first_not_of("0123456789") == std::string::npos;
+    const uint64_t n = digits ? std::stoull(v) : 0;
+    if (n == 0)
+      throw Error(
+          "SPRITZ_WORK_LIMIT must be a whole number of particle samples from 1 to "
+          "999999999999999999, got '" +
+          printable(v) + "'");
+    return n;
+  }();
+  return limit;
+}
+
 const TextureLimits& texture_limits() {
   static const TextureLimits limits = [] {
     TextureLimits l;

@@ -324,6 +324,9 @@ int main(int argc, char** argv) {
       // A bad SPRITZ_SIMD stops every drawing command before it reads anything.
       if (r->parsed() || at->parsed() || c->parsed()) sprite_kernel();
       if (r->parsed() || at->parsed() || c->parsed() || in->parsed()) memory_budget();
+      if (r->parsed() || at->parsed() || c->parsed()) work_limit();
+      if (r->parsed() || at->parsed() || c->parsed() || in->parsed() || v->parsed())
+        texture_limits();
       if (r->parsed()) {
         if (render_seed_opt->count()) render.effect.seed = render_seed;
         if (fps_opt->count()) render.fps = render_fps;

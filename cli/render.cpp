@@ -108,6 +108,7 @@ FrameRenderer& worker_renderer(const FrameContext& ctx, std::unique_ptr<FrameRen
                                              ctx.job.plan.raster_threads, std::move(shared));
   renderer->set_particle_limit(
       particle_limit(ctx.job.plan.workers, bytes_per_particle(ctx.fx), memory_budget()));
+  renderer->set_work_limit(work_limit(), kWorkLimitHint);
   renderer->set_draw_path(sprite_kernel());
   renderer->set_frame_rate(ctx.job.fps);
   return *renderer;

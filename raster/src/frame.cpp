@@ -3,7 +3,9 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <limits>
+#include <string>
 
 #include "spritz/raster/encode.h"
 
@@ -56,12 +58,31 @@ FrameRenderer::FrameRenderer(const Effect& fx, int width, int height, int thread
   frame_.particle_limit = particle_limit(1, bytes_per_particle(fx));
 }
 
+void check_frame_work(const Effect& fx, double clock, double fps, uint64_t limit,
+                      const std::string& hint) {
+  if (limit == std::numeric_limits<uint64_t>::max()) return;
+  std::vector<double> clocks;
+  shutter_clocks(fx, clock, fps, clocks);
+  uint64_t need = 0;
+  for (double c : clocks) need += std::min(window_size(fx, c), uint64_t{1} << 62);
+  if (need <= limit) return;
+  char buf[400];
+  std::snprintf(buf, sizeof buf,
+                "at clock %.6g s a frame would evaluate and draw %llu particle samples (the "
+                "particles and trail ghosts that can be alive, over %zu motion-blur sample%s), "
+                "more than the work limit of %llu",
+                clock, static_cast<unsigned long long>(need), clocks.size(),
+                clocks.size() == 1 ? "" : "s", static_cast<unsigned long long>(limit));
+  throw Error(std::string(buf) + (hint.empty() ? "" : "; " + hint));
+}
+
 uint64_t FrameRenderer::render(double clock) {
   auto alive = [&] {
     uint64_t n = 0;
     for (const EmitterFrame& ef : frame_.emitters) n += ef.stats.alive;  // not trail ghosts
     return n;
   };
+  check_frame_work(fx_, clock, fps_, work_limit_, work_hint_);
   if (fx_.canvas.blur_samples <= 1) {
     evaluate(fx_, clock, frame_);
     raster_.render(frame_, image_);

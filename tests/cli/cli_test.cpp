@@ -1695,3 +1695,43 @@ TEST_CASE("a decompression-bomb texture is refused from its header, at once", "[
   CHECK_THAT(bad.err, Catch::Contains("SPRITZ_TEXTURE_MEMORY_MB must be a whole number of "
                                       "megabytes from 1 to 999999999, got 'lots'"));
 }
+
+// Found by the fuzzing issue: a 256-sample motion-blur frame of 100,000
+// particles with 64-ghost trails was still drawing after 300 s. Its work is
+// known before any sample is evaluated, and over the limit it is refused.
+TEST_CASE("a frame's work is estimated before drawing and refused over the limit", "[cli]") {
+  const fs::path d = fresh_dir("work");
+  write(d / "heavy.toml",
+        "[effect]\nduration = 2\n[canvas]\nmotion_blur = { samples = 256 }\n[check]\n"
+        "times = [1.5]\n[[emitter]]\nrate = 100000\nlifetime = 1\nmax_particles = 100000\n"
+        "trail = { count = 64, length = 0.3 }\n");
+  const auto t0 = std::chrono::steady_clock::now();
+  for (const std::string cmd : {"render heavy.toml --time 1.5 -o h.png",
+                                "atlas heavy.toml --grid 2x1 --cell 32x32 -o sheet.png",
+                                "check heavy.toml --golden g --update"}) {
+    INFO(cmd);
+    const Run r = run_spritz(cmd, d);
+    CHECK(r.code == 2);
+    CHECK_THAT(r.err, Catch::Contains("particle samples (the particles and trail ghosts that can "
+                                      "be alive, over 256 motion-blur samples), more than the "
+                                      "work limit of 100000000; lower the motion-blur samples, "
+                                      "trail counts or rates, or raise the limit with "
+                                      "SPRITZ_WORK_LIMIT=N"));
+  }
+  CHECK(std::chrono::steady_clock::now() - t0 < std::chrono::seconds(5));
+  CHECK_FALSE(fs::exists(d / "h.png"));
+  CHECK_FALSE(fs::exists(d / "sheet.png"));
+  // The limit is the user's: a small one refuses a small frame, and a bad
+  // value is named.
+  const Run small = run_spritz_env("SPRITZ_WORK_LIMIT=10",
+                                   "render " + kConfigs + "/sparks.toml --time 1 -o s.png", d);
+  CHECK(small.code == 2);
+  CHECK_THAT(small.err, Catch::Contains("more than the work limit of 10;"));
+  const Run bad = run_spritz_env("SPRITZ_WORK_LIMIT=-3", "render heavy.toml --time 1 -o h.png", d);
+  CHECK(bad.code == 2);
+  CHECK_THAT(bad.err, Catch::Contains("SPRITZ_WORK_LIMIT must be a whole number of particle "
+                                      "samples from 1 to 999999999999999999, got '-3'"));
+  CHECK(run_spritz_env("SPRITZ_WORK_LIMIT=100000",
+                       "render " + kConfigs + "/sparks.toml --time 1 -o s.png -q", d)
+            .code == 0);
+}

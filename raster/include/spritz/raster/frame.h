@@ -3,6 +3,8 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -33,6 +35,13 @@ uint64_t default_memory_budget();
 // (Frame::particle_limit).
 uint64_t particle_limit(int frames_in_flight, size_t bytes_each = kBytesPerParticle,
                         uint64_t memory_bytes = default_memory_budget());
+
+// Throws spritz::Error, ending with `hint`, when a frame of `fx` at `clock`
+// (its motion-blur samples at `fps` included) would evaluate and draw more
+// than `limit` particle samples: window_size summed over shutter_clocks.
+// Nothing is evaluated.
+void check_frame_work(const Effect& fx, double clock, double fps, uint64_t limit,
+                      const std::string& hint = {});
 
 class FrameRenderer {
  public:
@@ -66,6 +75,16 @@ class FrameRenderer {
   // See particle_limit(); the constructors set particle_limit(1).
   void set_particle_limit(uint64_t n) { frame_.particle_limit = n; }
 
+  // The most particle samples one render() may evaluate and draw: the
+  // particles and trail ghosts that can be alive (window_size) summed over
+  // its motion-blur samples. A frame over it is refused with a spritz::Error
+  // before any sample is evaluated, ending with `hint` (how to raise it).
+  // Unlimited by default.
+  void set_work_limit(uint64_t n, std::string hint = {}) {
+    work_limit_ = n;
+    work_hint_ = std::move(hint);
+  }
+
   const Image& image() const { return image_; }
   const Frame& frame() const { return frame_; }
   const Rasterizer& rasterizer() const { return raster_; }
@@ -86,6 +105,8 @@ class FrameRenderer {
   uint64_t covered_ = 0;
   std::vector<double> clocks_;  // motion-blur samples
   Image sample_;                // one sample's image while blurring
+  uint64_t work_limit_ = std::numeric_limits<uint64_t>::max();
+  std::string work_hint_;
 };
 
 }  // namespace spritz
