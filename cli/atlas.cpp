@@ -192,6 +192,9 @@ int run_atlas(const AtlasArgs& args) {
   frame.particle_limit = particle_limit(1, kBytesPerParticle, memory_budget());
   std::vector<double> clocks;  // with motion blur, every sample of a cell
   for (const Cell& c : cells) {
+    // Memory first (evaluate refuses before evaluating), then work.
+    if (window_size(effects[c.effect], c.clock) > frame.particle_limit)
+      evaluate(effects[c.effect], c.clock, frame);
     check_frame_work(effects[c.effect], c.clock, 1 / frame_s, work_limit(), kWorkLimitHint);
     shutter_clocks(effects[c.effect], c.clock, 1 / frame_s, clocks);
     for (double clock : clocks) {

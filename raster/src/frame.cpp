@@ -82,6 +82,9 @@ uint64_t FrameRenderer::render(double clock) {
     for (const EmitterFrame& ef : frame_.emitters) n += ef.stats.alive;  // not trail ghosts
     return n;
   };
+  // Memory first: a frame too big to hold is refused as such (evaluate
+  // throws before evaluating anything), then one too slow to draw.
+  if (window_size(fx_, clock) > frame_.particle_limit) evaluate(fx_, clock, frame_);
   check_frame_work(fx_, clock, fps_, work_limit_, work_hint_);
   if (fx_.canvas.blur_samples <= 1) {
     evaluate(fx_, clock, frame_);
