@@ -1735,3 +1735,21 @@ TEST_CASE("a frame's work is estimated before drawing and refused over the limit
                        "render " + kConfigs + "/sparks.toml --time 1 -o s.png -q", d)
             .code == 0);
 }
+
+TEST_CASE("a named FIFO is read as an effect file, and an empty one is a message", "[cli]") {
+  const fs::path d = fresh_dir("fifo_effect");
+  REQUIRE(mkfifo((d / "fx.toml").c_str(), 0644) == 0);
+  std::string out;
+  // A writer feeds it, as a generator script would.
+  CHECK(shell("cd '" + d.string() + "' && (cat '" + kConfigs + "/sparks.toml' > fx.toml &) && '" +
+                  SPRITZ_BINARY "' render fx.toml --time 0.5 -o f.png -q && echo ok",
+              &out) == 0);
+  CHECK(out == "ok\n");
+  CHECK_NOTHROW(spritz::decode_png(read_bytes(d / "f.png"), "f.png"));
+  // A writer that closes at once: the file is empty, which is an error.
+  const int code = shell(
+      "cd '" + d.string() + "' && (: > fx.toml &) && '" + SPRITZ_BINARY + "' validate fx.toml 2>&1",
+      &out);
+  CHECK(code == 2);
+  CHECK_THAT(out, Catch::Contains("fx.toml"));
+}
