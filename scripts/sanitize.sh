@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The sanitizer stage of the test command (README, .ci/run): builds spritz
 # with clang-14 under AddressSanitizer and UndefinedBehaviorSanitizer
-# (float-cast-overflow included; any report fails) into build-sanitize/,
+# (float-cast-overflow and, in spritz's own code, implicit-conversion
+# included; any report fails) into build-sanitize/,
 # with the fuzz targets linked to libFuzzer, then runs
 #   - the unit tests, the fuzz targets' seeds and tests/fuzz/regressions/;
 #   - every fuzz target for SPRITZ_FUZZ_RUNS executions (default 20000) from

@@ -66,8 +66,8 @@ constexpr uint32_t flipbook_window_channel(uint64_t window) {
 
 // 64-bit FNV-1a, for content hashes of effect files (not for randomness).
 constexpr uint64_t fnv1a64(std::string_view bytes, uint64_t h = 0xcbf29ce484222325ull) {
-  for (unsigned char c : bytes) {
-    h ^= c;
+  for (char c : bytes) {
+    h ^= static_cast<unsigned char>(c);
     h *= 0x100000001b3ull;
   }
   return h;
