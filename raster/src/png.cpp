@@ -229,20 +229,25 @@ std::vector<uint8_t> without_empty_idat(const std::vector<uint8_t>& bytes) {
   return out;
 }
 
-DecodedPng decode_png(const std::vector<uint8_t>& bytes, const std::string& name) {
-  DecodedPng d;
-  if (bytes.size() > static_cast<size_t>(std::numeric_limits<int>::max()))
-    throw Error(name + ": file too large");
+PngLayout check_png_size(const std::vector<uint8_t>& bytes, const std::string& what, int max_side) {
   PngLayout layout;
   try {
     layout = check_png(bytes);
   } catch (const Error& e) {
-    throw Error("cannot decode " + name + ": " + e.what());
+    throw Error("cannot decode " + what + ": " + e.what());
   }
-  if (layout.width > static_cast<uint32_t>(kMaxDecodeSide) ||
-      layout.height > static_cast<uint32_t>(kMaxDecodeSide))
-    throw Error(name + " is " + std::to_string(layout.width) + "x" + std::to_string(layout.height) +
-                ", larger than the limit of " + std::to_string(kMaxDecodeSide) + " per side");
+  if (layout.width > static_cast<uint32_t>(max_side) ||
+      layout.height > static_cast<uint32_t>(max_side))
+    throw Error(what + " is " + std::to_string(layout.width) + "x" + std::to_string(layout.height) +
+                ", larger than the limit of " + std::to_string(max_side) + " per side");
+  return layout;
+}
+
+DecodedPng decode_png(const std::vector<uint8_t>& bytes, const std::string& name) {
+  DecodedPng d;
+  if (bytes.size() > static_cast<size_t>(std::numeric_limits<int>::max()))
+    throw Error(name + ": file too large");
+  const PngLayout layout = check_png_size(bytes, name, kMaxDecodeSide);
   const std::vector<uint8_t> cleaned =
       layout.empty_idat ? without_empty_idat(bytes) : std::vector<uint8_t>();
   const std::vector<uint8_t>& in = layout.empty_idat ? cleaned : bytes;

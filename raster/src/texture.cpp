@@ -9,7 +9,9 @@
 #include <limits>
 #include <map>
 #include <new>
+#include <set>
 #include <tuple>
+#include <vector>
 
 #include "spritz/color.h"
 #include "spritz/error.h"
@@ -227,17 +229,7 @@ Texture texture_from_encoded(const std::vector<unsigned char>& bytes, const std:
     throw Error("texture " + name + " is too large");
   // The chunk structure and declared size first: stb would allocate what a
   // forged chunk claims, and refuses a huge image as "unknown image type".
-  PngLayout layout;
-  try {
-    layout = check_png(bytes);
-  } catch (const Error& e) {
-    throw Error("cannot decode texture " + name + ": " + e.what());
-  }
-  if (layout.width > static_cast<uint32_t>(kMaxTextureSide) ||
-      layout.height > static_cast<uint32_t>(kMaxTextureSide))
-    throw Error("texture " + name + " is " + std::to_string(layout.width) + "x" +
-                std::to_string(layout.height) + ", larger than the limit of " +
-                std::to_string(kMaxTextureSide) + " per side");
+  const PngLayout layout = check_png_size(bytes, "texture " + name, kMaxTextureSide);
   int w = static_cast<int>(layout.width), h = static_cast<int>(layout.height);
   if (w % cols == 0 && h % rows == 0)
     check_texture_memory(texture_memory(w, h, cols, rows), 0, name, w, h, cols, rows, limits);
@@ -285,19 +277,22 @@ TextureSet load_textures(const Effect& fx, double px_per_design_px, const Textur
                          const TextureLimits& limits) {
   TextureSet set(fx.emitters.size());
   using Key = std::tuple<std::string, int, int, int>;
-  const auto key_of = [&](const Emitter& em) {
+  // Each enabled emitter's texture: its label, layout and built-in resolution.
+  std::vector<Key> keys(fx.emitters.size());
+  for (const Emitter& em : fx.emitters) {
+    if (!em.enabled) continue;
     const int cols = em.flipbook.enabled ? em.flipbook.cols : 1;
     const int rows = em.flipbook.enabled ? em.flipbook.rows : 1;
     const int res = em.texture.builtin() ? builtin_cell_px(em, px_per_design_px) : 0;
-    return Key(em.texture.label(), cols, rows, res);
-  };
+    keys[em.index] = Key(em.texture.label(), cols, rows, res);
+  }
   // Every distinct texture's memory, from its declared size, before any is
   // built: the effect is refused at once, not after the first ones.
   uint64_t total = 0;
-  std::map<Key, bool> counted;
+  std::set<Key> counted;
   for (const Emitter& em : fx.emitters) {
-    if (!em.enabled || !counted.emplace(key_of(em), true).second) continue;
-    const auto [label, cols, rows, res] = key_of(em);
+    if (!em.enabled || !counted.insert(keys[em.index]).second) continue;
+    const auto& [label, cols, rows, res] = keys[em.index];
     uint32_t w = static_cast<uint32_t>(res * cols), h = static_cast<uint32_t>(res * rows);
     if (!em.texture.builtin()) {
       const auto file = files.find(em.texture.path);
@@ -319,7 +314,7 @@ TextureSet load_textures(const Effect& fx, double px_per_design_px, const Textur
   std::map<Key, std::shared_ptr<const Texture>> cache;
   for (const Emitter& em : fx.emitters) {
     if (!em.enabled) continue;
-    const Key key = key_of(em);
+    const Key& key = keys[em.index];
     const auto& [label, cols, rows, res] = key;
     const bool builtin = em.texture.builtin();
     auto it = cache.find(key);

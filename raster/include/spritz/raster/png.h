@@ -63,6 +63,11 @@ struct PngLayout {
 // prefixes with what the bytes are.
 PngLayout check_png(const std::vector<uint8_t>& bytes);
 
+// check_png with the messages a reader of `what` ("texture fire.png") needs:
+// "cannot decode WHAT: reason", and "WHAT is WxH, larger than the limit of
+// MAX_SIDE per side".
+PngLayout check_png_size(const std::vector<uint8_t>& bytes, const std::string& what, int max_side);
+
 // The same bytes without their zero-length IDAT chunks: the image data is
 // unchanged, and stb_image would copy from a null pointer for each of them
 // (undefined behaviour).
