@@ -195,8 +195,8 @@ int run_atlas(const AtlasArgs& args) {
     // Memory first (evaluate refuses before evaluating), then work.
     if (window_size(effects[c.effect], c.clock) > frame.particle_limit)
       evaluate(effects[c.effect], c.clock, frame);
-    check_frame_work(effects[c.effect], c.clock, 1 / frame_s, work_limit(), kWorkLimitHint);
     shutter_clocks(effects[c.effect], c.clock, 1 / frame_s, clocks);
+    check_frame_work(effects[c.effect], c.clock, clocks, work_limit(), kWorkLimitHint);
     for (double clock : clocks) {
       evaluate(effects[c.effect], clock, frame);
       extend_bounds(frame, bounds);

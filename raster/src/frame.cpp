@@ -58,11 +58,9 @@ FrameRenderer::FrameRenderer(const Effect& fx, int width, int height, int thread
   frame_.particle_limit = particle_limit(1, bytes_per_particle(fx));
 }
 
-void check_frame_work(const Effect& fx, double clock, double fps, uint64_t limit,
-                      const std::string& hint) {
+void check_frame_work(const Effect& fx, double clock, const std::vector<double>& clocks,
+                      uint64_t limit, const std::string& hint) {
   if (limit == std::numeric_limits<uint64_t>::max()) return;
-  std::vector<double> clocks;
-  shutter_clocks(fx, clock, fps, clocks);
   uint64_t need = 0;
   for (double c : clocks) need += std::min(window_size(fx, c), uint64_t{1} << 62);
   if (need <= limit) return;
@@ -82,10 +80,13 @@ uint64_t FrameRenderer::render(double clock) {
     for (const EmitterFrame& ef : frame_.emitters) n += ef.stats.alive;  // not trail ghosts
     return n;
   };
-  // Memory first: a frame too big to hold is refused as such (evaluate
-  // throws before evaluating anything), then one too slow to draw.
-  if (window_size(fx_, clock) > frame_.particle_limit) evaluate(fx_, clock, frame_);
-  check_frame_work(fx_, clock, fps_, work_limit_, work_hint_);
+  shutter_clocks(fx_, clock, fps_, clocks_);  // {clock} itself without motion blur
+  if (work_limit_ != std::numeric_limits<uint64_t>::max()) {
+    // Memory first: a frame too big to hold is refused as such (evaluate
+    // throws before evaluating anything), then one too slow to draw.
+    if (window_size(fx_, clock) > frame_.particle_limit) evaluate(fx_, clock, frame_);
+    check_frame_work(fx_, clock, clocks_, work_limit_, work_hint_);
+  }
   if (fx_.canvas.blur_samples <= 1) {
     evaluate(fx_, clock, frame_);
     raster_.render(frame_, image_);
@@ -95,7 +96,6 @@ uint64_t FrameRenderer::render(double clock) {
   // Each sample's image divided by N, summed in sample order: the same
   // operations for every pixel whatever the thread count, and no overflow
   // where one sample's values are finite.
-  shutter_clocks(fx_, clock, fps_, clocks_);
   const float n = static_cast<float>(clocks_.size());
   uint64_t most = 0;
   covered_ = 0;

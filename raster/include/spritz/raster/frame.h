@@ -37,11 +37,11 @@ uint64_t particle_limit(int frames_in_flight, size_t bytes_each = kBytesPerParti
                         uint64_t memory_bytes = default_memory_budget());
 
 // Throws spritz::Error, ending with `hint`, when a frame of `fx` at `clock`
-// (its motion-blur samples at `fps` included) would evaluate and draw more
-// than `limit` particle samples: window_size summed over shutter_clocks.
+// whose samples are at `clocks` (shutter_clocks) would evaluate and draw
+// more than `limit` particle samples: window_size summed over them.
 // Nothing is evaluated.
-void check_frame_work(const Effect& fx, double clock, double fps, uint64_t limit,
-                      const std::string& hint = {});
+void check_frame_work(const Effect& fx, double clock, const std::vector<double>& clocks,
+                      uint64_t limit, const std::string& hint = {});
 
 class FrameRenderer {
  public:
