@@ -33,6 +33,8 @@ const char* sub_event_name(SubEvent on) {
       return "birth";
     case SubEvent::kLife:
       return "life";
+    case SubEvent::kCollision:
+      return "collision";
   }
   return "?";
 }
@@ -81,7 +83,8 @@ int run_inspect(const InspectArgs& args) {
                ", " + json_number(p.color_srgb.b) + "], \"alpha\": " + json_number(p.alpha) +
                ", \"brightness\": " + json_number(em.brightness) +
                ", \"light_emission\": " + json_number(em.light_emission) +
-               ", \"cell\": " + std::to_string(p.cell) + "}";
+               ", \"cell\": " + std::to_string(p.cell) +
+               ", \"impacts\": " + std::to_string(p.impacts) + "}";
       }
       out += "]}";
     }
@@ -104,11 +107,12 @@ int run_inspect(const InspectArgs& args) {
                   static_cast<unsigned long long>(ef.stats.visited));
     std::printf("\n");
     if (ef.particles.empty()) continue;
-    std::printf("%10s %7s %7s %9s %9s %8s %8s %8s %6s %5s  %s\n", "key", "age", "life", "x", "y",
-                "w", "h", "rot", "alpha", "cell", "color");
+    const bool hits = em.collision.enabled();
+    std::printf("%10s %7s %7s %9s %9s %8s %8s %8s %6s %5s  %s%s\n", "key", "age", "life", "x", "y",
+                "w", "h", "rot", "alpha", "cell", "color", hits ? "  impacts" : "");
     for (const Particle& p : ef.particles) {
       if (p.trail) continue;
-      std::printf("%10llu %s %s %s %s %s %s %s %6.3f %5d  #%02x%02x%02x\n",
+      std::printf("%10llu %s %s %s %s %s %s %s %6.3f %5d  #%02x%02x%02x",
                   static_cast<unsigned long long>(p.key), column(p.age_s, 7, 3).c_str(),
                   column(p.life_s, 7, 3).c_str(), column(p.x, 9, 2).c_str(),
                   column(p.y, 9, 2).c_str(), column(p.w, 8, 2).c_str(), column(p.h, 8, 2).c_str(),
@@ -116,6 +120,8 @@ int run_inspect(const InspectArgs& args) {
                   static_cast<unsigned>(std::lround(p.color_srgb.r * 255)),
                   static_cast<unsigned>(std::lround(p.color_srgb.g * 255)),
                   static_cast<unsigned>(std::lround(p.color_srgb.b * 255)));
+      if (hits) std::printf("  %7u", p.impacts);
+      std::printf("\n");
     }
   }
   return kExitOk;

@@ -18,15 +18,95 @@ namespace detail {
 
 // At most how many children of one parent a sub-emitter has alive at once.
 double children_per_parent(const Emitter& em) {
+  if (em.sub.on == SubEvent::kCollision) return static_cast<double>(em.sub.spacing);
   if (em.sub.on != SubEvent::kLife) return em.sub.count;
   return std::min(static_cast<double>(em.sub.spacing),
                   std::ceil(em.sub.rate_per_s * em.lifetime_s.max) + 1);
 }
 
+namespace {
+
+// A parent's flight with its colliders (model.md 9.7), from its start.
+Flight parent_flight(const Emitter& parent, uint32_t st, double birth, double life, Vec2& noise) {
+  const Launch l = launch(parent, st, birth, birth, nullptr);
+  noise = l.noise_origin;
+  return Flight(parent.collision, l.start, l.v0, parent.acceleration, parent.drag_per_s, life);
+}
+
+// The parent's state where it is drawn at `age`: `m` plus its turbulence.
+ParentState drawn(const Emitter& parent, uint32_t st, Vec2 noise, double age, bool at_death,
+                  MotionState m) {
+  if (parent.turbulence.enabled) add_turbulence(parent, st, noise, age, at_death, m);
+  return {m.position, m.velocity};
+}
+
+bool finite_state(const ParentState& s) {
+  return std::isfinite(s.position.x) && std::isfinite(s.position.y) &&
+         std::isfinite(s.velocity.x) && std::isfinite(s.velocity.y);
+}
+
+}  // namespace
+
+// A birth of the parent particle with key `key`: its only one in an effect
+// that does not loop; in a looped one the first period's, since every
+// period's particle with that key moves alike (the path repeats with the
+// period). A colliding parent's flight is worked out from this birth, by
+// its children and their trail ghosts alike, so they agree bit for bit.
+double representative_birth(const Emitter& parent, uint64_t key) {
+  if (key % 2 == 0) return stream_birth(parent, static_cast<int64_t>(key / 2));
+  const uint64_t b = (key - 1) / 2 / parent.max_particles;
+  for (const BurstGroup& g : parent.bursts)
+    if (b >= g.first_index && b - g.first_index < g.repeat)
+      return g.time_s + static_cast<double>(b - g.first_index) * g.interval_s;
+  return 0;
+}
+
+// When a colliding parent dies and its state then: at its life's end, or at
+// the impact that killed it (its arriving velocity: the limit from below).
+// False when it never lives (born inside a collider).
+bool colliding_death(const Emitter& parent, uint32_t st, double birth, double life,
+                     double& death_age, ParentState& out) {
+  Vec2 noise;
+  Flight f = parent_flight(parent, st, birth, life, noise);
+  if (f.born_inside()) return false;
+  while (const Impact* im = f.next_impact()) {
+    if (parent.collision.response == CollisionResponse::kKill) {
+      death_age = im->age_s;
+      out = drawn(parent, st, noise, death_age, false, {im->position, im->velocity_in});
+      return finite_state(out);
+    }
+    f.take();
+  }
+  death_age = life;
+  const MotionState m = f.at(life);
+  out = drawn(parent, st, noise, life, true, m);
+  return finite_state(out);
+}
+
+// Impact `m` of a parent: where it is drawn then and its outgoing velocity
+// (the bounce law's, for stop and kill too). False when it has fewer impacts.
+bool parent_impact(const Emitter& parent, uint32_t st, double birth, double life, uint64_t m,
+                   double& event_age, ParentState& out) {
+  Vec2 noise;
+  Flight f = parent_flight(parent, st, birth, life, noise);
+  if (f.born_inside()) return false;
+  for (uint64_t i = 0;; ++i) {
+    const Impact* im = f.next_impact();
+    if (!im) return false;
+    if (i == m) {
+      event_age = im->age_s;
+      out = drawn(parent, st, noise, event_age, false, {im->position, im->velocity_out});
+      return finite_state(out);
+    }
+    f.take();
+  }
+}
+
 // A sub-emitter's children alive at `clock`: for each parent key born within
 // the parent's and the child's longest lives before it, the children of its
-// death, its birth, or its life (born every 1 / rate seconds of it), each
-// starting at the parent's closed-form place and velocity then.
+// death, its birth, its life (born every 1 / rate seconds of it) or its
+// impacts, each starting at the parent's closed-form place and velocity then.
+// long: one walk over the parents with each event kind's children inline.
 void evaluate_children(const Effect& fx, const Emitter& em, double clock, EmitterFrame& out,
                        Particle& p) {
   const Emitter& parent = fx.emitters[static_cast<size_t>(em.sub.parent)];
@@ -37,44 +117,91 @@ void evaluate_children(const Effect& fx, const Emitter& em, double clock, Emitte
   // around 2^64, and key / spacing would no longer name the parent.
   const uint64_t max_parent_key = (UINT64_MAX - (sub.spacing - 1)) / sub.spacing;
   // Children j_lo..j_hi of the parent with key `key`, child j born at
-  // event(j); one event shared by all takes the parent's state once.
-  const auto children = [&](uint64_t key, uint64_t j_lo, uint64_t j_hi, auto event, bool shared) {
+  // event(j) and numbered `first + j`; `state` gives the parent's state at
+  // an event (once, for an event all share).
+  const auto children = [&](uint64_t key, uint64_t first, uint64_t j_lo, uint64_t j_hi, auto event,
+                            bool shared, auto state) {
     out.stats.window += j_hi - j_lo + 1;
     ParentState src;
     bool finite = false;
     for (uint64_t j = j_lo; j <= j_hi; ++j) {
-      const uint64_t child_key = key * sub.spacing + j;
+      const uint64_t child_key = key * sub.spacing + first + j;
       const double at = event(j);
-      if (!shared || j == j_lo) finite = sub_parent_state(fx, em, child_key, at, src);
+      if (!shared || j == j_lo) finite = state(child_key, at, src);
       ++out.stats.visited;
       if (finite && evaluate_particle(em, child_key, at, clock, p, &src) && finite_particle(p))
         out.particles.push_back(p);
     }
   };
-  for_each_key(fx, parent, clock, parent.lifetime_s.max + child_life,
-               [&](uint64_t key, double birth) {
-                 if (key > max_parent_key) return;
-                 const uint32_t st = particle_stream(parent.seed, static_cast<uint32_t>(key));
-                 const double life = parent.lifetime_s.at(unit(st, Channel::kLifetime));
-                 if (sub.on == SubEvent::kLife) {
-                   // Children j = 0, 1, ... at birth + j / rate while that is within the
-                   // parent's life; those born within child_life before clock can live.
-                   const double r = sub.rate_per_s;
-                   if (!(r > 0) || !(life > 0)) return;
-                   const double n = std::ceil(life * r);  // j < n: j / r < life
-                   const double lo = std::max(0.0, std::ceil((clock - child_life - birth) * r));
-                   const double hi = std::min(n - 1, std::floor((clock - birth) * r));
-                   if (!(hi >= lo)) return;
-                   children(
-                       key, static_cast<uint64_t>(lo), static_cast<uint64_t>(hi),
-                       [&](uint64_t j) { return birth + static_cast<double>(j) / r; }, false);
-                   return;
-                 }
-                 const double event = sub.on == SubEvent::kDeath ? birth + life : birth;
-                 if (sub.count == 0 || !(clock >= event && clock < event + child_life)) return;
-                 children(
-                     key, 0, sub.count - 1, [&](uint64_t) { return event; }, true);
-               });
+  const bool killing =
+      parent.collision.enabled() && parent.collision.response == CollisionResponse::kKill;
+  for_each_key(
+      fx, parent, clock, parent.lifetime_s.max + child_life, [&](uint64_t key, double birth) {
+        if (key > max_parent_key) return;
+        const uint32_t st = particle_stream(parent.seed, static_cast<uint32_t>(key));
+        const double life = parent.lifetime_s.at(unit(st, Channel::kLifetime));
+        const auto derived = [&](uint64_t child_key, double at, ParentState& src) {
+          return sub_parent_state(fx, em, child_key, at, src);
+        };
+        const auto once = [](const ParentState& known) {
+          return [&known](uint64_t, double, ParentState& s) {
+            s = known;
+            return finite_state(s);
+          };
+        };
+        if (sub.on == SubEvent::kLife) {
+          // Children j = 0, 1, ... at birth + j / rate while that is within the
+          // parent's life; those born within child_life before clock can live.
+          const double r = sub.rate_per_s;
+          if (!(r > 0) || !(life > 0)) return;
+          const double n = std::ceil(life * r);  // j < n: j / r < life
+          const double lo = std::max(0.0, std::ceil((clock - child_life - birth) * r));
+          const double hi = std::min(n - 1, std::floor((clock - birth) * r));
+          if (!(hi >= lo)) return;
+          children(
+              key, 0, static_cast<uint64_t>(lo), static_cast<uint64_t>(hi),
+              [&](uint64_t j) { return birth + static_cast<double>(j) / r; }, false, derived);
+          return;
+        }
+        if (sub.count == 0) return;
+        if (sub.on == SubEvent::kCollision) {
+          // Impact m's children, numbered m count + j, at the impact.
+          if (!(life > 0)) return;
+          Vec2 noise;
+          Flight f = parent_flight(parent, st, representative_birth(parent, key), life, noise);
+          if (f.born_inside()) return;
+          for (uint64_t m = 0; const Impact* im = f.next_impact(); ++m) {
+            const double event = birth + im->age_s;
+            if (event > clock) break;
+            if (clock < event + child_life) {
+              const ParentState src =
+                  drawn(parent, st, noise, im->age_s, false, {im->position, im->velocity_out});
+              children(
+                  key, m * sub.count, 0, sub.count - 1, [&](uint64_t) { return event; }, true,
+                  once(src));
+            }
+            f.take();
+            if (f.killed()) break;
+          }
+          return;
+        }
+        if (sub.on == SubEvent::kDeath && killing) {
+          // A killing collider may end the parent's life early.
+          ParentState death;
+          double age = 0;
+          if (!colliding_death(parent, st, representative_birth(parent, key), life, age, death))
+            return;
+          const double event = birth + age;
+          if (clock >= event && clock < event + child_life)
+            children(
+                key, 0, 0, sub.count - 1, [&](uint64_t) { return event; }, true, once(death));
+          return;
+        }
+        const double event = sub.on == SubEvent::kDeath ? birth + life : birth;
+        if (!(clock >= event && clock < event + child_life)) return;
+        children(
+            key, 0, 0, sub.count - 1, [&](uint64_t) { return event; }, true, derived);
+      });
 }
 
 }  // namespace detail
@@ -83,10 +210,14 @@ double sub_parent_span(const Emitter& parent, const Emitter& child) {
   const double lc = child.lifetime_s.max;
   switch (child.sub.on) {
     case SubEvent::kDeath:
+      // A killing collider can end a parent's life at any age.
+      if (parent.collision.enabled() && parent.collision.response == CollisionResponse::kKill)
+        return lc + parent.lifetime_s.max;
       return lc + (parent.lifetime_s.max - parent.lifetime_s.min);
     case SubEvent::kBirth:
       return lc;
     case SubEvent::kLife:
+    case SubEvent::kCollision:
       return lc + parent.lifetime_s.max;
   }
   return lc;
@@ -97,15 +228,28 @@ bool sub_parent_state(const Effect& fx, const Emitter& em, uint64_t key, double 
   const Emitter& parent = fx.emitters[static_cast<size_t>(em.sub.parent)];
   const uint64_t parent_key = key / em.sub.spacing, j = key % em.sub.spacing;
   const uint32_t st = particle_stream(parent.seed, static_cast<uint32_t>(parent_key));
+  const double life = parent.lifetime_s.at(unit(st, Channel::kLifetime));
+  const bool killing =
+      parent.collision.enabled() && parent.collision.response == CollisionResponse::kKill;
+  if (em.sub.on == SubEvent::kCollision || (em.sub.on == SubEvent::kDeath && killing)) {
+    // The event's age is the parent's flight's: worked out from the
+    // parent's representative birth, as evaluate_children does.
+    const double pb = detail::representative_birth(parent, parent_key);
+    double age = 0;
+    if (em.sub.on == SubEvent::kDeath)
+      return detail::colliding_death(parent, st, pb, life, age, out);
+    return detail::parent_impact(parent, st, pb, life, j / std::max<uint32_t>(1, em.sub.count), age,
+                                 out);
+  }
   double parent_birth = birth_s;  // on = birth
   if (em.sub.on == SubEvent::kDeath)
-    parent_birth = birth_s - parent.lifetime_s.at(unit(st, Channel::kLifetime));
+    parent_birth = birth_s - life;
   else if (em.sub.on == SubEvent::kLife)
     parent_birth = birth_s - static_cast<double>(j) / em.sub.rate_per_s;
-  const MotionState m = detail::particle_motion(parent, st, parent_birth, birth_s, nullptr,
-                                                /*at_death=*/em.sub.on == SubEvent::kDeath);
-  out = {m.position, m.velocity};
-  return std::isfinite(out.position.x) && std::isfinite(out.position.y) &&
+  const detail::ParticleMotion pm = detail::particle_motion(
+      parent, st, parent_birth, birth_s, nullptr, /*at_death=*/em.sub.on == SubEvent::kDeath);
+  out = {pm.m.position, pm.m.velocity};
+  return pm.alive && std::isfinite(out.position.x) && std::isfinite(out.position.y) &&
          std::isfinite(out.velocity.x) && std::isfinite(out.velocity.y);
 }
 

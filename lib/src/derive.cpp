@@ -57,6 +57,14 @@ void derive(Effect& fx) {
       sub.rate_per_s = std::min(em.rate_per_s, fit);
       const double n = std::ceil(sub.rate_per_s * parent.lifetime_s.max);
       sub.spacing = static_cast<uint64_t>(std::clamp(n, 1.0, 0x1p62));
+    } else if (sub.on == SubEvent::kCollision) {
+      // Each parent has at most max_impacts() impacts with count children each.
+      const double impacts = parent.collision.max_impacts();
+      sub.count =
+          static_cast<uint32_t>(std::min<double>(sub.count, std::floor(cap / (parents * impacts))));
+      sub.spacing =
+          std::max<uint64_t>(1, static_cast<uint64_t>(sub.count) *
+                                    std::max<uint32_t>(1, parent.collision.max_impacts()));
     } else {
       sub.count = static_cast<uint32_t>(std::min<double>(sub.count, std::floor(cap / parents)));
       sub.spacing = std::max<uint64_t>(1, sub.count);

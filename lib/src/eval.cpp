@@ -79,7 +79,9 @@ bool evaluate_particle(const Emitter& em, uint64_t key, double birth_s, double c
   if (!(age >= 0 && age < life)) return false;
   const double tau = age / life;
 
-  const MotionState m = particle_motion(em, st, birth_s, clock, parent);
+  const detail::ParticleMotion pm = particle_motion(em, st, birth_s, clock, parent);
+  if (!pm.alive) return false;  // killed by a collider, or born inside one
+  const MotionState& m = pm.m;
 
   // Size and squash: (w, h) = (s / l, s l) for q >= 0, (s l, s / l) for q < 0,
   // l = 1 + |q|, so w h = s^2.
@@ -94,7 +96,7 @@ bool evaluate_particle(const Emitter& em, uint64_t key, double birth_s, double c
   double rot = em.rotation_deg.at(unit(st, Channel::kRotation)) +
                em.rotation_speed_deg_per_s.at(unit(st, Channel::kRotationSpeed)) * age;
   if (em.orientation != Orientation::kFacing) {
-    rot += std::atan2(m.velocity.y, m.velocity.x) * kRadToDeg;
+    rot += std::atan2(pm.heading.y, pm.heading.x) * kRadToDeg;
     if (em.orientation == Orientation::kVelocityPerpendicular) rot += 90;
   }
 
@@ -115,6 +117,8 @@ bool evaluate_particle(const Emitter& em, uint64_t key, double birth_s, double c
   out.color_srgb = em.color.evaluate(tau, color_eps);
   out.alpha = 1 - std::clamp(em.transparency.evaluate(tau, transparency_eps), 0.0, 1.0);
   out.cell = em.flipbook.enabled ? flipbook_cell(em.flipbook, st, age, tau) : 0;
+  out.trail = 0;
+  out.impacts = static_cast<uint16_t>(pm.impacts);
   return true;
 }
 

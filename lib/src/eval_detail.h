@@ -130,4 +130,16 @@ void evaluate_children(const Effect& fx, const Emitter& em, double clock, Emitte
 // At most how many children of one parent a sub-emitter has alive at once.
 double children_per_parent(const Emitter& em);
 
+// A birth of the parent with key `key` from which its flight is worked out
+// (its only birth, or in a looped effect the first period's).
+double representative_birth(const Emitter& parent, uint64_t key);
+// A colliding parent's death (model.md 9.7): its age then (its life, or the
+// impact that killed it) and its state. False when it never lives.
+bool colliding_death(const Emitter& parent, uint32_t st, double birth, double life,
+                     double& death_age, ParentState& out);
+// A parent's impact m: its age and the parent's state then, with the
+// outgoing velocity. False when the parent has fewer impacts.
+bool parent_impact(const Emitter& parent, uint32_t st, double birth, double life, uint64_t m,
+                   double& event_age, ParentState& out);
+
 }  // namespace spritz::detail

@@ -48,7 +48,7 @@ void add_trails(const Effect& fx, const Emitter& em, double clock, EmitterFrame&
       g.alpha *= ghosts[i].fade;
       g.w *= ghosts[i].scale;
       g.h *= ghosts[i].scale;
-      g.trail = ghosts[i].k;
+      g.trail = static_cast<int16_t>(ghosts[i].k);
       out.scratch.push_back(g);
     }
     out.scratch.push_back(p);

@@ -46,7 +46,7 @@ std::vector<Particle> ribbon(const std::vector<std::pair<double, double>>& point
     p.w = p.h = width;
     p.color_srgb = {1, 1, 1};
     p.alpha = 1;
-    p.trail = static_cast<int>(points.size() - 1 - i);
+    p.trail = static_cast<int16_t>(points.size() - 1 - i);
     out.push_back(p);
   }
   return out;

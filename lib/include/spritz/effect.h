@@ -7,6 +7,7 @@
 #include <string_view>
 #include <vector>
 
+#include "spritz/collision.h"
 #include "spritz/color.h"
 #include "spritz/curve.h"
 #include "spritz/error.h"
@@ -82,7 +83,7 @@ struct BurstGroup {
 // (the emitter's position and shape add to that place). Child j of the parent
 // with key K has key K spacing + j (mod 2^64), so its random numbers derive
 // from the parent's. No state: a parent's place at any age is closed form.
-enum class SubEvent { kDeath, kBirth, kLife };
+enum class SubEvent { kDeath, kBirth, kLife, kCollision };
 struct SubEmitter {
   std::string parent_name;  // empty: an ordinary emitter
   SourceLoc loc;            // the `sub` table, for messages
@@ -90,8 +91,10 @@ struct SubEmitter {
   uint32_t count = 10;        // children of each parent at its birth or death (clamped at load)
   uint32_t count_asked = 10;  // as written
   // Derived at load.
-  int32_t parent = -1;    // index into Effect::emitters
-  uint64_t spacing = 1;   // children a parent can have: count, or ceil(rate L_parent) for life
+  int32_t parent = -1;  // index into Effect::emitters
+  // Children a parent can have: count, ceil(rate L_parent) for life, count
+  // times the parent's most impacts for collision.
+  uint64_t spacing = 1;
   double rate_per_s = 0;  // on = life: children per second of a parent's life (clamped)
 };
 
@@ -173,6 +176,9 @@ struct Emitter {
   Trail trail;
   Turbulence turbulence;
   SubEmitter sub;
+  // Colliders and the response to them (model.md 9.7); none by default.
+  Collision collision;
+  SourceLoc collision_loc;
   bool is_sub() const { return sub.parent >= 0; }
 
   // Derived at load.

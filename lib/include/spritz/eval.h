@@ -29,7 +29,8 @@ struct Particle {
   Rgb color_srgb;           // curve colour, envelope applied, before brightness
   double alpha = 1;         // opacity after the transparency curve
   int cell = 0;             // 1-based flipbook cell, 0 without a flipbook
-  int trail = 0;            // 0 for the particle itself, k for its k-th trail ghost
+  int16_t trail = 0;        // 0 for the particle itself, k for its k-th trail ghost
+  uint16_t impacts = 0;     // collider impacts so far (model.md 9.7; at most kMaxBounces)
 };
 
 struct EmitterStats {
@@ -112,9 +113,12 @@ bool evaluate_particle(const Emitter& em, uint64_t key, double birth_s, double c
 // The state of the parent that sub-emitter `em`'s child with key `key`, born at
 // `birth_s`, started from: the parent is key / spacing, the child's number
 // key % spacing, and the parent's birth follows from the child's (its birth
-// minus the parent's life for a death, minus j / rate along a life). The
-// child and its trail ghosts all start from this, so they agree bit for bit
-// and no particle carries its parent's state. False when it is not finite.
+// minus the parent's life for a death, minus j / rate along a life). Where
+// the event is an impact (on = collision, or a death by a killing collider),
+// the parent's flight is worked out from its key's birth instead (model.md
+// 9.7). The child and its trail ghosts all start from this, so they agree
+// bit for bit and no particle carries its parent's state. False when it is
+// not finite.
 bool sub_parent_state(const Effect& fx, const Emitter& em, uint64_t key, double birth_s,
                       ParentState& out);
 

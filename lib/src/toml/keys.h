@@ -59,8 +59,13 @@ inline const Keys kEmitterKeys = {"name",
                                   "path_interpolation",
                                   "space",
                                   "inherit_velocity",
-                                  "sub"};
+                                  "sub",
+                                  "collision",
+                                  "colliders"};
 inline const Keys kSubKeys = {"parent", "on", "count"};
+inline const Keys kCollisionKeys = {"response", "restitution", "friction", "max_bounces",
+                                    "rest_speed"};
+inline const Keys kColliderKeys = {"kind", "point", "normal", "center", "radius", "size", "side"};
 inline const Keys kTrailKeys = {"count", "length", "fade", "scale", "style"};
 inline const Keys kTurbulenceKeys = {"amplitude", "frequency", "speed", "phase"};
 inline const Keys kFlipbookKeys = {"layout", "mode", "fps", "random_start"};

@@ -253,12 +253,13 @@ void Translator::read_sub(const toml::node& n, SubEmitter& sub) {
     sub.parent_name = " ";  // still a sub-emitter, for the checks that follow
   }
   if (auto o = t->get("on"))
-    if (auto i = choice(*o, "sub.on", {"death", "birth", "life"}))
+    if (auto i = choice(*o, "sub.on", {"death", "birth", "life", "collision"}))
       sub.on = static_cast<SubEvent>(*i);
   if (auto c = t->get("count")) {
     if (sub.on == SubEvent::kLife)
       error(*c,
-            "sub.count is for on = \"death\" or \"birth\"; with on = \"life\" the emitter's rate "
+            "sub.count is for on = \"death\", \"birth\" or \"collision\"; with on = \"life\" the "
+            "emitter's rate "
             "sets the children per second of each parent's life");
     else if (auto v = integer(*c, "sub.count", 0, kMaxParticlesLimit, "within [0, 10000000]"))
       sub.count = sub.count_asked = static_cast<uint32_t>(*v);
@@ -277,7 +278,9 @@ void Translator::check_sub_keys(const toml::table& t, const Emitter& em) {
       error(*n,
             "rate applies to a sub-emitter only with sub.on = \"life\" (children per second of "
             "each parent's life); on = \"" +
-                std::string(em.sub.on == SubEvent::kDeath ? "death" : "birth") +
+                std::string(em.sub.on == SubEvent::kDeath   ? "death"
+                            : em.sub.on == SubEvent::kBirth ? "birth"
+                                                            : "collision") +
                 "\" uses sub.count");
     else if (n->is_array())
       error(*n, "a sub-emitter's rate is a number: children per second of each parent's life");
@@ -305,6 +308,9 @@ void Translator::resolve_subs(Effect& fx) {
                "sub.parent '" + name + "' is itself a sub-emitter; sub-emitters have one level");
     } else {
       em.sub.parent = static_cast<int32_t>(it - fx.emitters.begin());
+      if (em.sub.on == SubEvent::kCollision && !it->collision.enabled())
+        error_at(em.sub.loc, "sub.on = \"collision\" needs colliders on the parent '" + name +
+                                 "': its particles never hit anything");
       if (!it->enabled && em.enabled)
         warnings.push_back({em.sub.loc, "emitter '" + em.name + "' never emits: its parent '" +
                                             name + "' is disabled (enabled = false)"});

@@ -41,6 +41,12 @@ class Translator : public TomlReader {
                                             std::string_view form, size_t arity, size_t max_keys,
                                             std::string_view must_be);
   void read_sub(const toml::node& n, SubEmitter& sub);
+  void read_collisions(const toml::table& t, Emitter& em);
+  void read_collision(const toml::node& n, Collision& c);
+  void read_colliders(const toml::node& n, Collision& c);
+  void read_collider(const toml::node& n, Collider& c, size_t index);
+  void read_collider_geometry(const toml::table& t, const std::string& kind_name,
+                              const std::string& where, Collider& c);
   void check_sub_keys(const toml::table& t, const Emitter& em);
   void resolve_subs(Effect& fx);
   std::optional<Curve> unit_curve(const toml::node& n, std::string_view what);

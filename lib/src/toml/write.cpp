@@ -156,6 +156,32 @@ void write_emission(std::ostream& o, const Emitter& em) {
   o << "space = " << word(em.space, {"world", "local"}) << "\n";
 }
 
+void write_collision(std::ostream& o, const Collision& c) {
+  if (!c.enabled()) return;
+  o << "collision = { response = " << word(c.response, {"bounce", "stop", "kill"})
+    << ", restitution = " << num(c.restitution) << ", friction = " << num(c.friction);
+  if (c.response == CollisionResponse::kBounce)
+    o << ", max_bounces = " << c.max_bounces << ", rest_speed = " << num(c.rest_speed_px_per_s);
+  o << " }\ncolliders = [\n";
+  for (const Collider& k : c.colliders) {
+    switch (k.kind) {
+      case ColliderKind::kLine:
+        o << "  { kind = \"line\", point = " << vec2(k.point)
+          << ", normal = " << vec2(k.normal_written);
+        break;
+      case ColliderKind::kCircle:
+        o << "  { kind = \"circle\", center = " << vec2(k.point) << ", radius = " << num(k.radius);
+        break;
+      case ColliderKind::kBox:
+        o << "  { kind = \"box\", center = " << vec2(k.point) << ", size = " << vec2(k.half * 2);
+        break;
+    }
+    if (k.kind != ColliderKind::kLine) o << ", side = " << quote(k.inside ? "inside" : "outside");
+    o << " },\n";
+  }
+  o << "]\n";
+}
+
 void write_parts(std::ostream& o, const Emitter& em) {
   if (em.flipbook.enabled) {
     const Flipbook& f = em.flipbook;
@@ -180,9 +206,10 @@ void write_parts(std::ostream& o, const Emitter& em) {
     o << "turbulence = { amplitude = " << curve(t.amplitude) << ", frequency = " << num(t.frequency)
       << ", speed = " << num(t.speed) << ", phase = " << num(t.phase) << " }\n";
   }
+  write_collision(o, em.collision);
   if (!em.sub.parent_name.empty()) {
     o << "sub = { parent = " << quote(em.sub.parent_name)
-      << ", on = " << word(em.sub.on, {"death", "birth", "life"});
+      << ", on = " << word(em.sub.on, {"death", "birth", "life", "collision"});
     if (em.sub.on != SubEvent::kLife) o << ", count = " << em.sub.count_asked;
     o << " }\n";
   }
