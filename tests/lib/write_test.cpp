@@ -158,6 +158,23 @@ std::string compare(const Effect& a, const Effect& b) {
     d.eq(e + "sub.count", x.sub.count, y.sub.count);
     d.eq(e + "sub.spacing", x.sub.spacing, y.sub.spacing);
     d.eq(e + "sub.rate", x.sub.rate_per_s, y.sub.rate_per_s);
+    const Collision &cx = x.collision, &cy = y.collision;
+    d.eq(e + "collision.response", cx.response, cy.response);
+    d.eq(e + "collision.restitution", cx.restitution, cy.restitution);
+    d.eq(e + "collision.friction", cx.friction, cy.friction);
+    d.eq(e + "collision.max_bounces", cx.max_bounces, cy.max_bounces);
+    d.eq(e + "collision.rest_speed", cx.rest_speed_px_per_s, cy.rest_speed_px_per_s);
+    d.eq(e + "colliders", cx.colliders.size(), cy.colliders.size());
+    for (size_t k = 0; k < std::min(cx.colliders.size(), cy.colliders.size()); ++k) {
+      const Collider &a = cx.colliders[k], &b = cy.colliders[k];
+      const std::string c = e + "colliders[" + std::to_string(k) + "].";
+      d.eq(c + "kind", a.kind, b.kind);
+      d.vec(c + "point", a.point, b.point);
+      d.vec(c + "normal", a.normal, b.normal);
+      d.eq(c + "radius", a.radius, b.radius);
+      d.vec(c + "half", a.half, b.half);
+      d.eq(c + "inside", a.inside, b.inside);
+    }
     // Derived at load: equal when the authored values are.
     d.eq(e + "seed", x.seed, y.seed);
     d.eq(e + "stream_rate", x.stream_rate_per_s, y.stream_rate_per_s);
