@@ -495,6 +495,42 @@ int main(int argc, char** argv) {
                        ", \"ratio\": " + num(b / a, 4) + "}");
   }
 
+  // --- S6: 100,000 bouncing particles against the same without colliders ---
+  {
+    // Sparks thrown up and out over 2 s lives onto a floor, two walls and a
+    // round obstacle; the same effect without the colliders is the base.
+    const std::string base =
+        "[canvas]\nsize = [512, 512]\n[[emitter]]\nrate = 50000\nmax_particles = 200000\n"
+        "lifetime = [1.5, 2.5]\nspeed = [100, 400]\nspread = 60\nacceleration = [0, -400]\n"
+        "drag = 0.2\nsize = 2\nlight_emission = 1\n";
+    const std::string colliders =
+        "collision = { restitution = 0.6, friction = 0.1, max_bounces = 8 }\n"
+        "colliders = [{ kind = \"line\", point = [0, -200], normal = [0, 1] },\n"
+        "  { kind = \"line\", point = [-240, 0], normal = [1, 0] },\n"
+        "  { kind = \"line\", point = [240, 0], normal = [-1, 0] },\n"
+        "  { kind = \"circle\", center = [80, -120], radius = 50 }]\n";
+    const Effect plain = load_effect(base, "S6", "."),
+                 bouncing = load_effect(base + colliders, "S6", ".");
+    Frame f, g;
+    const double clock = 10;
+    const std::vector<double> best = best_seconds_alternating(
+        {[&] { return seconds_of([&] { evaluate(plain, clock, f); }); },
+         [&] { return seconds_of([&] { evaluate(bouncing, clock, g); }); }},
+        g_quick ? 2.0 : 6.0);
+    const double n = static_cast<double>(g.emitters[0].particles.size());
+    double impacts = 0;
+    for (const Particle& p : g.emitters[0].particles) impacts += p.impacts;
+    std::printf(
+        "\nS6  %.0f bouncing particles (%.2f impacts each on average): evaluate %.1f ms "
+        "(%.2f M particles/s) against %.1f ms without colliders (%.2f M particles/s), ratio "
+        "%.2f\n",
+        n, impacts / n, best[1] * 1e3, n / best[1] / 1e6, best[0] * 1e3,
+        static_cast<double>(f.emitters[0].particles.size()) / best[0] / 1e6, best[1] / best[0]);
+    json.raw("S6", "{\"particles\": " + num(n, 7) + ", \"impacts_each\": " + num(impacts / n, 3) +
+                       ", \"ms_with_colliders\": " + num(best[1] * 1e3, 4) + ", \"ms_without\": " +
+                       num(best[0] * 1e3, 4) + ", \"ratio\": " + num(best[1] / best[0], 4) + "}");
+  }
+
   // --- PNG encoders on real frames ------------------------------------------
   {
     std::vector<std::vector<uint8_t>> frames;

@@ -170,7 +170,7 @@ void evaluate_children(const Effect& fx, const Emitter& em, double clock, Emitte
           Vec2 noise;
           Flight f = parent_flight(parent, st, representative_birth(parent, key), life, noise);
           if (f.born_inside()) return;
-          for (uint64_t m = 0; const Impact* im = f.next_impact(); ++m) {
+          for (uint64_t m = 0; const Impact* im = f.next_impact(clock - birth); ++m) {
             const double event = birth + im->age_s;
             if (event > clock) break;
             if (clock < event + child_life) {

@@ -77,9 +77,11 @@ double turning_age(const Seg& s, Vec2 n, double T) {
 // through 0 (from >= 0 to < 0), in order; t is the last age with h >= 0.
 // With `touching`, a piece that starts below 0 and falls counts at its start
 // (a particle within the contact tolerance moving in). Stops when on_root
-// returns true.
+// returns true, or at the first root that is surely after `horizon` (then
+// unsolved: its bracket, and so its bits, never depend on the horizon).
 template <typename OnRoot>
-void falling_roots(const Seg& s, Vec2 n, double offset, double T, bool touching, OnRoot on_root) {
+void falling_roots(const Seg& s, Vec2 n, double offset, double T, bool touching, double horizon,
+                   OnRoot on_root) {
   const auto h = [&](double t) { return dot(n, s.at(t).position) - offset; };
   const double tc = turning_age(s, n, T);
   const double ends[3] = {0, tc > 0 ? tc : T, T};
@@ -87,6 +89,7 @@ void falling_roots(const Seg& s, Vec2 n, double offset, double T, bool touching,
   for (int i = 0; i < pieces; ++i) {
     const double x0 = ends[i], x1 = ends[i + 1];
     if (!(x1 > x0)) continue;
+    if (x0 > horizon) return;
     if (dot(n, s.at(x0 + 0.5 * (x1 - x0)).velocity) >= 0) continue;  // rising piece
     const double h1 = h(x1);
     if (h1 >= 0) continue;
@@ -95,6 +98,8 @@ void falling_roots(const Seg& s, Vec2 n, double offset, double T, bool touching,
       if (touching && on_root(x0)) return;
       continue;
     }
+    // Falling: the root is after the horizon when h is still >= 0 just past it.
+    if (horizon < x1 && h(std::nextafter(horizon, kNoImpact)) >= 0) return;
     if (on_root(bisect(h, x0, x1, h0, h1))) return;
   }
 }
@@ -121,22 +126,22 @@ struct Hit {
 
 // The first age at which the flight crosses a line collider (n, q), or a
 // box's face seen from inside.
-Hit line_hit(const Seg& s, Vec2 n, Vec2 q, double T) {
+Hit line_hit(const Seg& s, Vec2 n, Vec2 q, double T, double horizon) {
   Hit hit;
-  falling_roots(s, n, dot(n, q), T, true, [&](double t) {
+  falling_roots(s, n, dot(n, q), T, true, horizon, [&](double t) {
     hit = {t, n};
     return true;
   });
   return hit;
 }
 
-Hit box_inside_hit(const Seg& s, const Collider& c, double T) {
+Hit box_inside_hit(const Seg& s, const Collider& c, double T, double horizon) {
   Hit best;
   for (const Face& f : kFaces) {
     // Inside the face: h = half - sign (p - c)_axis >= 0, normal -sign axis.
     const Vec2 n = axis_vector(f.axis, -f.sign);
     const Hit h =
-        line_hit(s, n, c.point + axis_vector(f.axis, f.sign * axis_of(c.half, f.axis)), T);
+        line_hit(s, n, c.point + axis_vector(f.axis, f.sign * axis_of(c.half, f.axis)), T, horizon);
     if (h.t < best.t) best = h;
   }
   return best;
@@ -146,7 +151,7 @@ Hit box_inside_hit(const Seg& s, const Collider& c, double T) {
 // face's extent (tolerance included); corners count for the first face in
 // kFaces order that reaches them. At age 0, a particle on the surface moving
 // in enters through the nearest face.
-Hit box_outside_hit(const Seg& s, const Collider& c, double T) {
+Hit box_outside_hit(const Seg& s, const Collider& c, double T, double horizon) {
   Hit best;
   const Vec2 q0 = s.p - c.point;
   double near = -kNoImpact;
@@ -164,7 +169,7 @@ Hit box_outside_hit(const Seg& s, const Collider& c, double T) {
     const Vec2 n = axis_vector(f.axis, f.sign);
     const int other = 1 - f.axis;
     const double offset = dot(n, c.point) + axis_of(c.half, f.axis);
-    falling_roots(s, n, offset, std::min(T, best.t), false, [&](double t) {
+    falling_roots(s, n, offset, T, false, horizon, [&](double t) {
       const double across = axis_of(s.at(t).position - c.point, other);
       if (std::abs(across) > axis_of(c.half, other) + kContactTolerancePx) return false;
       if (t < best.t) best = {t, n};
@@ -206,7 +211,7 @@ class CircleSearch {
     return 2 * (vmax * vmax + dmax * amax);
   }
 
-  Hit first(double T) const;
+  Hit first(double T, double horizon) const;
 
  private:
   const Seg& s_;
@@ -225,7 +230,7 @@ bool root_free(const Node& a, const Node& b, double M) {
   return left + right >= b.t - a.t;
 }
 
-Hit CircleSearch::first(double T) const {
+Hit CircleSearch::first(double T, double horizon) const {
   Node cur = node(0);
   const auto normal_at = [&](double t) {
     const Vec2 q = s_.at(t).position - c_.point;
@@ -238,11 +243,18 @@ Hit CircleSearch::first(double T) const {
   int top = 0;
   stack[top++] = node(T);
   int budget = kCircleSearchBudget;
+  // A root in [cur, next] where F falls is after the horizon when F is
+  // still >= 0 just past it.
+  const auto beyond = [&](const Node& next) {
+    return horizon < next.t && F(std::nextafter(horizon, kNoImpact)) >= 0;
+  };
   while (top > 0) {
+    if (cur.t > horizon) return {};  // no root before cur.t
     const Node& next = stack[top - 1];
     const double h = next.t - cur.t;
     const double M = bound(cur, next);
     if (next.f < 0 && cur.d + next.d + M * h <= 0) {  // F' <= 0 throughout: one root
+      if (cur.f >= 0 && beyond(next)) return {};
       const double t = cur.f < 0 ? cur.t : bisect(F, cur.t, next.t, cur.f, next.f);
       return {t, normal_at(t)};
     }
@@ -256,6 +268,7 @@ Hit CircleSearch::first(double T) const {
       // Unresolvable: an interval one age wide, or the work bound reached.
       // Its ends decide (a dip below 0 between them is at most M h^2 / 8).
       if (next.f < 0) {
+        if (cur.f >= 0 && beyond(next)) return {};
         const double t = cur.f < 0 ? cur.t : bisect(F, cur.t, next.t, cur.f, next.f);
         return {t, normal_at(t)};
       }
@@ -298,13 +311,16 @@ Flight::Flight(const Collision& c, Vec2 p0, Vec2 v0, Vec2 accel, double drag_per
 }
 
 // The first impact of the current flight on any collider before the death;
-// ties go to the first collider in the file.
-void Flight::search() {
-  searched_ = true;
+// ties go to the first collider in the file. Each collider is searched over
+// the whole flight, whatever the horizon: the horizon only skips solving
+// for roots surely after it, so an impact's bits never depend on it.
+void Flight::search(double horizon_age) {
+  searched_to_ = horizon_age;
   has_next_ = false;
   if (resting_ || killed_ || born_inside_) return;
   const double T = life_ - t0_;
   if (!(T > 0)) return;
+  const double horizon = horizon_age - t0_;
   const Seg s{p_, v_, accel_, drag_};
   Hit best;
   uint32_t which = 0;
@@ -313,14 +329,13 @@ void Flight::search() {
     Hit h;
     switch (col.kind) {
       case ColliderKind::kLine:
-        h = line_hit(s, col.normal, col.point, std::min(T, best.t));
+        h = line_hit(s, col.normal, col.point, T, horizon);
         break;
       case ColliderKind::kCircle:
-        h = CircleSearch(s, col).first(std::min(T, best.t));
+        h = CircleSearch(s, col).first(T, horizon);
         break;
       case ColliderKind::kBox:
-        h = col.inside ? box_inside_hit(s, col, std::min(T, best.t))
-                       : box_outside_hit(s, col, std::min(T, best.t));
+        h = col.inside ? box_inside_hit(s, col, T, horizon) : box_outside_hit(s, col, T, horizon);
         break;
     }
     if (h.t < best.t) best = h, which = static_cast<uint32_t>(i);
@@ -347,8 +362,8 @@ void Flight::search() {
   has_next_ = true;
 }
 
-const Impact* Flight::next_impact() {
-  if (!searched_) search();
+const Impact* Flight::next_impact(double horizon_age) {
+  if (!has_next_ && searched_to_ < horizon_age) search(horizon_age);
   return has_next_ ? &next_ : nullptr;
 }
 
@@ -356,7 +371,8 @@ void Flight::take() {
   if (!next_impact()) return;
   const Impact im = next_;
   ++impacts_;
-  searched_ = false;
+  has_next_ = false;
+  searched_to_ = -kNoImpact;
   t0_ = im.age_s;
   p_ = im.position;
   switch (c_.response) {
@@ -393,7 +409,7 @@ CollidedMotion collide(const Collision& c, Vec2 p0, Vec2 v0, Vec2 accel, double 
     out.alive = false;
     return out;
   }
-  while (const Impact* im = f.next_impact()) {
+  while (const Impact* im = f.next_impact(age_s)) {
     if (im->age_s > age_s) break;
     f.take();
     if (f.killed()) {

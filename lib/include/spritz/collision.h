@@ -7,6 +7,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <vector>
 
 #include "spritz/motion.h"
@@ -73,8 +74,11 @@ class Flight {
   // tolerance): such a particle is never alive (model.md 9.7).
   bool born_inside() const { return born_inside_; }
   // The current flight's impact before the particle's death, or nullptr when
-  // there is none (it flies or rests to its death, or was killed).
-  const Impact* next_impact();
+  // there is none (it flies or rests to its death, or was killed). With a
+  // horizon, nullptr may also mean only that there is none by that age: an
+  // impact after it may be left unsolved (it costs most of the work), and
+  // one that is returned has the same bits whatever the horizon.
+  const Impact* next_impact(double horizon_age = std::numeric_limits<double>::infinity());
   // Applies the next impact's response; the particle flies on from it,
   // rests there, or dies there.
   void take();
@@ -88,14 +92,15 @@ class Flight {
   bool resting() const { return resting_; }
 
  private:
-  void search();
+  void search(double horizon_age);
   const Collision& c_;
   Vec2 accel_;
   double drag_, life_;
   double t0_ = 0;  // the current flight's start age
   Vec2 p_, v_;     // and its state there
-  bool born_inside_ = false, resting_ = false, killed_ = false, searched_ = false;
+  bool born_inside_ = false, resting_ = false, killed_ = false;
   bool has_next_ = false;
+  double searched_to_ = -std::numeric_limits<double>::infinity();  // the horizon searched
   Vec2 rest_heading_;
   uint32_t impacts_ = 0;
   Impact next_;
