@@ -26,11 +26,26 @@ namespace {
 
 constexpr double kNoImpact = std::numeric_limits<double>::infinity();
 
-// One flight: closed-form motion from (p, v) at flight age 0.
+// One flight: closed-form motion from (p, v) at flight age 0. Every
+// collider asks for the state at the flight's start, its end and just past
+// the horizon: those are computed once and shared (the same bits as
+// computing them again).
 struct Seg {
   Vec2 p, v, a;
   double k;
-  MotionState at(double t) const { return move_particle(p, v, a, k, t); }
+  static constexpr int kMemo = 3;
+  mutable double memo_t[kMemo] = {};
+  mutable MotionState memo[kMemo];
+  mutable int memos = 0;
+
+  void remember(double t) const {
+    if (memos < kMemo) memo_t[memos] = t, memo[memos] = move_particle(p, v, a, k, t), ++memos;
+  }
+  MotionState at(double t) const {
+    for (int i = 0; i < memos; ++i)
+      if (memo_t[i] == t) return memo[i];
+    return move_particle(p, v, a, k, t);
+  }
 };
 
 // The last age in [lo, hi] with f >= 0, given f(lo) >= 0 > f(hi) and one
@@ -90,7 +105,11 @@ void falling_roots(const Seg& s, Vec2 n, double offset, double T, bool touching,
     const double x0 = ends[i], x1 = ends[i + 1];
     if (!(x1 > x0)) continue;
     if (x0 > horizon) return;
-    if (dot(n, s.at(x0 + 0.5 * (x1 - x0)).velocity) >= 0) continue;  // rising piece
+    // h' keeps its sign inside a piece: its sign at the end away from the
+    // turn (at both ends of a single piece, where one may be 0).
+    const double d0 = i == 0 ? dot(n, s.at(x0).velocity) : 0;
+    const double d1 = i == pieces - 1 ? dot(n, s.at(x1).velocity) : 0;
+    if (!(d0 < 0 || d1 < 0)) continue;  // rising piece
     const double h1 = h(x1);
     if (h1 >= 0) continue;
     const double h0 = h(x0);
@@ -322,6 +341,9 @@ void Flight::search(double horizon_age) {
   if (!(T > 0)) return;
   const double horizon = horizon_age - t0_;
   const Seg s{p_, v_, accel_, drag_};
+  s.remember(0);
+  s.remember(T);
+  if (horizon < T) s.remember(std::nextafter(horizon, kNoImpact));
   Hit best;
   uint32_t which = 0;
   for (size_t i = 0; i < c_.colliders.size(); ++i) {

@@ -441,7 +441,7 @@ TEST_CASE("inspect --json has the documented shape", "[cli]") {
        {"{\"time\": 1, \"clock\": 2.5, \"emitters\": [{\"name\": \"smoke\"",
         "\"key\": ", "\"age\": ", "\"life\": ", "\"x\": ", "\"vy\": ", "\"w\": ", "\"rotation\": ",
         "\"color\": [", "\"alpha\": ", "\"brightness\": ", "\"light_emission\": ", "\"cell\": ",
-        "\"stats\": {\"window\": "}) {
+        "\"impacts\": 0}", "\"stats\": {\"window\": "}) {
     CHECK_THAT(r.out, Catch::Contains(field));
   }
   const Run table = run_spritz("inspect " + kConfigs + "/campfire.toml --time 1");
@@ -456,6 +456,26 @@ TEST_CASE("inspect --json has the documented shape", "[cli]") {
   const Run sub_table = run_spritz("inspect " + kConfigs + "/fireworks.toml --time 2");
   CHECK_THAT(sub_table.out,
              Catch::Contains("emitter trail_sparks (children of rockets, on life): "));
+}
+
+TEST_CASE("inspect counts each particle's impacts with its colliders", "[cli]") {
+  const Run r = run_spritz("inspect " + kConfigs + "/bounce.toml --time 1.1 --json");
+  CHECK(r.code == 0);
+  CHECK_THAT(r.out, Catch::Contains("\"impacts\": 0}"));
+  CHECK_THAT(r.out, Catch::Contains("\"impacts\": 1}"));
+  CHECK_THAT(r.out, Catch::Contains("\"impacts\": 2}"));
+  const Run table = run_spritz("inspect " + kConfigs + "/bounce.toml --time 1.1");
+  CHECK_THAT(table.out, Catch::Contains("color  impacts"));
+  const Run splash = run_spritz("inspect " + kConfigs + "/splash.toml --time 1 --json");
+  CHECK_THAT(splash.out, Catch::Contains("\"parent\": \"drops\", \"on\": \"collision\""));
+  // A bad collider is located, exit 2, and nothing is written.
+  const fs::path d = fresh_dir("collider");
+  write(d / "c.toml",
+        "[[emitter]]\ncolliders = [{ kind = \"circle\", center = [0, 0], radius = -1 }]\n");
+  const Run bad = run_spritz("render c.toml -o out_####.png", d);
+  CHECK(bad.code == 2);
+  CHECK_THAT(bad.err, Catch::Contains("c.toml:2:59: colliders[0].radius must be within (0, 1e9]"));
+  CHECK_FALSE(fs::exists(d / "out_0000.png"));
 }
 
 TEST_CASE("inspect's table keeps its columns for huge values", "[cli]") {
