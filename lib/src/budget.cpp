@@ -76,3 +76,42 @@ uint64_t window_size(const Effect& fx, double clock) {
 }
 
 }  // namespace spritz
+
+namespace spritz {
+
+// A sample's flight searches with colliders: up to max_impacts + 1 flights,
+// each searching every collider (model.md 9.7).
+static double collision_weight(const Emitter& em) {
+  if (!em.collision.enabled()) return 1;
+  return 1.0 + static_cast<double>(em.collision.colliders.size()) *
+                   (static_cast<double>(em.collision.max_impacts()) + 1);
+}
+
+uint64_t frame_work(const Effect& fx, double clock) {
+  double total = 0;
+  for (uint32_t e : fx.draw_order) {
+    const Emitter& em = fx.emitters[e];
+    const double each = (1.0 + em.trail.count) * collision_weight(em);
+    const auto add = [&](double per) {
+      return [&total, per](int64_t lo, int64_t hi) {
+        total += (static_cast<double>(hi - lo) + 1) * per;
+      };
+    };
+    const auto burst = [&](double per) {
+      return [&total, per](double, uint64_t, uint32_t count) { total += count * per; };
+    };
+    detail::for_each_window(fx, em, clock, add(each), burst(each));
+    if (!em.is_sub() || !(em.lifetime_s.max > 0)) continue;
+    const Emitter& parent = fx.emitters[static_cast<size_t>(em.sub.parent)];
+    if (!parent.enabled) continue;
+    // Each child, and each parent whose events it reads (a colliding
+    // parent's flights are searched for its impacts).
+    const double per_parent =
+        detail::children_per_parent(em) * each + (collision_weight(parent) - 1);
+    detail::for_each_window(fx, parent, clock, add(per_parent), burst(per_parent),
+                            parent.lifetime_s.max + em.lifetime_s.max);
+  }
+  return static_cast<uint64_t>(std::min(total, 1e18));
+}
+
+}  // namespace spritz

@@ -41,9 +41,16 @@ void lint(Effect& fx) {
              : (em.sub.count_asked > 0 && em.sub.count == 0))
       fx.warnings.push_back(
           {em.sub.loc, "emitter '" + em.name + "' never emits: its max_particles (" +
-                           std::to_string(em.max_particles) +
-                           ") cannot hold a child for each parent that can have live "
-                           "children at once; raise max_particles"});
+                           std::to_string(em.max_particles) + ") cannot hold a child for each " +
+                           (em.sub.on == SubEvent::kCollision
+                                ? std::string("of the ") +
+                                      std::to_string(fx.emitters[static_cast<size_t>(em.sub.parent)]
+                                                         .collision.max_impacts()) +
+                                      " impacts each parent may have, for every parent that can "
+                                      "have live children at once; raise max_particles or lower "
+                                      "the parent's collision.max_bounces"
+                                : std::string("parent that can have live children at once; "
+                                              "raise max_particles"))});
   }
   // A looped effect reads each animated rate over one period too.
   if (fx.loop)

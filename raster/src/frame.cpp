@@ -62,15 +62,22 @@ void check_frame_work(const Effect& fx, double clock, const std::vector<double>&
                       uint64_t limit, const std::string& hint) {
   if (limit == std::numeric_limits<uint64_t>::max()) return;
   uint64_t need = 0;
-  for (double c : clocks) need += std::min(window_size(fx, c), uint64_t{1} << 62);
+  for (double c : clocks) need += std::min(frame_work(fx, c), uint64_t{1} << 62);
   if (need <= limit) return;
-  char buf[400];
+  const bool colliders = std::any_of(fx.emitters.begin(), fx.emitters.end(), [](const Emitter& e) {
+    return e.enabled && e.collision.enabled();
+  });
+  char buf[500];
   std::snprintf(buf, sizeof buf,
                 "at clock %.6g s a frame would evaluate and draw %llu particle samples (the "
-                "particles and trail ghosts that can be alive, over %zu motion-blur sample%s), "
+                "particles and trail ghosts that can be alive, over %zu motion-blur sample%s%s), "
                 "more than the work limit of %llu",
                 clock, static_cast<unsigned long long>(need), clocks.size(),
-                clocks.size() == 1 ? "" : "s", static_cast<unsigned long long>(limit));
+                clocks.size() == 1 ? "" : "s",
+                colliders ? ", each weighing 1 + colliders x (max_bounces + 1): fewer colliders "
+                            "or bounces lower it"
+                          : "",
+                static_cast<unsigned long long>(limit));
   throw Error(std::string(buf) + (hint.empty() ? "" : "; " + hint));
 }
 

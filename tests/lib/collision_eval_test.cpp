@@ -386,3 +386,18 @@ colliders = [{ kind = "circle", center = [0, 0], radius = 30 }]
   for (const Particle& p : f.emitters[0].particles) CHECK(std::hypot(p.x, p.y) >= 30 - 1e-6);
   CHECK(f.emitters[0].particles.size() < f.emitters[0].stats.visited);
 }
+
+TEST_CASE("a frame's work counts what its colliders may search", "[collision]") {
+  const std::string base = "[[emitter]]\nrate = 100\nlifetime = 1\n";
+  const Effect plain = fx_from(base);
+  const Effect colliding =
+      fx_from(base +
+              "collision = { max_bounces = 9 }\n"
+              "colliders = [{ kind = \"line\", point = [0, -99], normal = [0, 1] },\n"
+              "             { kind = \"circle\", center = [0, 0], radius = 500, "
+              "side = \"inside\" }]\n");
+  CHECK(frame_work(plain, 5) == window_size(plain, 5));
+  // 2 colliders, up to 10 flights each: 21 times the samples.
+  CHECK(frame_work(colliding, 5) == 21 * window_size(colliding, 5));
+  CHECK(window_size(colliding, 5) == window_size(plain, 5));
+}

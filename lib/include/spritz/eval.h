@@ -98,6 +98,13 @@ double sub_parent_span(const Emitter& parent, const Emitter& child);
 // finds there, and computed without evaluating them.
 uint64_t window_size(const Effect& fx, double clock);
 
+// The work of evaluating and drawing a frame at `clock`, in particle
+// samples: window_size, with each sample of an emitter with colliders
+// weighing 1 + colliders (max_impacts + 1) (every flight it may search
+// searches every collider), and each colliding parent whose children read
+// its impacts its flights too. The work limit (docs/cli.md) counts this.
+uint64_t frame_work(const Effect& fx, double clock);
+
 // Evaluates every enabled emitter at `clock` into `out`, reusing its buffers
 // (no allocation in steady use). Particles whose state is not finite are
 // dropped, so no NaN or infinity ever reaches the rasterizer.
