@@ -300,6 +300,54 @@ Hit CircleSearch::first(double T, double horizon) const {
   return {};
 }
 
+// The box that holds a whole flight: each coordinate has its extremes at
+// the ends or where its velocity is 0 (once at most, as for a line), grown
+// by a margin far above the rounding of those few evaluations.
+struct Bounds2 {
+  Vec2 lo, hi;
+};
+Bounds2 flight_bounds(const Seg& s, double T) {
+  Bounds2 b{s.at(0).position, s.at(0).position};
+  const auto grow = [&](Vec2 p) {
+    b.lo = {std::min(b.lo.x, p.x), std::min(b.lo.y, p.y)};
+    b.hi = {std::max(b.hi.x, p.x), std::max(b.hi.y, p.y)};
+  };
+  grow(s.at(T).position);
+  for (Vec2 axis : {Vec2{1, 0}, Vec2{0, 1}})
+    if (const double tc = turning_age(s, axis, T); tc > 0) grow(s.at(tc).position);
+  const double scale =
+      std::max({std::abs(b.lo.x), std::abs(b.lo.y), std::abs(b.hi.x), std::abs(b.hi.y), 1.0});
+  const double margin = 1e-6 * scale + kContactTolerancePx;
+  b.lo = b.lo - Vec2{margin, margin};
+  b.hi = b.hi + Vec2{margin, margin};
+  return b;
+}
+
+// A flight held in `b` surely never reaches collider `c`'s wrong side: the
+// search would find no impact, so it need not run.
+bool surely_clear(const Collider& c, const Bounds2& b) {
+  const Vec2 corners[4] = {b.lo, {b.hi.x, b.lo.y}, {b.lo.x, b.hi.y}, b.hi};
+  switch (c.kind) {
+    case ColliderKind::kLine:
+      return std::all_of(corners, corners + 4,
+                         [&](Vec2 q) { return dot(c.normal, q - c.point) > 0; });
+    case ColliderKind::kCircle: {
+      if (c.inside)
+        return std::all_of(corners, corners + 4,
+                           [&](Vec2 q) { return length(q - c.point) < c.radius; });
+      const double dx = std::max({b.lo.x - c.point.x, 0.0, c.point.x - b.hi.x});
+      const double dy = std::max({b.lo.y - c.point.y, 0.0, c.point.y - b.hi.y});
+      return length({dx, dy}) > c.radius;
+    }
+    case ColliderKind::kBox: {
+      const Vec2 lo = c.point - c.half, hi = c.point + c.half;
+      if (c.inside) return b.lo.x > lo.x && b.lo.y > lo.y && b.hi.x < hi.x && b.hi.y < hi.y;
+      return b.hi.x < lo.x || b.lo.x > hi.x || b.hi.y < lo.y || b.lo.y > hi.y;
+    }
+  }
+  return false;
+}
+
 double box_distance(const Collider& c, Vec2 p) {
   const Vec2 q = p - c.point;
   const double dx = std::abs(q.x) - c.half.x, dy = std::abs(q.y) - c.half.y;
@@ -344,10 +392,12 @@ void Flight::search(double horizon_age) {
   s.remember(0);
   s.remember(T);
   if (horizon < T) s.remember(std::nextafter(horizon, kNoImpact));
+  const Bounds2 bounds = flight_bounds(s, T);
   Hit best;
   uint32_t which = 0;
   for (size_t i = 0; i < c_.colliders.size(); ++i) {
     const Collider& col = c_.colliders[i];
+    if (surely_clear(col, bounds)) continue;
     Hit h;
     switch (col.kind) {
       case ColliderKind::kLine:

@@ -199,7 +199,7 @@ TEST_CASE("no particle is on the wrong side of a collider at a million sampled a
   }
   CHECK(samples >= 1000000);
   CHECK(impacts > samples);  // most samples are after several impacts
-  CHECK(worst > -1e-9);  // rounding of the closed form only: far inside the contact tolerance
+  CHECK(worst > -1e-9);      // rounding of the closed form only: far inside the contact tolerance
 }
 
 TEST_CASE("energy never grows with restitution <= 1 and friction >= 0", "[collision]") {
