@@ -46,6 +46,21 @@ std::string pad_index(size_t i, size_t count) {
 // The sheet's path as the metadata names it: relative to the JSON's folder,
 // as TexturePacker's loaders resolve meta.image ("fire.png" beside it,
 // "../sheets/fire.png" for --meta meta/fire.json -o sheets/fire.png).
+// Whole-millisecond durations for `n` cells of `frame_s` seconds, whose sum is
+// the whole run (n frame_s) rounded to the millisecond: cell i lasts
+// round((i + 1) P / n) - round(i P / n) ms of P (62 and 63 alternating for
+// 16 cells of a second), so engines that take integers keep the period.
+std::vector<int64_t> whole_ms_durations(double frame_s, size_t n) {
+  const double total_ms = std::round(frame_s * 1000 * static_cast<double>(n));
+  std::vector<int64_t> out(n);
+  for (size_t i = 0; i < n; ++i) {
+    const double a = std::round(total_ms * static_cast<double>(i) / static_cast<double>(n));
+    const double b = std::round(total_ms * static_cast<double>(i + 1) / static_cast<double>(n));
+    out[i] = static_cast<int64_t>(b - a);
+  }
+  return out;
+}
+
 std::string sheet_relative_to_meta(const std::string& sheet, const std::string& meta) {
   const fs::path sheet_abs = fs::absolute(sheet).lexically_normal();
   const fs::path rel =
@@ -57,8 +72,13 @@ std::string sheet_relative_to_meta(const std::string& sheet, const std::string& 
 
 int run_atlas(const AtlasArgs& args) {
   // The options that need no effect, checked before anything is drawn.
-  if (args.meta_format != "hash" && args.meta_format != "array")
-    throw Error("--meta-format must be hash or array, got '" + args.meta_format + "'");
+  if (args.meta_format != "hash" && args.meta_format != "array" && args.meta_format != "aseprite")
+    throw Error("--meta-format must be hash, array or aseprite, got '" + args.meta_format + "'");
+  if (args.padding == 1)
+    throw Error(
+        "--padding 1 leaves room for only one of two neighbours' extruded edges, so a cell "
+        "sampled bilinearly would mix in its neighbour; --padding 2 is the least that keeps "
+        "cells apart (one extruded pixel on each side), or 0 packs cells edge to edge");
   if (args.direction != "forward" && args.direction != "pingpong")
     throw Error("--direction must be forward or pingpong, got '" + args.direction + "'");
   if (args.max_seam && !(*args.max_seam >= 0))
@@ -297,13 +317,20 @@ int run_atlas(const AtlasArgs& args) {
 
   // Metadata: TexturePacker's JSON (hash or array), which Phaser and PixiJS
   // load directly, plus a grid block for engines that only know grids.
-  const bool hash = args.meta_format == "hash";
-  const double duration_ms = std::round(frame_s * 1000 * 1000) / 1000;
+  // Aseprite's own form keys frames "0".."N-1" (Phaser's createFromAseprite
+  // looks them up so); TexturePacker's hash and array forms name them.
+  const bool aseprite = args.meta_format == "aseprite";
+  const bool hash = args.meta_format == "hash" || aseprite;
+  const std::vector<int64_t> durations = whole_ms_durations(frame_s, cells.size());
+  std::vector<std::string> names;
+  for (size_t i = 0; i < cells.size(); ++i)
+    names.push_back(aseprite ? std::to_string(i)
+                    : sweep  ? fx.name + "_seed" + std::to_string(cells[i].number)
+                             : fx.name + "_" + pad_index(i, cells.size()));
   std::string j = "{\n  \"frames\": ";
   j += hash ? "{\n" : "[\n";
   for (size_t i = 0; i < cells.size(); ++i) {
-    const std::string name = sweep ? fx.name + "_seed" + std::to_string(cells[i].number)
-                                   : fx.name + "_" + pad_index(i, cells.size());
+    const std::string& name = names[i];
     const int x = layout.cell_x(static_cast<int>(i)), y = layout.cell_y(static_cast<int>(i));
     j += hash ? "    " + json_string(name) + ": {"
               : "    {\"filename\": " + json_string(name) + ", ";
@@ -313,11 +340,15 @@ int run_atlas(const AtlasArgs& args) {
          "\"w\": " +
          std::to_string(cell_w) + ", \"h\": " + std::to_string(cell_h) +
          "}, \"sourceSize\": {\"w\": " + std::to_string(cell_w) +
-         ", \"h\": " + std::to_string(cell_h) + "}, \"duration\": " + json_number(duration_ms) +
+         ", \"h\": " + std::to_string(cell_h) + "}, \"duration\": " + std::to_string(durations[i]) +
          ", \"time\": " + json_number(cells[i].time) + "}";
     j += i + 1 < cells.size() ? ",\n" : "\n";
   }
   j += hash ? "  },\n" : "  ],\n";
+  // PixiJS's Spritesheet plays `animations` (a tag's frame names in order).
+  j += "  \"animations\": {" + json_string(fx.name) + ": [";
+  for (size_t i = 0; i < names.size(); ++i) j += (i ? ", " : "") + json_string(names[i]);
+  j += "]},\n";
   j += "  \"meta\": {\n";
   j += "    \"app\": \"spritz\",\n    \"version\": \"" SPRITZ_VERSION "\",\n";
   j += "    \"image\": " + json_string(sheet_relative_to_meta(args.output, meta_path)) + ",\n";

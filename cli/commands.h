@@ -120,7 +120,7 @@ struct AtlasArgs {
   EffectArgs effect;
   std::string output = "sheet.png";
   std::string meta;                  // default: the output's name with .json
-  std::string meta_format = "hash";  // "hash" | "array"
+  std::string meta_format = "hash";  // "hash" | "array" | "aseprite"
   std::string grid;                  // "CxR" (default 4x4)
   std::string cell;                  // "WxH" (default: the canvas size)
   std::string sheet;                 // "WxH": a fixed sheet size the grid divides

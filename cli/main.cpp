@@ -117,7 +117,8 @@ int main(int argc, char** argv) {
   at->add_option("effect", atlas.effect.effect, "Effect file (TOML); '-' reads stdin")->required();
   at->add_option("-o,--output", atlas.output, "Sheet PNG (default sheet.png)");
   at->add_option("--meta", atlas.meta, "Metadata JSON (default: the sheet's name with .json)");
-  at->add_option("--meta-format", atlas.meta_format, "TexturePacker JSON: hash (default) or array");
+  at->add_option("--meta-format", atlas.meta_format,
+                 "JSON form: TexturePacker hash (default) or array, or aseprite");
   at->add_option("--grid", atlas.grid,
                  "Columns x rows, cells left to right, top to bottom (default 4x4)");
   at->add_option("--cell", atlas.cell, "Cell size WxH (default: the canvas size)");

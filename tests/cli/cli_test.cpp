@@ -773,6 +773,44 @@ TEST_CASE("atlas: sheet, metadata and an exact loop seam", "[cli]") {
   CHECK(no_temp_files(d));
 }
 
+TEST_CASE("atlas: whole-ms durations, PixiJS animations and Aseprite's own form", "[cli]") {
+  const fs::path d = fresh_dir("atlas_forms");
+  // 16 cells of a 1 s loop: 62.5 ms each, written as 63 and 62 alternating
+  // so the durations sum to the loop.
+  const Run r = run_spritz("atlas " + kConfigs + "/fire_loop.toml -o f.png --cell 32x32", d);
+  REQUIRE(r.code == 0);
+  const std::string meta = read_text(d / "f.json");
+  int64_t sum = 0;
+  for (size_t at = 0; (at = meta.find("\"duration\": ", at)) != std::string::npos; at += 12) {
+    const int64_t ms = std::atoll(meta.c_str() + at + 12);
+    CHECK((ms == 62 || ms == 63));
+    sum += ms;
+  }
+  CHECK(sum == 1000);
+  CHECK_THAT(meta, Catch::Contains("\"animations\": {\"fire_loop\": [\"fire_loop_00\", "
+                                   "\"fire_loop_01\""));
+  // Aseprite's form: frames keyed "0".."15" as Phaser's createFromAseprite
+  // looks them up, with the tag, size, image and format.
+  const Run a = run_spritz(
+      "atlas " + kConfigs + "/fire_loop.toml -o g.png --cell 32x32 --meta-format aseprite", d);
+  REQUIRE(a.code == 0);
+  const std::string ase = read_text(d / "g.json");
+  CHECK_THAT(ase, Catch::Contains("\"frames\": {\n    \"0\": {\"frame\": {\"x\": 0, \"y\": 0, "
+                                  "\"w\": 32, \"h\": 32}"));
+  CHECK_THAT(ase, Catch::Contains("\"15\": {\"frame\": {\"x\": 96, \"y\": 96"));
+  CHECK_THAT(ase, Catch::Contains("\"frameTags\": [{\"name\": \"fire_loop\", \"from\": 0, "
+                                  "\"to\": 15, \"direction\": \"forward\"}]"));
+  CHECK_THAT(ase, Catch::Contains("\"size\": {\"w\": 128, \"h\": 128}"));
+  CHECK_THAT(ase, Catch::Contains("\"image\": \"g.png\""));
+  CHECK_THAT(ase, Catch::Contains("\"animations\": {\"fire_loop\": [\"0\", \"1\", \"2\""));
+  // One pixel of padding cannot hold both neighbours' edges: refused, and
+  // the message names the least that works.
+  const Run p1 = run_spritz("atlas " + kConfigs + "/torch.toml -o t.png --padding 1", d);
+  CHECK(p1.code == 2);
+  CHECK_THAT(p1.err, Catch::Contains("--padding 2 is the least that keeps cells apart"));
+  CHECK_FALSE(fs::exists(d / "t.png"));
+}
+
 TEST_CASE("atlas: the roblox preset and bad input", "[cli]") {
   const fs::path d = fresh_dir("atlas_bad");
   const Run ok =
@@ -792,7 +830,7 @@ TEST_CASE("atlas: the roblox preset and bad input", "[cli]") {
       {"--grid 2x2 -f 0-9", "10 frames do not fit a 2x2 grid of 4 cells"},
       {"--grid 64x64 --cell 1024x1024", "over the limit of 16384 per side"},
       {"--preset roblox-3x3", "--preset must be roblox-2x2, roblox-4x4 or roblox-8x8"},
-      {"--meta-format xml", "--meta-format must be hash or array"},
+      {"--meta-format xml", "--meta-format must be hash, array or aseprite"},
       {"--meta bad.png", "the sheet (-o) and its metadata (--meta) would both be bad.png"},
       {"--meta ./sub/../bad.png", "would both be ./sub/../bad.png"},
       {"--max-seam -1", "--max-seam must be 0 or more"},

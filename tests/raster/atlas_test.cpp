@@ -85,3 +85,48 @@ TEST_CASE("fit frames every particle of the bundled effects", "[atlas]") {
     CHECK(slack * v.scale <= 2.0 + 1e-6);
   }
 }
+
+TEST_CASE("with padding 2 or more, a cell sampled bilinearly at any scale sees only itself",
+          "[atlas]") {
+  // Each cell one flat value; an engine draws cell i at scale s with
+  // bilinear filtering, sampling the sheet at texel centres mapped back
+  // (u = x0 + (j + 0.5) / s - 0.5), which reads one texel past the cell's
+  // last one. That texel must be the cell's own extruded edge.
+  for (int padding : {2, 3, 4}) {
+    SheetLayout L;
+    L.cols = 4;
+    L.rows = 4;
+    L.cell_w = 6;
+    L.cell_h = 5;
+    L.padding = padding;
+    SheetBuilder b(L);
+    for (int i = 0; i < 16; ++i) {
+      std::vector<uint8_t> c(static_cast<size_t>(6 * 5) * 4, static_cast<uint8_t>(10 + 15 * i));
+      b.place(i, c);
+    }
+    const std::vector<uint8_t> sheet = b.finish();
+    const int sw = L.sheet_width(), sh = L.sheet_height();
+    for (int i = 0; i < 16; ++i) {
+      const double want = 10 + 15 * i;
+      for (double s : {0.75, 1.0, 1.5, 2.0, 3.0}) {
+        const int dw = static_cast<int>(std::ceil(6 * s)), dh = static_cast<int>(std::ceil(5 * s));
+        for (int jy = 0; jy < dh; ++jy)
+          for (int jx = 0; jx < dw; ++jx) {
+            const double u = L.cell_x(i) + (jx + 0.5) / s - 0.5;
+            const double v = L.cell_y(i) + (jy + 0.5) / s - 0.5;
+            const int x0 = static_cast<int>(std::floor(u)), y0 = static_cast<int>(std::floor(v));
+            const double fx = u - x0, fy = v - y0;
+            double got = 0;
+            for (int dy = 0; dy < 2; ++dy)
+              for (int dx = 0; dx < 2; ++dx) {
+                const int x = std::clamp(x0 + dx, 0, sw - 1), y = std::clamp(y0 + dy, 0, sh - 1);
+                const double w = (dx ? fx : 1 - fx) * (dy ? fy : 1 - fy);
+                got += w * px(sheet, sw, x, y)[0];
+              }
+            INFO("padding " << padding << " cell " << i << " scale " << s);
+            REQUIRE(got == Approx(want).margin(1e-9));
+          }
+      }
+    }
+  }
+}
