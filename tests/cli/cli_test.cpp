@@ -811,6 +811,26 @@ TEST_CASE("atlas: whole-ms durations, PixiJS animations and Aseprite's own form"
   CHECK_FALSE(fs::exists(d / "t.png"));
 }
 
+TEST_CASE("engines load the sheets as they are: PixiJS 8, Phaser 3.90 and 4.2 in Chromium",
+          "[cli]") {
+  // tests/browser/engines.mjs bakes fire_loop in the three JSON forms and
+  // loads them with the real libraries in headless Chromium, from 127.0.0.1.
+  const fs::path browser = fs::path(SPRITZ_SOURCE_DIR) / "tests/browser";
+  SPRITZ_SKIP_UNLESS(fs::exists("/usr/bin/chromium"),
+                     "needs Debian's chromium (scripts/build.sh --tests installs it)");
+  SPRITZ_SKIP_UNLESS(shell("command -v node >/dev/null", nullptr) == 0, "needs node");
+  SPRITZ_SKIP_UNLESS(fs::exists(browser / "node_modules/puppeteer-core"),
+                     "needs tests/browser's npm packages (scripts/build.sh --tests runs npm ci)");
+  std::string out;
+  const int rc = shell("node '" + (browser / "engines.mjs").string() + "' '" SPRITZ_BINARY "' '" +
+                           kConfigs + "' 2>&1",
+                       &out);
+  INFO(out);
+  CHECK(rc == 0);
+  CHECK_THAT(out, Catch::Contains("all checks passed"));
+  CHECK(count_of(out, "ok   ") == 18);
+}
+
 TEST_CASE("atlas: the roblox preset and bad input", "[cli]") {
   const fs::path d = fresh_dir("atlas_bad");
   const Run ok =
