@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <exception>
 #include <filesystem>
 #include <memory>
@@ -151,6 +152,7 @@ int run_atlas(const AtlasArgs& args) {
   layout.cell_h = cell_h;
   layout.padding = args.padding;
   layout.power_of_two = args.pot;
+  layout.bytes_per_pixel = args.depth == 16 ? 8 : 4;
   if (static_cast<int64_t>(layout.grid_width()) > kMaxSheetSide ||
       static_cast<int64_t>(layout.grid_height()) > kMaxSheetSide ||
       layout.sheet_width() > kMaxSheetSide || layout.sheet_height() > kMaxSheetSide) {
@@ -287,6 +289,14 @@ int run_atlas(const AtlasArgs& args) {
     if (i == 0) first = rgba;  // the seam compares the cell as drawn; one worker writes it
     // Straight alpha: fill the colour under alpha 0 so engines that filter or
     // mipmap the sheet get no dark halos. Alpha is untouched.
+    if (args.depth == 16) {
+      std::vector<uint16_t> rgba16;
+      encode_rgba16(ws.renderer->image(), fx.canvas.tonemap, alpha, rgba16);
+      if (alpha == AlphaMode::kStraight) bleed_transparent_colour(rgba16, cell_w, cell_h);
+      rgba.resize(rgba16.size() * 2);
+      std::memcpy(rgba.data(), rgba16.data(), rgba.size());
+      return rgba;
+    }
     if (alpha == AlphaMode::kStraight) bleed_transparent_colour(rgba, cell_w, cell_h);
     return rgba;
   };
@@ -312,8 +322,16 @@ int run_atlas(const AtlasArgs& args) {
 
   const std::vector<uint8_t> sheet_px = builder.finish();
   const int sw = layout.sheet_width(), sh = layout.sheet_height();
-  const std::vector<uint8_t> png = encode_png(
-      sheet_px.data(), sw, sh, frame_png_texts(fx, -1, cells[0].time, cells[0].clock, sw, sh));
+  std::vector<uint8_t> png;
+  if (args.depth == 16) {
+    std::vector<uint16_t> sheet16(sheet_px.size() / 2);
+    std::memcpy(sheet16.data(), sheet_px.data(), sheet_px.size());
+    png = encode_png16(sheet16.data(), sw, sh,
+                       frame_png_texts(fx, -1, cells[0].time, cells[0].clock, sw, sh));
+  } else {
+    png = encode_png(sheet_px.data(), sw, sh,
+                     frame_png_texts(fx, -1, cells[0].time, cells[0].clock, sw, sh));
+  }
 
   // Metadata: TexturePacker's JSON (hash or array), which Phaser and PixiJS
   // load directly, plus a grid block for engines that only know grids.
@@ -352,7 +370,8 @@ int run_atlas(const AtlasArgs& args) {
   j += "  \"meta\": {\n";
   j += "    \"app\": \"spritz\",\n    \"version\": \"" SPRITZ_VERSION "\",\n";
   j += "    \"image\": " + json_string(sheet_relative_to_meta(args.output, meta_path)) + ",\n";
-  j += "    \"format\": \"RGBA8888\",\n";
+  j += std::string("    \"format\": \"") + (args.depth == 16 ? "RGBA16161616" : "RGBA8888") +
+       "\",\n";
   j += "    \"size\": {\"w\": " + std::to_string(sw) + ", \"h\": " + std::to_string(sh) + "},\n";
   j += "    \"scale\": \"1\",\n";
   j += "    \"premultipliedAlpha\": " +

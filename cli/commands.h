@@ -71,6 +71,7 @@ struct RenderArgs {
   std::optional<int64_t> chunk_index, chunk_count;
   std::string seeds;           // "A-B": one render per seed, {seed} in the output pattern
   bool skip_existing = false;  // leave frames whose file exists (resumable batches)
+  int depth = 8;               // PNG bits per channel: 8 or 16
   bool json = false;
   bool quiet = false;
 };
@@ -121,6 +122,7 @@ struct AtlasArgs {
   std::string output = "sheet.png";
   std::string meta;                  // default: the output's name with .json
   std::string meta_format = "hash";  // "hash" | "array" | "aseprite"
+  int depth = 8;                     // the sheet's bits per channel: 8 or 16
   std::string grid;                  // "CxR" (default 4x4)
   std::string cell;                  // "WxH" (default: the canvas size)
   std::string sheet;                 // "WxH": a fixed sheet size the grid divides

@@ -95,6 +95,9 @@ int main(int argc, char** argv) {
                 "PNG encoding: fast (default, libdeflate 1) or small (libdeflate 9, adaptive "
                 "filters: ~10% smaller, ~5x slower)")
       ->check(CLI::IsMember({"fast", "small"}));
+  r->add_option("--depth", render.depth,
+                "PNG bits per channel: 8 (default) or 16 (same tone map, no banding)")
+      ->check(CLI::IsMember({8, 16}));
   r->add_flag("--json", render.json, "NDJSON events on stdout: one per frame, then a summary");
   r->add_flag("-q,--quiet", render.quiet, "Print nothing but errors");
   add_effect_options(r, render.effect, render_seed, render_seed_opt);
@@ -148,6 +151,8 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(1, 1024));
   at->add_option("--png", png_mode, "PNG encoding: fast (default) or small")
       ->check(CLI::IsMember({"fast", "small"}));
+  at->add_option("--depth", atlas.depth, "The sheet's bits per channel: 8 (default) or 16")
+      ->check(CLI::IsMember({8, 16}));
   at->add_flag("--json", atlas.json, "One JSON object on stdout");
   at->add_flag("-q,--quiet", atlas.quiet, "Print only errors");
   add_effect_options(at, atlas.effect, atlas_seed, atlas_seed_opt);

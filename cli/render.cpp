@@ -121,6 +121,14 @@ void write_frame(const FrameContext& ctx, FrameRenderer& r, std::vector<uint8_t>
     if (ctx.job.hdr) {
       const std::vector<uint8_t> bytes = encode_hdr(r.image());
       write_file_atomic(slot.path, bytes.data(), bytes.size());
+    } else if (ctx.job.depth == 16) {
+      std::vector<uint16_t> px16;
+      encode_rgba16(r.image(), ctx.fx.canvas.tonemap, ctx.fx.canvas.alpha, px16);
+      const std::vector<uint8_t> png =
+          encode_png16(px16.data(), ctx.job.width, ctx.job.height,
+                       frame_png_texts(ctx.fx, slot.item.number, slot.item.time, slot.item.clock,
+                                       ctx.job.width, ctx.job.height));
+      write_file_atomic(slot.path, png.data(), png.size());
     } else {
       r.encode(px);
       const std::vector<uint8_t> png =

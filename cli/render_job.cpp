@@ -94,6 +94,10 @@ RenderJob make_render_job(const RenderArgs& args, const Effect& fx, const std::s
   job.pattern = pattern;
   job.raw = raw;
   job.hdr = hdr;
+  if (args.depth == 16 && (raw || hdr))
+    throw Error(std::string("--depth 16 is for PNG files; ") +
+                (raw ? "raw RGBA on stdout (-o -) is 8-bit" : ".hdr is float already"));
+  job.depth = args.depth;
   job.threads = thread_count(args.threads);
   job.plan = plan_frames(job.threads, end - begin, width, height, max_alive(fx),
                          fx.canvas.blur_samples > 1, bytes_per_particle(fx));

@@ -22,7 +22,8 @@ void SheetBuilder::place(int index, const std::vector<uint8_t>& rgba) {
 std::vector<uint8_t> SheetBuilder::finish() const {
   const SheetLayout& L = layout_;
   const int sw = L.sheet_width(), sh = L.sheet_height();
-  std::vector<uint8_t> sheet(static_cast<size_t>(sw) * static_cast<size_t>(sh) * 4, 0);
+  const size_t bpp = static_cast<size_t>(L.bytes_per_pixel);
+  std::vector<uint8_t> sheet(static_cast<size_t>(sw) * static_cast<size_t>(sh) * bpp, 0);
   const int stride_x = L.cell_w + L.padding, stride_y = L.cell_h + L.padding;
   // Each pixel of the padded grid belongs to the nearest cell: cell c spans
   // [cell_x(c), cell_x(c) + w) and owns half of the gap on each side.
@@ -39,11 +40,11 @@ std::vector<uint8_t> SheetBuilder::finish() const {
       if (cell.empty()) continue;
       const int cx = std::clamp(x - (L.padding + col * stride_x), 0, L.cell_w - 1);
       std::memcpy(
-          &sheet[(static_cast<size_t>(y) * static_cast<size_t>(sw) + static_cast<size_t>(x)) * 4],
+          &sheet[(static_cast<size_t>(y) * static_cast<size_t>(sw) + static_cast<size_t>(x)) * bpp],
           &cell[(static_cast<size_t>(cy) * static_cast<size_t>(L.cell_w) +
                  static_cast<size_t>(cx)) *
-                4],
-          4);
+                bpp],
+          bpp);
     }
   }
   return sheet;

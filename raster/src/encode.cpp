@@ -202,7 +202,10 @@ void encode_rgba8(const Image& img, Tonemap tonemap, AlphaMode alpha, std::vecto
   encode_rgba8(img, tonemap, alpha, out.data(), 0, img.height);
 }
 
-void bleed_transparent_colour(std::vector<uint8_t>& rgba, int width, int height) {
+namespace {
+
+template <typename T>
+void bleed(std::vector<T>& rgba, int width, int height) {
   // Breadth-first dilation: each pass gives transparent pixels next to known
   // ones the average colour of those neighbours, until every pixel is known.
   const size_t n = static_cast<size_t>(width) * static_cast<size_t>(height);
@@ -214,11 +217,11 @@ void bleed_transparent_colour(std::vector<uint8_t>& rgba, int width, int height)
   constexpr int kPasses = 16;
   for (int pass = 0; pass < kPasses && !frontier.empty(); ++pass) {
     next.clear();
-    std::vector<std::pair<size_t, std::array<uint8_t, 3>>> fills;
+    std::vector<std::pair<size_t, std::array<T, 3>>> fills;
     for (size_t i : frontier) {
       const int x = static_cast<int>(i % static_cast<size_t>(width)),
                 y = static_cast<int>(i / static_cast<size_t>(width));
-      int sum[3] = {0, 0, 0}, count = 0;
+      int64_t sum[3] = {0, 0, 0}, count = 0;
       for (int dy = -1; dy <= 1; ++dy)
         for (int dx = -1; dx <= 1; ++dx) {
           const int nx = x + dx, ny = y + dy;
@@ -232,10 +235,9 @@ void bleed_transparent_colour(std::vector<uint8_t>& rgba, int width, int height)
       if (count == 0) {
         next.push_back(i);
       } else {
-        fills.push_back(
-            {i,
-             {static_cast<uint8_t>(sum[0] / count), static_cast<uint8_t>(sum[1] / count),
-              static_cast<uint8_t>(sum[2] / count)}});
+        fills.push_back({i,
+                         {static_cast<T>(sum[0] / count), static_cast<T>(sum[1] / count),
+                          static_cast<T>(sum[2] / count)}});
       }
     }
     if (fills.empty()) break;  // nothing known at all: leave it black
@@ -256,7 +258,55 @@ void bleed_transparent_colour(std::vector<uint8_t>& rgba, int width, int height)
       }
     for (size_t i : frontier)
       for (int k = 0; k < 3; ++k)
-        rgba[i * 4 + static_cast<size_t>(k)] = count ? static_cast<uint8_t>(sum[k] / count) : 0;
+        rgba[i * 4 + static_cast<size_t>(k)] = count ? static_cast<T>(sum[k] / count) : T{0};
+  }
+}
+
+}  // namespace
+
+void bleed_transparent_colour(std::vector<uint8_t>& rgba, int width, int height) {
+  bleed(rgba, width, height);
+}
+void bleed_transparent_colour(std::vector<uint16_t>& rgba, int width, int height) {
+  bleed(rgba, width, height);
+}
+
+namespace {
+
+// round(clamp(v, 0, 1) * 65535).
+uint16_t to_u16(double v) {
+  return static_cast<uint16_t>(std::lround(std::clamp(v, 0.0, 1.0) * 65535.0));
+}
+
+}  // namespace
+
+// The scalar form of encode4's steps 1-3 (same float operations for the
+// tone map and alpha), with sRGB in double and 16-bit rounding.
+void encode_rgba16(const Image& img, Tonemap tonemap, AlphaMode alpha, std::vector<uint16_t>& out) {
+  const size_t n = static_cast<size_t>(img.width) * static_cast<size_t>(img.height);
+  out.resize(n * 4);
+  const bool white = tonemap == Tonemap::kWhite, straight = alpha == AlphaMode::kStraight;
+  for (size_t i = 0; i < n; ++i) {
+    const float* src = &img.rgba[i * 4];
+    float r = std::max(src[0], 0.0f), g = std::max(src[1], 0.0f), b = std::max(src[2], 0.0f);
+    const float a = std::clamp(src[3], 0.0f, 1.0f);
+    if (white) {
+      const float p = std::max(r, std::max(g, b));
+      if (p > 1.0f) {
+        const float beta = 1.0f - 1.0f / p, keep = 1.0f - beta;
+        r = keep * r / p + beta, g = keep * g / p + beta, b = keep * b / p + beta;
+      }
+    } else {
+      r = std::min(r, 1.0f), g = std::min(g, 1.0f), b = std::min(b, 1.0f);
+    }
+    const float a_out = std::max(a, std::min(std::max(r, std::max(g, b)), 1.0f));
+    const float inv = a_out > 0.0f ? 1.0f / a_out : 0.0f;
+    const double c[3] = {linear_to_srgb(std::min(r * inv, 1.0f)),
+                         linear_to_srgb(std::min(g * inv, 1.0f)),
+                         linear_to_srgb(std::min(b * inv, 1.0f))};
+    uint16_t* dst = &out[i * 4];
+    for (int k = 0; k < 3; ++k) dst[k] = to_u16(straight ? c[k] : c[k] * a_out);
+    dst[3] = to_u16(straight ? a_out : a);
   }
 }
 

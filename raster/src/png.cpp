@@ -128,6 +128,56 @@ std::vector<uint8_t> encode_png(const uint8_t* rgba, int width, int height,
   return out;
 }
 
+// A 16-bit RGBA PNG (colour type 6, bit depth 16): rows filtered with Paeth
+// on bytes 8 apart (one pixel), compressed with libdeflate at the mode's
+// level; samples big-endian, as PNG stores them.
+std::vector<uint8_t> encode_png16(const uint16_t* rgba, int width, int height,
+                                  const std::vector<PngText>& texts) {
+  const size_t w = static_cast<size_t>(width), row = w * 8;
+  std::vector<uint8_t> raw((row + 1) * static_cast<size_t>(height));
+  std::vector<uint8_t> prev(row, 0), cur(row);
+  for (int y = 0; y < height; ++y) {
+    const uint16_t* src = rgba + static_cast<size_t>(y) * w * 4;
+    for (size_t i = 0; i < w * 4; ++i) {
+      cur[2 * i] = static_cast<uint8_t>(src[i] >> 8);
+      cur[2 * i + 1] = static_cast<uint8_t>(src[i] & 0xff);
+    }
+    uint8_t* out = &raw[static_cast<size_t>(y) * (row + 1)];
+    out[0] = 4;  // Paeth
+    for (size_t i = 0; i < row; ++i) {
+      const int a = i >= 8 ? cur[i - 8] : 0, b = prev[i], c = i >= 8 ? prev[i - 8] : 0;
+      const int p = a + b - c, pa = std::abs(p - a), pb = std::abs(p - b), pc = std::abs(p - c);
+      const int pred = pa <= pb && pa <= pc ? a : pb <= pc ? b : c;
+      out[1 + i] = static_cast<uint8_t>(cur[i] - pred);
+    }
+    prev.swap(cur);
+  }
+  int zlen = 0;
+  unsigned char* z = spritz_zlib_compress(raw.data(), static_cast<int>(raw.size()), &zlen, 0);
+  if (!z) throw Error("PNG encoding failed (out of memory?)");
+  const auto chunk = [](std::vector<uint8_t>& v, const char* type, const uint8_t* data, size_t n) {
+    put_be32(v, static_cast<uint32_t>(n));
+    const size_t at = v.size();
+    v.insert(v.end(), type, type + 4);
+    v.insert(v.end(), data, data + n);
+    put_be32(v, libdeflate_crc32(0, v.data() + at, v.size() - at));
+  };
+  std::vector<uint8_t> png = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
+  std::vector<uint8_t> ihdr;
+  put_be32(ihdr, static_cast<uint32_t>(width));
+  put_be32(ihdr, static_cast<uint32_t>(height));
+  ihdr.insert(ihdr.end(), {16, 6, 0, 0, 0});
+  chunk(png, "IHDR", ihdr.data(), ihdr.size());
+  for (const PngText& t : texts) {
+    const std::vector<uint8_t> c = text_chunk(t);
+    png.insert(png.end(), c.begin(), c.end());
+  }
+  chunk(png, "IDAT", z, static_cast<size_t>(zlen));
+  std::free(z);
+  chunk(png, "IEND", nullptr, 0);
+  return png;
+}
+
 std::vector<uint8_t> encode_hdr(const Image& img) {
   std::vector<float> rgb(static_cast<size_t>(img.width) * static_cast<size_t>(img.height) * 3);
   for (size_t i = 0, j = 0; j < rgb.size(); i += 4, j += 3)

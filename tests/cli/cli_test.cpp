@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <stdexcept>
 #include <string>
 #include <system_error>
@@ -829,6 +830,57 @@ TEST_CASE("engines load the sheets as they are: PixiJS 8, Phaser 3.90 and 4.2 in
   CHECK(rc == 0);
   CHECK_THAT(out, Catch::Contains("all checks passed"));
   CHECK(count_of(out, "ok   ") == 18);
+}
+
+TEST_CASE("depth 16 writes 16-bit PNGs an independent decoder reads, without banding", "[cli]") {
+  SPRITZ_SKIP_UNLESS(shell("command -v ffmpeg >/dev/null", nullptr) == 0,
+                     "needs ffmpeg (scripts/build.sh --tests installs it)");
+  const fs::path d = fresh_dir("depth16");
+  REQUIRE(run_spritz("render " + kConfigs + "/smoke.toml --time 1 -o s8.png", d).code == 0);
+  REQUIRE(run_spritz("render " + kConfigs + "/smoke.toml --time 1 --depth 16 -o s16.png", d).code ==
+          0);
+  // ffmpeg decodes both: 16-bit samples big-endian.
+  const auto decode = [&](const std::string& png, const std::string& fmt) {
+    std::string raw;
+    REQUIRE(
+        shell("ffmpeg -v error -i '" + (d / png).string() + "' -f rawvideo -pix_fmt " + fmt + " -",
+              &raw) == 0);
+    return raw;
+  };
+  const std::string a = decode("s8.png", "rgba"), b = decode("s16.png", "rgba64be");
+  REQUIRE(a.size() == 256 * 256 * 4);
+  REQUIRE(b.size() == 2 * a.size());
+  std::set<int> levels8, levels16;
+  int worst = 0;
+  for (size_t i = 0; i < a.size(); ++i) {
+    const int v8 = static_cast<uint8_t>(a[i]);
+    const int v16 = static_cast<uint8_t>(b[2 * i]) * 256 + static_cast<uint8_t>(b[2 * i + 1]);
+    // The same tone map: the 16-bit value rounds to the 8-bit one.
+    worst = std::max(worst, std::abs(static_cast<int>(std::lround(v16 / 257.0)) - v8));
+    if (i % 4 == 0) levels8.insert(v8), levels16.insert(v16);
+  }
+  CHECK(worst <= 1);
+  // The soft smoke has far more distinct levels of red: no banding.
+  CHECK(levels16.size() > 20 * levels8.size());
+  // The sheet too, and refusals where 16 bits cannot go.
+  const Run sheet = run_spritz(
+      "atlas " + kConfigs + "/fire_loop.toml -o f16.png --cell 32x32 --padding 2 --depth 16", d);
+  REQUIRE(sheet.code == 0);
+  std::string info;
+  shell("file '" + (d / "f16.png").string() + "'", &info);
+  CHECK_THAT(info, Catch::Contains("16-bit/color RGBA"));
+  CHECK(decode("f16.png", "rgba64be").size() == 2 * 138 * 138 * 4);
+  CHECK_THAT(read_text(d / "f16.json"), Catch::Contains("\"format\": \"RGBA16161616\""));
+  const Run raw = run_spritz("render " + kConfigs + "/smoke.toml --time 1 --depth 16 -o -", d);
+  CHECK(raw.code == 2);
+  CHECK_THAT(raw.err, Catch::Contains("--depth 16 is for PNG files; raw RGBA on stdout"));
+  CHECK(run_spritz("render " + kConfigs + "/smoke.toml --depth 12", d).code != 0);
+  // --skip-existing accepts a whole 16-bit frame.
+  const Run again = run_spritz("render " + kConfigs +
+                                   "/smoke.toml --time 1 --depth 16 -o s16.png --skip-existing "
+                                   "--json",
+                               d);
+  CHECK_THAT(again.out, Catch::Contains("\"skipped\":true"));
 }
 
 TEST_CASE("atlas: the roblox preset and bad input", "[cli]") {

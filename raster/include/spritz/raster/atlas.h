@@ -13,6 +13,7 @@ struct SheetLayout {
   int cell_w = 0, cell_h = 0;
   int padding = 0;  // pixels between cells and around the sheet's edge
   bool power_of_two = false;
+  int bytes_per_pixel = 4;  // 4 for RGBA8, 8 for RGBA16 (cells and sheet alike)
 
   // Size of the cell grid with padding, before power-of-two rounding.
   int grid_width() const { return cols * cell_w + (cols + 1) * padding; }

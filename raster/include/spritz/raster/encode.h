@@ -35,10 +35,17 @@ void encode_rgba8(const Image& img, Tonemap tonemap, AlphaMode alpha, std::vecto
 // Exact 8-bit sRGB encoding of a linear value in [0, 1] (round to nearest).
 uint8_t linear_to_srgb8(float linear);
 
+// The same conversion to 16 bits per channel (`--depth 16`): the same tone
+// map and alpha rule in the same float operations, then sRGB (the exact
+// transfer function, in double) times 65535, rounded to nearest. Soft
+// gradients keep 256 times as many levels.
+void encode_rgba16(const Image& img, Tonemap tonemap, AlphaMode alpha, std::vector<uint16_t>& out);
+
 // Fills the colour of fully transparent pixels of an RGBA8 image with the
 // colour of the nearest opaque-ish neighbours (dilation), leaving alpha
 // untouched, so engines that filter or mipmap straight-alpha images get no
 // dark halos.
 void bleed_transparent_colour(std::vector<uint8_t>& rgba, int width, int height);
+void bleed_transparent_colour(std::vector<uint16_t>& rgba, int width, int height);
 
 }  // namespace spritz

@@ -31,6 +31,11 @@ std::vector<uint8_t> encode_png(const uint8_t* rgba, int width, int height,
 // as a Radiance RGBE .hdr image.
 std::vector<uint8_t> encode_hdr(const Image& img);
 
+// A 16-bit-per-channel RGBA PNG of `rgba` (width * height * 4 samples), with
+// the same tEXt chunks (`--depth 16`).
+std::vector<uint8_t> encode_png16(const uint16_t* rgba, int width, int height,
+                                  const std::vector<PngText>& texts = {});
+
 struct DecodedPng {
   int width = 0, height = 0;
   std::vector<uint8_t> rgba;
