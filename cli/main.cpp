@@ -76,7 +76,8 @@ int main(int argc, char** argv) {
       ->allow_extra_args(false);
   r->add_option("-o,--output", render.output,
                 "Output pattern with #### or %04d for the frame number; '-' writes raw RGBA8 to "
-                "stdout; '.hdr' writes Radiance HDR (default: out/<name>_####.png)");
+                "stdout; '.hdr' writes Radiance HDR, '.exr' OpenEXR (half float, linear light, "
+                "alpha) (default: out/<name>_####.png)");
   r->add_option("--size", render.size, "Render at WIDTHxHEIGHT (the effect scales with it)");
   auto* scale_opt = r->add_option("--scale", render_scale, "Render at K times the canvas size");
   r->add_option("--threads", render.threads,

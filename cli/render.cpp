@@ -15,6 +15,7 @@
 #include "commands.h"
 #include "events.h"
 #include "frames.h"
+#include "io/exr.h"
 #include "io/io.h"
 #include "io/textures.h"
 #include "json.h"
@@ -121,6 +122,9 @@ void write_frame(const FrameContext& ctx, FrameRenderer& r, std::vector<uint8_t>
     if (ctx.job.hdr) {
       const std::vector<uint8_t> bytes = encode_hdr(r.image());
       write_file_atomic(slot.path, bytes.data(), bytes.size());
+    } else if (ctx.job.exr) {
+      const std::vector<uint8_t> bytes = encode_exr(r.image());
+      write_file_atomic(slot.path, bytes.data(), bytes.size());
     } else if (ctx.job.depth == 16) {
       std::vector<uint16_t> px16;
       encode_rgba16(r.image(), ctx.fx.canvas.tonemap, ctx.fx.canvas.alpha, px16);
@@ -157,7 +161,9 @@ Slot render_frame(const FrameContext& ctx, uint64_t i, std::unique_ptr<FrameRend
     // --skip-existing: writes are atomic, so an existing file is complete
     // unless the machine crashed before the disk had it; that is checked.
     slot.skipped = !ctx.job.raw && ctx.args.skip_existing &&
-                   finished_frame(slot.path, ctx.job.hdr ? ImageFormat::kHdr : ImageFormat::kPng);
+                   finished_frame(slot.path, ctx.job.hdr   ? ImageFormat::kHdr
+                                             : ctx.job.exr ? ImageFormat::kExr
+                                                           : ImageFormat::kPng);
     if (!slot.skipped) {
       FrameRenderer& r = worker_renderer(ctx, renderer);
       slot.particles = r.render(slot.item.clock);

@@ -75,8 +75,9 @@ RenderJob make_render_job(const RenderArgs& args, const Effect& fx, const std::s
 
   const bool raw = output == "-";
   const OutputPattern pattern(output);
-  const bool hdr =
-      !raw && output_format(pattern.pattern(), /*hdr_ok=*/true, "-o") == ImageFormat::kHdr;
+  const ImageFormat format =
+      raw ? ImageFormat::kPng : output_format(pattern.pattern(), /*hdr_ok=*/true, "-o");
+  const bool hdr = format == ImageFormat::kHdr, exr = format == ImageFormat::kExr;
   if (!raw && total > 1 && !pattern.has_token()) {
     throw Error("-o " + pattern.pattern() + " names one file but " + std::to_string(total) +
                 " frames are requested; add a frame token, e.g. -o " +
@@ -94,9 +95,11 @@ RenderJob make_render_job(const RenderArgs& args, const Effect& fx, const std::s
   job.pattern = pattern;
   job.raw = raw;
   job.hdr = hdr;
-  if (args.depth == 16 && (raw || hdr))
+  job.exr = exr;
+  if (args.depth == 16 && (raw || hdr || exr))
     throw Error(std::string("--depth 16 is for PNG files; ") +
-                (raw ? "raw RGBA on stdout (-o -) is 8-bit" : ".hdr is float already"));
+                (raw ? "raw RGBA on stdout (-o -) is 8-bit"
+                     : std::string(hdr ? ".hdr" : ".exr") + " is float already"));
   job.depth = args.depth;
   job.threads = thread_count(args.threads);
   job.plan = plan_frames(job.threads, end - begin, width, height, max_alive(fx),

@@ -33,6 +33,7 @@ struct RenderJob {
   OutputPattern pattern{"-"};
   bool raw = false;  // -o -: RGBA8 to stdout
   bool hdr = false;  // Radiance .hdr files
+  bool exr = false;  // OpenEXR .exr files
   int depth = 8;     // PNG bits per channel
   int threads = 1;
   FramePlan plan;

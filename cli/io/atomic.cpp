@@ -21,6 +21,7 @@
 #include <set>
 
 #include "commands.h"
+#include "io/exr.h"
 #include "io/inputs.h"
 #include "io/signals.h"
 #include "spritz/error.h"
@@ -124,6 +125,7 @@ void write_file_atomic(const std::string& path, const void* data, size_t size) {
 bool finished_frame(const std::string& path, ImageFormat format) {
   std::error_code ec;
   if (!fs::is_regular_file(path, ec)) return false;
+  if (format == ImageFormat::kExr) return exr_file_complete(path);
   const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return false;
   struct stat st;

@@ -41,8 +41,9 @@ void write_file_atomic(const std::string& path, const void* data, size_t size);
 void ensure_output_dir(const std::string& path);
 
 // Whether `path` holds a finished frame, for --skip-existing: a regular file
-// that is a whole PNG (the PNG signature first, the IEND chunk last), or for
-// kHdr a Radiance file past its header. Writes are atomic, so a killed
+// that is a whole PNG (the PNG signature first, the IEND chunk last), for
+// kHdr a Radiance file past its header, for kExr an OpenEXR file whose every
+// scanline block is there. Writes are atomic, so a killed
 // process leaves no partial frame; a machine that crashes can (the rename is
 // not fsynced: ext4 may keep an empty or cut file), and such a frame is
 // rendered again instead of skipped.

@@ -46,27 +46,31 @@ ImageFormat output_format(const std::string& path, bool hdr_ok, const std::strin
       throw Error(option + " " + path + ": only PNG can be written here, not Radiance HDR");
     return ImageFormat::kHdr;
   }
+  if (ext == ".exr") {
+    if (!hdr_ok) throw Error(option + " " + path + ": only PNG can be written here, not OpenEXR");
+    return ImageFormat::kExr;
+  }
   static const char* const kVideo[] = {".mp4", ".mov", ".webm", ".mkv", ".avi", ".m4v", ".apng"};
   for (const char* v : kVideo)
     if (ext == v)
       throw Error(option + " " + path +
                   ": spritz writes PNG frames, not video; pipe raw frames into " +
                   "ffmpeg with -o - (see docs/cookbook.md), or write PNG frames and encode those");
-  static const char* const kImage[] = {".jpg", ".jpeg", ".jpe", ".jfif", ".exr",  ".tga",  ".bmp",
-                                       ".gif", ".webp", ".tif", ".tiff", ".avif", ".heic", ".heif",
-                                       ".jxl", ".qoi",  ".dds", ".ktx",  ".ktx2", ".ico",  ".psd",
-                                       ".ppm", ".pgm",  ".pnm", ".pfm",  ".svg"};
+  static const char* const kImage[] = {".jpg",  ".jpeg", ".jpe",  ".jfif", ".tga",  ".bmp",  ".gif",
+                                       ".webp", ".tif",  ".tiff", ".avif", ".heic", ".heif", ".jxl",
+                                       ".qoi",  ".dds",  ".ktx",  ".ktx2", ".ico",  ".psd",  ".ppm",
+                                       ".pgm",  ".pnm",  ".pfm",  ".svg"};
   for (const char* i : kImage)
     if (ext == i)
       throw Error(option + " " + path + ": spritz writes PNG" +
-                  (hdr_ok ? " or Radiance HDR (.hdr)" : "") + ", not " + ext.substr(1) +
-                  "; name the file .png" + (hdr_ok ? " or .hdr" : ""));
+                  (hdr_ok ? ", Radiance HDR (.hdr) or OpenEXR (.exr)" : "") + ", not " +
+                  ext.substr(1) + "; name the file .png" + (hdr_ok ? ", .hdr or .exr" : ""));
   return ImageFormat::kPng;
 }
 
 std::string with_frame_token(const std::string& path) {
   const std::string ext = lower_extension(path);
-  if (ext == ".png" || ext == ".hdr")
+  if (ext == ".png" || ext == ".hdr" || ext == ".exr")
     return path.substr(0, path.size() - ext.size()) + "_####" +
            path.substr(path.size() - ext.size());
   return path + "_####.png";

@@ -18,7 +18,7 @@ namespace spritz {
 // ".exr", ".mp4", ...) is an error rather than PNG bytes under a misleading
 // name. `hdr_ok` is false where only PNG can be written (atlas sheets, diff
 // images); `option` names the option in messages ("-o").
-enum class ImageFormat { kPng, kHdr };
+enum class ImageFormat { kPng, kHdr, kExr };
 ImageFormat output_format(const std::string& path, bool hdr_ok, const std::string& option);
 
 // `path` with a frame token before its .png or .hdr extension (any case), or

@@ -7,6 +7,7 @@
 #include <catch2/catch.hpp>
 #include <chrono>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -14,9 +15,13 @@
 #include <string>
 #include <system_error>
 
+#include "io/textures.h"
 #include "skip.h"
+#include "spritz/eval.h"
+#include "spritz/load.h"
 #include "spritz/raster/frame.h"
 #include "spritz/raster/png.h"
+#include "spritz/raster/raster.h"
 
 namespace fs = std::filesystem;
 
@@ -881,6 +886,53 @@ TEST_CASE("depth 16 writes 16-bit PNGs an independent decoder reads, without ban
                                    "--json",
                                d);
   CHECK_THAT(again.out, Catch::Contains("\"skipped\":true"));
+}
+
+TEST_CASE("an .exr frame is the float frame in half floats, as an independent decoder reads it",
+          "[cli]") {
+  SPRITZ_SKIP_UNLESS(shell("command -v ffmpeg >/dev/null", nullptr) == 0,
+                     "needs ffmpeg (scripts/build.sh --tests installs it)");
+  const fs::path d = fresh_dir("exr");
+  const std::string fx_path = kConfigs + "/campfire.toml";
+  REQUIRE(run_spritz("render " + fx_path + " --time 1 -o fire.exr", d).code == 0);
+  std::string raw;
+  REQUIRE(shell("ffmpeg -v error -i '" + (d / "fire.exr").string() +
+                    "' -f rawvideo -pix_fmt gbrapf32le -",
+                &raw) == 0);
+  REQUIRE(raw.size() == size_t{256} * 256 * 4 * 4);
+  // The same frame in process: its float buffer is what the file holds (R,
+  // G, B the premultiplied light, A the coverage), to half precision.
+  std::ifstream in(fx_path);
+  const spritz::Effect fx =
+      spritz::load_effect(std::string(std::istreambuf_iterator<char>(in), {}), fx_path, kConfigs);
+  spritz::FrameRenderer r(
+      fx, 256, 256, 1, spritz::effect_textures(fx, spritz::canvas_view(fx.canvas, 256, 256).scale));
+  r.render(spritz::clock_at_time(fx, 1));
+  const spritz::Image& img = r.image();
+  const size_t n = 256 * 256;
+  double worst = 0, brightest = 0;
+  for (int c = 0; c < 4; ++c) {
+    const int plane = c == 0 ? 2 : c == 1 ? 0 : c == 2 ? 1 : 3;  // gbrap: G, B, R, A planes
+    for (size_t i = 0; i < n; ++i) {
+      float got;
+      std::memcpy(&got, raw.data() + (static_cast<size_t>(plane) * n + i) * 4, 4);
+      const float want = img.rgba[i * 4 + static_cast<size_t>(c)];
+      worst = std::max(worst,
+                       static_cast<double>(std::abs(got - want) / std::max(1e-3f, std::abs(want))));
+      if (c < 3) brightest = std::max(brightest, static_cast<double>(got));
+    }
+  }
+  CHECK(worst < 1e-3);   // half: 11 significant bits
+  CHECK(brightest > 1);  // light above 1 kept, no tone map
+  // --skip-existing knows a whole .exr from a cut one.
+  const Run again =
+      run_spritz("render " + fx_path + " --time 1 -o fire.exr --skip-existing --json", d);
+  CHECK_THAT(again.out, Catch::Contains("\"skipped\":true"));
+  fs::resize_file(d / "fire.exr", fs::file_size(d / "fire.exr") / 2);
+  const Run cut =
+      run_spritz("render " + fx_path + " --time 1 -o fire.exr --skip-existing --json", d);
+  CHECK_THAT(cut.out, Catch::Contains("\"rendered\":1"));
+  CHECK(run_spritz("render " + fx_path + " --time 1 --depth 16 -o f.exr", d).code == 2);
 }
 
 TEST_CASE("atlas: the roblox preset and bad input", "[cli]") {
