@@ -280,6 +280,7 @@ int run_atlas(const AtlasArgs& args) {
       ws.renderer->set_particle_limit(particle_limit(workers, bytes_each, memory_budget()));
       ws.renderer->set_work_limit(work_limit(), kWorkLimitHint);
       ws.renderer->set_draw_path(sprite_kernel());
+      ws.renderer->set_light_pass(light_pass_from(args.pass));
       ws.renderer->set_frame_rate(1 / frame_s);  // the motion-blur shutter spans a cell's interval
       ws.effect = e;
     }
@@ -313,6 +314,7 @@ int run_atlas(const AtlasArgs& args) {
   if (!sweep) {
     FrameRenderer r(effects[0], cell_w, cell_h, threads, view, textures_for(0));
     r.set_draw_path(sprite_kernel());
+    r.set_light_pass(light_pass_from(args.pass));
     r.set_frame_rate(1 / frame_s);
     r.render(after.clock);
     std::vector<uint8_t> rgba;

@@ -59,6 +59,13 @@ const TextureLimits& texture_limits();
 const std::string& default_effect_text();
 inline constexpr const char* kDefaultEffectName = "configs/campfire.toml (built in)";
 
+// `--pass`: which light a frame draws (docs/rendering.md "Light passes").
+inline LightPass light_pass_from(const std::string& name) {
+  return name == "alpha"      ? LightPass::kAlpha
+         : name == "emissive" ? LightPass::kEmissive
+                              : LightPass::kAll;
+}
+
 struct RenderArgs {
   EffectArgs effect;
   std::string frames;
@@ -72,6 +79,7 @@ struct RenderArgs {
   std::string seeds;           // "A-B": one render per seed, {seed} in the output pattern
   bool skip_existing = false;  // leave frames whose file exists (resumable batches)
   int depth = 8;               // PNG bits per channel: 8 or 16
+  std::string pass = "all";    // the light drawn: all, alpha or emissive
   bool json = false;
   bool quiet = false;
 };
@@ -123,6 +131,7 @@ struct AtlasArgs {
   std::string meta;                  // default: the output's name with .json
   std::string meta_format = "hash";  // "hash" | "array" | "aseprite"
   int depth = 8;                     // the sheet's bits per channel: 8 or 16
+  std::string pass = "all";          // the light drawn: all, alpha or emissive
   std::string grid;                  // "CxR" (default 4x4)
   std::string cell;                  // "WxH" (default: the canvas size)
   std::string sheet;                 // "WxH": a fixed sheet size the grid divides

@@ -99,6 +99,10 @@ int main(int argc, char** argv) {
   r->add_option("--depth", render.depth,
                 "PNG bits per channel: 8 (default) or 16 (same tone map, no banding)")
       ->check(CLI::IsMember({8, 16}));
+  r->add_option("--pass", render.pass,
+                "Light to draw: all (default), alpha (alpha-over share, with the background) or "
+                "emissive (additive share alone); alpha + emissive = all")
+      ->check(CLI::IsMember({"all", "alpha", "emissive"}));
   r->add_flag("--json", render.json, "NDJSON events on stdout: one per frame, then a summary");
   r->add_flag("-q,--quiet", render.quiet, "Print nothing but errors");
   add_effect_options(r, render.effect, render_seed, render_seed_opt);
@@ -154,6 +158,8 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"fast", "small"}));
   at->add_option("--depth", atlas.depth, "The sheet's bits per channel: 8 (default) or 16")
       ->check(CLI::IsMember({8, 16}));
+  at->add_option("--pass", atlas.pass, "Light to draw: all (default), alpha or emissive")
+      ->check(CLI::IsMember({"all", "alpha", "emissive"}));
   at->add_flag("--json", atlas.json, "One JSON object on stdout");
   at->add_flag("-q,--quiet", atlas.quiet, "Print only errors");
   add_effect_options(at, atlas.effect, atlas_seed, atlas_seed_opt);

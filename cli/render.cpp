@@ -111,6 +111,7 @@ FrameRenderer& worker_renderer(const FrameContext& ctx, std::unique_ptr<FrameRen
       particle_limit(ctx.job.plan.workers, bytes_per_particle(ctx.fx), memory_budget()));
   renderer->set_work_limit(work_limit(), kWorkLimitHint);
   renderer->set_draw_path(sprite_kernel());
+  renderer->set_light_pass(light_pass_from(ctx.args.pass));
   renderer->set_frame_rate(ctx.job.fps);
   return *renderer;
 }

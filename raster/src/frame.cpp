@@ -94,10 +94,16 @@ uint64_t FrameRenderer::render(double clock) {
     if (window_size(fx_, clock) > frame_.particle_limit) evaluate(fx_, clock, frame_);
     check_frame_work(fx_, clock, clocks_, work_limit_, work_hint_);
   }
+  // The emissive pass is light to add: no coverage of its own.
+  const auto light_only = [&] {
+    if (raster_.light_pass() != LightPass::kEmissive) return;
+    for (size_t i = 3; i < image_.rgba.size(); i += 4) image_.rgba[i] = 0;
+  };
   if (fx_.canvas.blur_samples <= 1) {
     evaluate(fx_, clock, frame_);
     raster_.render(frame_, image_);
     covered_ = raster_.stats().covered_pixels;
+    light_only();
     return alive();
   }
   // Each sample's image divided by N, summed in sample order: the same
@@ -121,6 +127,7 @@ uint64_t FrameRenderer::render(double clock) {
       for (size_t i = 0; i < count; ++i) acc[i] += add[i] / n;
     }
   }
+  light_only();
   return most;
 }
 

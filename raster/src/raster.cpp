@@ -88,13 +88,13 @@ uint64_t Rasterizer::setup_chunk(const Frame& frame, size_t begin, size_t end,
     bool drawn;
     if (!em.trail.draws_ribbon())
       drawn = make_sprite(p, em, *textures_[em.index], ambient_linear_, width_, height_, view_,
-                          sprites_[i]);
+                          sprites_[i], pass_);
     else if (p.trail > 0)
       drawn = make_segment(i, sprites_[i], segments_[i]);
     else
       drawn = !(i > 0 && same_line(i - 1, i)) &&
               make_sprite(p, em, *textures_[em.index], ambient_linear_, width_, height_, view_,
-                          sprites_[i]);
+                          sprites_[i], pass_);
     if (!drawn) continue;
     ++valid;
     const Sprite& s = sprites_[i];
@@ -108,7 +108,10 @@ uint64_t Rasterizer::draw_strip(int k, int chunks, Image& out) const {
   const int row_begin = k * kStripRows, row_end = std::min(height_, row_begin + kStripRows);
   // The background, from locals: read through `this` the loop would reload
   // it after every store to the image (a float store may alias it).
-  const Float4 bg = {background_[0], background_[1], background_[2], background_[3]};
+  // The emissive pass is light alone: it starts from nothing.
+  const Float4 bg = pass_ == LightPass::kEmissive
+                        ? Float4{0, 0, 0, 0}
+                        : Float4{background_[0], background_[1], background_[2], background_[3]};
   const int width = width_;
   for (int y = row_begin; y < row_end; ++y) {
     float* __restrict row = out.row(y);

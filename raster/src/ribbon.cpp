@@ -217,8 +217,8 @@ bool Rasterizer::make_segment(size_t i, Sprite& s, RibbonSegment& r) const {
   r.ty = ty;
   r.hw_a = half_width(pa);
   r.hw_b = half_width(pb);
-  r.colour_a = particle_colour(pa, em, ambient_linear_, 1);
-  r.colour_b = particle_colour(pb, em, ambient_linear_, 1);
+  r.colour_a = particle_colour(pa, em, ambient_linear_, 1, pass_);
+  r.colour_b = particle_colour(pb, em, ambient_linear_, 1, pass_);
   r.corner_x[0] = r.ax + nax, r.corner_y[0] = r.ay + nay;
   r.corner_x[1] = bx + nbx, r.corner_y[1] = by + nby;
   r.corner_x[2] = bx - nbx, r.corner_y[2] = by - nby;

@@ -47,9 +47,15 @@ float srgb_to_linear_fast(double c) {
 
 }  // namespace
 
-Float4 particle_colour(const Particle& p, const Emitter& em, Rgb ambient_linear, double thin) {
+Float4 particle_colour(const Particle& p, const Emitter& em, Rgb ambient_linear, double thin,
+                       LightPass pass) {
   const double li = em.light_influence;
-  const double k = em.brightness * p.alpha * thin;
+  // A light pass keeps its share of the light; the occlusion (w) is the
+  // whole image's either way.
+  const double share = pass == LightPass::kAll     ? 1.0
+                       : pass == LightPass::kAlpha ? 1 - em.light_emission
+                                                   : em.light_emission;
+  const double k = em.brightness * p.alpha * thin * share;
   return Float4{static_cast<float>(srgb_to_linear_fast(p.color_srgb.r) * k *
                                    (1 - li + li * ambient_linear.r)),
                 static_cast<float>(srgb_to_linear_fast(p.color_srgb.g) * k *
@@ -68,7 +74,7 @@ using detail::kMaxHalfExtentPx;
 using detail::kMinHalfExtentPx;
 
 bool make_sprite(const Particle& p, const Emitter& em, const Texture& tex, Rgb ambient_linear,
-                 int width, int height, const View& view, Sprite& s) {
+                 int width, int height, const View& view, Sprite& s, LightPass pass) {
   if (!(p.alpha > 0) || !(p.w > 0) || !(p.h > 0)) return false;
   const double scale = view.scale;
   const double cx = width * 0.5 + (p.x - view.center_x) * scale;
@@ -109,7 +115,7 @@ bool make_sprite(const Particle& p, const Emitter& em, const Texture& tex, Rgb a
   s.y0 = static_cast<int>(y0);
   s.y1 = static_cast<int>(y1);
 
-  s.colour = detail::particle_colour(p, em, ambient_linear, thin);
+  s.colour = detail::particle_colour(p, em, ambient_linear, thin, pass);
 
   s.cell = &tex.cell(p.cell >= 1 && p.cell <= static_cast<int>(tex.cells.size()) ? p.cell : 1);
   // Texels per screen pixel picks the mip level; trilinear between two levels

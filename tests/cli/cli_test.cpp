@@ -935,6 +935,35 @@ TEST_CASE("an .exr frame is the float frame in half floats, as an independent de
   CHECK(run_spritz("render " + fx_path + " --time 1 --depth 16 -o f.exr", d).code == 2);
 }
 
+TEST_CASE("light passes from the command line: alpha and emissive frames and sheets", "[cli]") {
+  const fs::path d = fresh_dir("passes");
+  for (const char* pass : {"all", "alpha", "emissive"}) {
+    INFO(pass);
+    CHECK(run_spritz("render " + kConfigs + "/campfire.toml --time 1 --pass " + pass + " -o " +
+                         pass + ".png",
+                     d)
+              .code == 0);
+    CHECK(run_spritz("atlas " + kConfigs + "/campfire.toml --grid 2x2 --cell 32x32 --pass " + pass +
+                         " -o sheet_" + pass + ".png",
+                     d)
+              .code == 0);
+  }
+  const auto all = spritz::decode_png(read_bytes(d / "all.png"), "all.png");
+  const auto alpha = spritz::decode_png(read_bytes(d / "alpha.png"), "alpha.png");
+  const auto emissive = spritz::decode_png(read_bytes(d / "emissive.png"), "emissive.png");
+  // The flames are additive: the emissive frame holds them over nothing, the
+  // alpha frame keeps the opaque background.
+  int transparent = 0;
+  for (size_t i = 3; i < emissive.rgba.size(); i += 4) transparent += emissive.rgba[i] == 0;
+  CHECK(transparent > 256 * 256 / 2);
+  CHECK(alpha.rgba[3] == 255);
+  CHECK(alpha.rgba != all.rgba);
+  // The default is the whole image, bit for bit.
+  const Run plain = run_spritz("render " + kConfigs + "/campfire.toml --time 1 -o plain.png", d);
+  CHECK(read_bytes(d / "plain.png") == read_bytes(d / "all.png"));
+  CHECK(run_spritz("render " + kConfigs + "/campfire.toml --time 1 --pass glow", d).code != 0);
+}
+
 TEST_CASE("atlas: the roblox preset and bad input", "[cli]") {
   const fs::path d = fresh_dir("atlas_bad");
   const Run ok =

@@ -69,6 +69,10 @@ class FrameRenderer {
   // The sprite kernel (default: default_draw_path()); must be available.
   void set_draw_path(DrawPath path) { raster_.set_draw_path(path); }
 
+  // The light to draw (`--pass`; default all). An emissive image's alpha is
+  // 0: it is light to add.
+  void set_light_pass(LightPass pass) { raster_.set_light_pass(pass); }
+
   // Pixel blends of the last render(), over all its samples.
   uint64_t covered_pixels() const { return covered_; }
 

@@ -87,10 +87,19 @@ struct View {
   double center_x = 0, center_y = 0;
 };
 
+// Which light a frame draws (`--pass`, docs/rendering.md "Light passes"): a
+// particle's light C splits into its alpha-over share C (1 - E) and its
+// additive share C E, both occluded by later particles as in the whole
+// image. kAlpha draws the first share over the background, kEmissive the
+// second over nothing (its alpha channel 0: light to add); the two sum to
+// kAll's light, and kAlpha has kAll's alpha.
+enum class LightPass { kAll, kAlpha, kEmissive };
+
 // The sprite of particle `p` of emitter `em` on a `width` x `height` image seen
 // through `view`. Returns false when it cannot touch a pixel.
 bool make_sprite(const Particle& p, const Emitter& em, const Texture& tex, Rgb ambient_linear,
-                 int width, int height, const View& view, Sprite& out);
+                 int width, int height, const View& view, Sprite& out,
+                 LightPass pass = LightPass::kAll);
 
 // The ways to draw a sprite, all giving the same bytes (tested):
 //   kReference  the plain scalar loop over the bounding box, one channel at a time
@@ -144,6 +153,10 @@ class Rasterizer {
   void set_draw_path(DrawPath path) { path_ = path; }
   DrawPath draw_path() const { return path_; }
 
+  // The light to draw (default: all of it).
+  void set_light_pass(LightPass pass) { pass_ = pass; }
+  LightPass light_pass() const { return pass_; }
+
   const RasterStats& stats() const { return stats_; }
   double scale() const { return view_.scale; }
   int threads() const { return threads_; }
@@ -171,6 +184,7 @@ class Rasterizer {
   View view_;
   float background_[4];
   Rgb ambient_linear_;
+  LightPass pass_ = LightPass::kAll;
   std::vector<Sprite> sprites_;
   std::vector<Sprite> sprites_spare_;    // the list before last, on two threads or more
   std::vector<RibbonSegment> segments_;  // by particle slot, when an emitter draws ribbons
