@@ -137,8 +137,10 @@ Outcome compare_golden(const CheckArgs& args, const Tolerances& tol, const fs::p
 }
 
 // A golden for a time that is no longer checked (the times changed) is
-// never compared again; say so rather than let it linger unnoticed.
-void warn_stale_goldens(const CheckArgs& args, const Effect& fx, const std::vector<double>& times) {
+// never compared again; say so rather than let it linger unnoticed (a
+// warning, or with --fail-on-stale a failure). Returns them, sorted.
+std::vector<std::string> stale_goldens(const CheckArgs& args, const Effect& fx,
+                                       const std::vector<double>& times) {
   std::unordered_set<std::string> labels;
   for (double t : times) labels.insert(check_time_label(t) + ".png");
   std::error_code ec;
@@ -147,11 +149,130 @@ void warn_stale_goldens(const CheckArgs& args, const Effect& fx, const std::vect
     if (entry.path().extension() == ".png" && !labels.count(entry.path().filename().string()))
       stale.push_back(entry.path().string());
   std::sort(stale.begin(), stale.end());
-  for (const std::string& g : stale)
-    std::fprintf(stderr,
-                 "spritz check: warning: %s is not a check time of %s, so it is never compared; "
-                 "delete it if the times changed\n",
-                 g.c_str(), fx.name.c_str());
+  if (!args.quiet && !args.fail_on_stale)
+    for (const std::string& g : stale)
+      std::fprintf(stderr,
+                   "spritz check: warning: %s is not a check time of %s, so it is never "
+                   "compared; delete it if the times changed\n",
+                   g.c_str(), fx.name.c_str());
+  return stale;
+}
+
+// One check's result for the reports (--junit, GitHub annotations).
+struct Record {
+  std::string effect, file, name, status, detail, actual, diff;
+  bool ok = true;
+  SourceLoc where;  // the effect file's [check] times, else its [effect] table
+};
+
+// Where a failure of `fx` points: the line its check times are set on, else
+// its [effect] table, else its first line.
+SourceLoc check_location(const Effect& fx, const std::string& path) {
+  if (fx.check.times_loc.line > 0) return fx.check.times_loc;
+  if (fx.effect_loc.line > 0) return fx.effect_loc;
+  return {path, 1, 1};
+}
+
+std::string xml_escape(const std::string& s) {
+  std::string out;
+  for (const char c : s) {
+    switch (c) {
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      case '\'':
+        out += "&apos;";
+        break;
+      default:
+        // XML 1.0 has no other control characters than tab, CR and LF.
+        if (static_cast<unsigned char>(c) < 0x20 && c != '\t' && c != '\n' && c != '\r')
+          out += ' ';
+        else
+          out += c;
+    }
+  }
+  return out;
+}
+
+// JUnit XML (the schema Jenkins, GitLab and GitHub's test reporters read):
+// one suite per effect, one case per check time (and per stale golden when
+// they fail the run), a failure's message holding its figures.
+std::string junit_xml(const std::vector<Record>& records) {
+  std::vector<std::string> effects;
+  for (const Record& r : records)
+    if (std::find(effects.begin(), effects.end(), r.effect) == effects.end())
+      effects.push_back(r.effect);
+  size_t failures = 0;
+  for (const Record& r : records) failures += !r.ok;
+  std::string x =
+      "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"spritz check\" "
+      "tests=\"" +
+      std::to_string(records.size()) + "\" failures=\"" + std::to_string(failures) + "\">\n";
+  for (const std::string& e : effects) {
+    size_t n = 0, f = 0;
+    for (const Record& r : records)
+      if (r.effect == e) ++n, f += !r.ok;
+    x += "  <testsuite name=\"" + xml_escape(e) + "\" tests=\"" + std::to_string(n) +
+         "\" failures=\"" + std::to_string(f) + "\">\n";
+    for (const Record& r : records) {
+      if (r.effect != e) continue;
+      x += "    <testcase classname=\"spritz.check." + xml_escape(e) + "\" name=\"" +
+           xml_escape(r.name) + "\" file=\"" + xml_escape(r.file) + "\"";
+      if (r.ok) {
+        x += "/>\n";
+        continue;
+      }
+      x += ">\n      <failure type=\"" + xml_escape(r.status) + "\" message=\"" +
+           xml_escape(r.detail) + "\">" + xml_escape(r.detail);
+      if (!r.actual.empty()) x += "\nactual: " + xml_escape(r.actual);
+      if (!r.diff.empty()) x += "\ndiff: " + xml_escape(r.diff);
+      x += "</failure>\n    </testcase>\n";
+    }
+    x += "  </testsuite>\n";
+  }
+  return x + "</testsuites>\n";
+}
+
+// A GitHub Actions workflow command's escaping: data, and properties.
+std::string gh_escape(const std::string& s, bool property) {
+  std::string out;
+  for (const char c : s) {
+    if (c == '%')
+      out += "%25";
+    else if (c == '\r')
+      out += "%0D";
+    else if (c == '\n')
+      out += "%0A";
+    else if (property && c == ':')
+      out += "%3A";
+    else if (property && c == ',')
+      out += "%2C";
+    else
+      out += c;
+  }
+  return out;
+}
+
+// One ::error annotation per failure, on the effect file's check line.
+void github_annotations(const std::vector<Record>& records, FILE* to) {
+  for (const Record& r : records) {
+    if (r.ok) continue;
+    const std::string line = "::error file=" + gh_escape(r.where.file, true) +
+                             ",line=" + std::to_string(std::max<uint32_t>(1, r.where.line)) +
+                             (r.where.col ? ",col=" + std::to_string(r.where.col) : std::string()) +
+                             ",title=" + gh_escape("spritz check: " + r.name, true) +
+                             "::" + gh_escape(r.status + ": " + r.detail, false) + "\n";
+    std::fputs(line.c_str(), to);
+  }
 }
 
 // The check times of `fx`, refused when two would share a golden's name.
@@ -197,6 +318,7 @@ int run_check(const CheckArgs& args) {
   }
   fs::path out_dir = args.out;
   Counts counts;
+  std::vector<Record> records;
   auto failure_dir = [&]() -> fs::path {
     if (out_dir.empty()) {
       std::string tmpl = (fs::temp_directory_path() / "spritz-check-XXXXXX").string();
@@ -229,7 +351,18 @@ int run_check(const CheckArgs& args) {
     const Effect& fx = effects[e];
     const Tolerances tol = tolerances(args, fx);
     const std::vector<double> times = effect_check_times(args.effects[e], fx);
-    if (!args.quiet) warn_stale_goldens(args, fx, times);
+    const SourceLoc where = check_location(fx, args.effects[e]);
+    for (const std::string& g : stale_goldens(args, fx, times)) {
+      if (!args.fail_on_stale) continue;
+      ++counts.failed;
+      const std::string detail = g + " is not a check time of " + fx.name +
+                                 ", so it is never compared; delete it if the times changed";
+      records.push_back({fx.name, args.effects[e],
+                         fx.name + " stale " + fs::path(g).filename().string(), "stale", detail, "",
+                         "", false, where});
+      if (!args.json)
+        std::fprintf(stderr, "FAIL %s: stale golden: %s\n", fx.name.c_str(), detail.c_str());
+    }
     const int w = fx.canvas.width, h = fx.canvas.height;
     // The check times through the shared frame pipeline (cli/pipeline.h):
     // rendered on workers, compared and reported in order. The output does
@@ -277,6 +410,9 @@ int run_check(const CheckArgs& args) {
           write_file_atomic(diff_path, dpng.data(), dpng.size());
         }
       }
+      records.push_back({fx.name, args.effects[e], fx.name + " @ " + label, o.status,
+                         o.detail.empty() ? o.status : o.detail, actual_path, diff_path, o.ok,
+                         where});
       if (args.json) {
         const std::string line =
             events::check(fx.name, f.time, golden.string(), o.status, o.diff.different,
@@ -293,6 +429,12 @@ int run_check(const CheckArgs& args) {
     run_ordered<CheckFrame>(0, times.size(), plan.workers, 2 * static_cast<uint64_t>(plan.workers),
                             render, never, check_one);
   }
+  if (!args.junit.empty()) {
+    const std::string xml = junit_xml(records);
+    write_file_atomic(args.junit, xml.data(), xml.size());
+  }
+  if (const char* gh = std::getenv("GITHUB_ACTIONS"); gh && std::string(gh) == "true")
+    github_annotations(records, args.json ? stderr : stdout);
   if (args.json) {
     const std::string line = events::check_summary(counts.checked, counts.failed, counts.updated);
     std::fwrite(line.data(), 1, line.size(), stdout);

@@ -121,6 +121,8 @@ struct CheckArgs {
   std::optional<int> max_channel_diff;
   bool antialiasing = false;
   int threads = 0;
+  std::string junit;           // JUnit XML report, written atomically; empty: none
+  bool fail_on_stale = false;  // a golden no check time uses fails the run
   bool json = false;
   bool quiet = false;
 };

@@ -254,11 +254,18 @@ int main(int argc, char** argv) {
   c->add_flag("--aa", check.antialiasing, "Ignore anti-aliased pixels");
   c->add_option("--threads", check.threads, "Threads (output is identical for any count)")
       ->check(CLI::Range(1, 1024));
+  c->add_option("--junit", check.junit,
+                "Write a JUnit XML report: one test case per effect and time (CI test reporters)");
+  c->add_flag("--fail-on-stale", check.fail_on_stale,
+              "A golden that no check time uses fails the run (else a warning)");
   c->add_flag("--json", check.json, "NDJSON: one object per check, then a summary");
   c->add_flag("-q,--quiet", check.quiet, "Print only failures");
   c->footer(
       "Examples:\n  spritz check configs/*.toml --golden golden\n"
       "  spritz check configs/fire.toml --golden golden --update\n"
+      "  spritz check configs/*.toml --golden golden --junit report.xml --fail-on-stale\n"
+      "On GitHub Actions (GITHUB_ACTIONS=true) each failure is also an ::error annotation on the "
+      "effect file.\n"
       "Exit codes: 0 all match, 1 a difference or a missing golden, 2 usage, config or I/O error.");
 
   // An unknown command: CLI11 would say "A subcommand is required".

@@ -964,6 +964,63 @@ TEST_CASE("light passes from the command line: alpha and emissive frames and she
   CHECK(run_spritz("render " + kConfigs + "/campfire.toml --time 1 --pass glow", d).code != 0);
 }
 
+TEST_CASE("check reports for CI: JUnit XML, GitHub annotations and stale goldens", "[cli]") {
+  const fs::path d = fresh_dir("check_reports");
+  const std::string fx =
+      "[effect]\nname = \"dot\"\nduration = 1\n[canvas]\nsize = [32, 32]\n"
+      "[check]\ntimes = [0.25, 0.5]\n[[emitter]]\nrate = 20\nspeed = 10\n";
+  write(d / "fx.toml", fx + "size = 6\n");
+  REQUIRE(run_spritz("check fx.toml --golden g --update", d).code == 0);
+  write(d / "fx.toml", fx + "size = 9\n");
+  fs::copy_file(d / "g/dot/0.500.png", d / "g/dot/0.750.png");
+  // JUnit: a suite for the effect, a case per time with the figures, and
+  // with --fail-on-stale the stale golden as a failing case.
+  const Run r = run_spritz_env("GITHUB_ACTIONS=true",
+                               "check fx.toml --golden g --out res --junit out/report.xml "
+                               "--fail-on-stale",
+                               d);
+  CHECK(r.code == 1);
+  const std::string xml = read_text(d / "out/report.xml");
+  CHECK_THAT(xml, Catch::StartsWith("<?xml version=\"1.0\" encoding=\"UTF-8\"?>"));
+  CHECK_THAT(xml, Catch::Contains("<testsuites name=\"spritz check\" tests=\"3\" failures=\"3\">"));
+  CHECK_THAT(xml, Catch::Contains("<testsuite name=\"dot\" tests=\"3\" failures=\"3\">"));
+  CHECK_THAT(xml, Catch::Contains("<testcase classname=\"spritz.check.dot\" name=\"dot @ 0.250\" "
+                                  "file=\"fx.toml\">"));
+  CHECK_THAT(xml, Catch::Contains("<failure type=\"different\" message=\""));
+  CHECK_THAT(xml, Catch::Contains("px differ"));
+  CHECK_THAT(xml, Catch::Contains("actual: res/dot_0.250.actual.png"));
+  CHECK_THAT(xml, Catch::Contains("name=\"dot stale 0.750.png\""));
+  CHECK_THAT(r.err, Catch::Contains("FAIL dot: stale golden: g/dot/0.750.png"));
+  // One annotation per failure, on the [check] times line (line 7, column 9).
+  CHECK(count_of(r.out, "::error file=fx.toml,line=7,col=9,title=spritz check%3A dot") == 3);
+  CHECK_THAT(r.out, Catch::Contains("title=spritz check%3A dot @ 0.500::different: "));
+  // Without [check] times the annotation points at [effect]; passing checks
+  // are cases without failures; without the flag a stale golden warns only.
+  write(d / "fx2.toml",
+        "\n[effect]\nname = \"two\"\nduration = 1\n[canvas]\nsize = [32, 32]\n"
+        "[[emitter]]\nrate = 20\n");
+  REQUIRE(run_spritz("check fx2.toml --golden g --update", d).code == 0);
+  write(d / "fx2.toml",
+        "\n[effect]\nname = \"two\"\nduration = 1\n[canvas]\nsize = [32, 32]\n"
+        "[[emitter]]\nrate = 20\nsize = 20\n");
+  const Run two =
+      run_spritz_env("GITHUB_ACTIONS=true", "check fx2.toml --golden g --junit j.xml", d);
+  CHECK(two.code == 1);
+  CHECK_THAT(two.out, Catch::Contains("::error file=fx2.toml,line=2,col=1,"));
+  write(d / "fx2.toml",
+        "\n[effect]\nname = \"two\"\nduration = 1\n[canvas]\nsize = [32, 32]\n"
+        "[[emitter]]\nrate = 20\n");
+  const Run ok =
+      run_spritz_env("GITHUB_ACTIONS=false", "check fx2.toml --golden g --junit j.xml", d);
+  CHECK(ok.code == 0);
+  CHECK(ok.out.empty());
+  CHECK_THAT(read_text(d / "j.xml"), Catch::Contains("tests=\"3\" failures=\"0\""));
+  CHECK_THAT(read_text(d / "j.xml"), Catch::Contains("name=\"two @ 0.167\" file=\"fx2.toml\"/>"));
+  const Run warn = run_spritz("check fx.toml --golden g --max-diff-ratio 1 --junit w.xml", d);
+  CHECK(warn.code == 0);
+  CHECK_THAT(read_text(d / "w.xml"), Catch::Contains("failures=\"0\""));
+}
+
 TEST_CASE("atlas: the roblox preset and bad input", "[cli]") {
   const fs::path d = fresh_dir("atlas_bad");
   const Run ok =

@@ -209,6 +209,7 @@ struct CheckSpec {
   int64_t max_diff_pixels = -1;
   double max_diff_ratio = -1;
   int max_channel_diff = -1;  // < 0 = no channel gate unless the command line sets one
+  SourceLoc times_loc;        // where `times` is written (line 0: not written)
 };
 
 struct Effect {
@@ -227,6 +228,7 @@ struct Effect {
   // or is fully transparent); the command line prints these, file:line:col.
   std::vector<Diagnostic> warnings;
   std::string source_path;    // as given ("-" for stdin)
+  SourceLoc effect_loc;       // the [effect] table (line 0: the file has none)
   uint64_t content_hash = 0;  // of the source text and every override
   // Enabled emitters in draw order: ascending z_offset, ties in file order.
   std::vector<uint32_t> draw_order;

@@ -105,6 +105,7 @@ void Translator::read_motion_blur(const toml::node& n, Canvas& canvas) {
 void Translator::read_check(const toml::table& t, CheckSpec& check) {
   check_keys(t, kCheckKeys, "[check]");
   if (auto n = t.get("times")) {
+    check.times_loc = loc(*n);
     const toml::array* a = n->as_array();
     if (!a || a->empty()) {
       error(*n, "check.times must be a non-empty array of times in seconds");
@@ -149,7 +150,10 @@ void Translator::read_check(const toml::table& t, CheckSpec& check) {
 Effect Translator::translate(const toml::table& root) {
   Effect fx;
   check_keys(root, kRootKeys, "the effect file");
-  if (auto t = table_at(root, "effect", "[effect]")) read_effect(*t, fx);
+  if (auto t = table_at(root, "effect", "[effect]")) {
+    fx.effect_loc = loc(*t);
+    read_effect(*t, fx);
+  }
   if (auto t = table_at(root, "canvas", "[canvas]")) read_canvas(*t, fx.canvas);
   if (auto t = table_at(root, "check", "[check]")) read_check(*t, fx.check);
 
