@@ -9,6 +9,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "check_report.h"
 #include "commands.h"
 #include "events.h"
 #include "io/io.h"
@@ -158,12 +159,15 @@ std::vector<std::string> stale_goldens(const CheckArgs& args, const Effect& fx,
   return stale;
 }
 
-// One check's result for the reports (--junit, GitHub annotations).
-struct Record {
-  std::string effect, file, name, status, detail, actual, diff;
-  bool ok = true;
-  SourceLoc where;  // the effect file's [check] times, else its [effect] table
-};
+std::string tolerance_words(const Tolerances& t) {
+  char buf[200];
+  std::snprintf(buf, sizeof buf, "threshold %g, max differing pixels %lld, max ratio %g%s",
+                t.threshold, static_cast<long long>(std::max<int64_t>(0, t.max_pixels)),
+                std::max(0.0, t.max_ratio),
+                t.max_channel >= 0 ? (", max channel diff " + std::to_string(t.max_channel)).c_str()
+                                   : ", no channel gate");
+  return buf;
+}
 
 // Where a failure of `fx` points: the line its check times are set on, else
 // its [effect] table, else its first line.
@@ -206,24 +210,24 @@ std::string xml_escape(const std::string& s) {
 // JUnit XML (the schema Jenkins, GitLab and GitHub's test reporters read):
 // one suite per effect, one case per check time (and per stale golden when
 // they fail the run), a failure's message holding its figures.
-std::string junit_xml(const std::vector<Record>& records) {
+std::string junit_xml(const std::vector<CheckRecord>& records) {
   std::vector<std::string> effects;
-  for (const Record& r : records)
+  for (const CheckRecord& r : records)
     if (std::find(effects.begin(), effects.end(), r.effect) == effects.end())
       effects.push_back(r.effect);
   size_t failures = 0;
-  for (const Record& r : records) failures += !r.ok;
+  for (const CheckRecord& r : records) failures += !r.ok;
   std::string x =
       "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"spritz check\" "
       "tests=\"" +
       std::to_string(records.size()) + "\" failures=\"" + std::to_string(failures) + "\">\n";
   for (const std::string& e : effects) {
     size_t n = 0, f = 0;
-    for (const Record& r : records)
+    for (const CheckRecord& r : records)
       if (r.effect == e) ++n, f += !r.ok;
     x += "  <testsuite name=\"" + xml_escape(e) + "\" tests=\"" + std::to_string(n) +
          "\" failures=\"" + std::to_string(f) + "\">\n";
-    for (const Record& r : records) {
+    for (const CheckRecord& r : records) {
       if (r.effect != e) continue;
       x += "    <testcase classname=\"spritz.check." + xml_escape(e) + "\" name=\"" +
            xml_escape(r.name) + "\" file=\"" + xml_escape(r.file) + "\"";
@@ -263,8 +267,8 @@ std::string gh_escape(const std::string& s, bool property) {
 }
 
 // One ::error annotation per failure, on the effect file's check line.
-void github_annotations(const std::vector<Record>& records, FILE* to) {
-  for (const Record& r : records) {
+void github_annotations(const std::vector<CheckRecord>& records, FILE* to) {
+  for (const CheckRecord& r : records) {
     if (r.ok) continue;
     const std::string line = "::error file=" + gh_escape(r.where.file, true) +
                              ",line=" + std::to_string(std::max<uint32_t>(1, r.where.line)) +
@@ -318,7 +322,8 @@ int run_check(const CheckArgs& args) {
   }
   fs::path out_dir = args.out;
   Counts counts;
-  std::vector<Record> records;
+  std::vector<CheckRecord> records;
+  std::vector<std::string> stale_all;  // every stale golden, for the report
   auto failure_dir = [&]() -> fs::path {
     if (out_dir.empty()) {
       std::string tmpl = (fs::temp_directory_path() / "spritz-check-XXXXXX").string();
@@ -353,13 +358,14 @@ int run_check(const CheckArgs& args) {
     const std::vector<double> times = effect_check_times(args.effects[e], fx);
     const SourceLoc where = check_location(fx, args.effects[e]);
     for (const std::string& g : stale_goldens(args, fx, times)) {
+      stale_all.push_back(g);
       if (!args.fail_on_stale) continue;
       ++counts.failed;
       const std::string detail = g + " is not a check time of " + fx.name +
                                  ", so it is never compared; delete it if the times changed";
       records.push_back({fx.name, args.effects[e],
                          fx.name + " stale " + fs::path(g).filename().string(), "stale", detail, "",
-                         "", false, where});
+                         "", false, where, g, ""});
       if (!args.json)
         std::fprintf(stderr, "FAIL %s: stale golden: %s\n", fx.name.c_str(), detail.c_str());
     }
@@ -412,7 +418,7 @@ int run_check(const CheckArgs& args) {
       }
       records.push_back({fx.name, args.effects[e], fx.name + " @ " + label, o.status,
                          o.detail.empty() ? o.status : o.detail, actual_path, diff_path, o.ok,
-                         where});
+                         where, golden.string(), tolerance_words(tol)});
       if (args.json) {
         const std::string line =
             events::check(fx.name, f.time, golden.string(), o.status, o.diff.different,
@@ -433,6 +439,7 @@ int run_check(const CheckArgs& args) {
     const std::string xml = junit_xml(records);
     write_file_atomic(args.junit, xml.data(), xml.size());
   }
+  if (!args.report.empty()) write_check_report(args.report, records, stale_all);
   if (const char* gh = std::getenv("GITHUB_ACTIONS"); gh && std::string(gh) == "true")
     github_annotations(records, args.json ? stderr : stdout);
   if (args.json) {

@@ -122,6 +122,7 @@ struct CheckArgs {
   bool antialiasing = false;
   int threads = 0;
   std::string junit;           // JUnit XML report, written atomically; empty: none
+  std::string report;          // HTML report folder (index.html, img/); empty: none
   bool fail_on_stale = false;  // a golden no check time uses fails the run
   bool json = false;
   bool quiet = false;

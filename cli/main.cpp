@@ -256,6 +256,9 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(1, 1024));
   c->add_option("--junit", check.junit,
                 "Write a JUnit XML report: one test case per effect and time (CI test reporters)");
+  c->add_option("--report", check.report,
+                "Write a static HTML report into DIR (index.html, img/): failures with expected, "
+                "actual and diff images, missing and stale goldens");
   c->add_flag("--fail-on-stale", check.fail_on_stale,
               "A golden that no check time uses fails the run (else a warning)");
   c->add_flag("--json", check.json, "NDJSON: one object per check, then a summary");

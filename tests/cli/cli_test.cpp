@@ -1021,6 +1021,44 @@ TEST_CASE("check reports for CI: JUnit XML, GitHub annotations and stale goldens
   CHECK_THAT(read_text(d / "w.xml"), Catch::Contains("failures=\"0\""));
 }
 
+TEST_CASE("check --report writes a static HTML report that Chromium opens from file://", "[cli]") {
+  const fs::path d = fresh_dir("check_report");
+  const std::string fx =
+      "[effect]\nname = \"dot\"\nduration = 1\n[canvas]\nsize = [32, 32]\n"
+      "[check]\ntimes = [0.25, 0.5, 0.75]\n[[emitter]]\nrate = 20\nspeed = 10\n";
+  write(d / "fx.toml", fx + "size = 6\n");
+  REQUIRE(run_spritz("check fx.toml --golden g --update", d).code == 0);
+  // Two frames change, one golden goes missing, one is stale.
+  write(d / "fx.toml",
+        fx + "size = 9\n[[emitter]]\nrate = 0\nbursts = [{ time = 0.7, count = 1 }]\n");
+  fs::rename(d / "g/dot/0.750.png", d / "g/dot/0.900.png");
+  const Run r = run_spritz("check fx.toml --golden g --out res --report rep", d);
+  CHECK(r.code == 1);
+  const std::string page = read_text(d / "rep/index.html");
+  CHECK_THAT(page, Catch::StartsWith("<!doctype html>"));
+  CHECK(count_of(page, "<section class=\"fail\"") == 2);
+  CHECK_THAT(page, Catch::Contains("<img src=\"img/dot___0.250.expected.png\""));
+  CHECK_THAT(page, Catch::Contains("<img src=\"img/dot___0.250.diff.png\""));
+  CHECK_THAT(page, Catch::Contains("tolerances: threshold 0.1"));
+  CHECK_THAT(page, Catch::Contains("fx.toml:7:9"));
+  CHECK_THAT(page, Catch::Contains("<li>dot @ 0.750: g/dot/0.750.png</li>"));
+  CHECK_THAT(page, Catch::Contains("<li>g/dot/0.900.png</li>"));
+  CHECK(page.find(d.string()) == std::string::npos);  // every path relative to the report
+  CHECK(fs::exists(d / "rep/img/dot___0.500.actual.png"));
+  const fs::path browser = fs::path(SPRITZ_SOURCE_DIR) / "tests/browser";
+  SPRITZ_SKIP_UNLESS(fs::exists("/usr/bin/chromium"),
+                     "needs Debian's chromium (scripts/build.sh --tests installs it)");
+  SPRITZ_SKIP_UNLESS(fs::exists(browser / "node_modules/puppeteer-core"),
+                     "needs tests/browser's npm packages (scripts/build.sh --tests runs npm ci)");
+  std::string out;
+  const int rc = shell(
+      "node '" + (browser / "report.mjs").string() + "' '" + (d / "rep").string() + "' 2 1 2>&1",
+      &out);
+  INFO(out);
+  CHECK(rc == 0);
+  CHECK_THAT(out, Catch::Contains("all checks passed"));
+}
+
 TEST_CASE("atlas: the roblox preset and bad input", "[cli]") {
   const fs::path d = fresh_dir("atlas_bad");
   const Run ok =
