@@ -177,36 +177,6 @@ SourceLoc check_location(const Effect& fx, const std::string& path) {
   return {path, 1, 1};
 }
 
-std::string xml_escape(const std::string& s) {
-  std::string out;
-  for (const char c : s) {
-    switch (c) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      case '\'':
-        out += "&apos;";
-        break;
-      default:
-        // XML 1.0 has no other control characters than tab, CR and LF.
-        if (static_cast<unsigned char>(c) < 0x20 && c != '\t' && c != '\n' && c != '\r')
-          out += ' ';
-        else
-          out += c;
-    }
-  }
-  return out;
-}
-
 // JUnit XML (the schema Jenkins, GitLab and GitHub's test reporters read):
 // one suite per effect, one case per check time (and per stale golden when
 // they fail the run), a failure's message holding its figures.
@@ -225,20 +195,20 @@ std::string junit_xml(const std::vector<CheckRecord>& records) {
     size_t n = 0, f = 0;
     for (const CheckRecord& r : records)
       if (r.effect == e) ++n, f += !r.ok;
-    x += "  <testsuite name=\"" + xml_escape(e) + "\" tests=\"" + std::to_string(n) +
+    x += "  <testsuite name=\"" + markup_escape(e) + "\" tests=\"" + std::to_string(n) +
          "\" failures=\"" + std::to_string(f) + "\">\n";
     for (const CheckRecord& r : records) {
       if (r.effect != e) continue;
-      x += "    <testcase classname=\"spritz.check." + xml_escape(e) + "\" name=\"" +
-           xml_escape(r.name) + "\" file=\"" + xml_escape(r.file) + "\"";
+      x += "    <testcase classname=\"spritz.check." + markup_escape(e) + "\" name=\"" +
+           markup_escape(r.name) + "\" file=\"" + markup_escape(r.file) + "\"";
       if (r.ok) {
         x += "/>\n";
         continue;
       }
-      x += ">\n      <failure type=\"" + xml_escape(r.status) + "\" message=\"" +
-           xml_escape(r.detail) + "\">" + xml_escape(r.detail);
-      if (!r.actual.empty()) x += "\nactual: " + xml_escape(r.actual);
-      if (!r.diff.empty()) x += "\ndiff: " + xml_escape(r.diff);
+      x += ">\n      <failure type=\"" + markup_escape(r.status) + "\" message=\"" +
+           markup_escape(r.detail) + "\">" + markup_escape(r.detail);
+      if (!r.actual.empty()) x += "\nactual: " + markup_escape(r.actual);
+      if (!r.diff.empty()) x += "\ndiff: " + markup_escape(r.diff);
       x += "</failure>\n    </testcase>\n";
     }
     x += "  </testsuite>\n";

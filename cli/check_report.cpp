@@ -7,26 +7,40 @@
 #include "spritz/version.h"
 
 namespace spritz {
-namespace {
 
-namespace fs = std::filesystem;
-
-std::string html(const std::string& s) {
+std::string markup_escape(const std::string& s) {
   std::string out;
   for (const char c : s) {
-    if (c == '&')
-      out += "&amp;";
-    else if (c == '<')
-      out += "&lt;";
-    else if (c == '>')
-      out += "&gt;";
-    else if (c == '"')
-      out += "&quot;";
-    else
-      out += c;
+    switch (c) {
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      case '\'':
+        out += "&apos;";
+        break;
+      default:
+        // XML 1.0 has no other control characters than tab, CR and LF.
+        if (static_cast<unsigned char>(c) < 0x20 && c != '\t' && c != '\n' && c != '\r')
+          out += ' ';
+        else
+          out += c;
+    }
   }
   return out;
 }
+
+namespace {
+
+namespace fs = std::filesystem;
 
 // A file name for a check's images: its effect and time, nothing else.
 std::string image_stem(const CheckRecord& r) {
@@ -71,11 +85,13 @@ std::string failure_section(const fs::path& dir, const CheckRecord& r, size_t id
   const std::string actual = copy_in(dir, r.actual, stem + ".actual.png");
   const std::string diff = copy_in(dir, r.diff, stem + ".diff.png");
   std::string h = "<section class=\"fail\" data-check=\"" + n + "\" data-status=\"" +
-                  html(r.status) + "\">\n<h3>" + html(r.name) + " <small>(" + html(r.status) +
-                  ")</small></h3>\n";
-  h += "<p class=\"fig\">" + html(r.detail) + "</p>\n<p class=\"meta\">" + html(r.where.file) +
-       ":" + std::to_string(r.where.line) + ":" + std::to_string(r.where.col) +
-       (r.tolerance.empty() ? "" : " &middot; tolerances: " + html(r.tolerance)) + "</p>\n";
+                  markup_escape(r.status) + "\">\n<h3>" + markup_escape(r.name) + " <small>(" +
+                  markup_escape(r.status) + ")</small></h3>\n";
+  h += "<p class=\"fig\">" + markup_escape(r.detail) + "</p>\n<p class=\"meta\">" +
+       markup_escape(r.where.file) + ":" + std::to_string(r.where.line) + ":" +
+       std::to_string(r.where.col) +
+       (r.tolerance.empty() ? "" : " &middot; tolerances: " + markup_escape(r.tolerance)) +
+       "</p>\n";
   if (expected.empty() && actual.empty()) return h + "</section>\n";
   const std::pair<const char*, std::string> images[] = {
       {"expected", expected}, {"actual", actual}, {"diff", diff}};
@@ -134,14 +150,15 @@ void write_check_report(const std::string& dir_name, const std::vector<CheckReco
   if (failed == 0) h += "<p>None.</p>\n";
   h += "<h2>Missing goldens</h2>\n<ul id=\"missing\">\n";
   for (const CheckRecord& r : records)
-    if (r.status == "missing") h += "<li>" + html(r.name) + ": " + html(r.golden) + "</li>\n";
+    if (r.status == "missing")
+      h += "<li>" + markup_escape(r.name) + ": " + markup_escape(r.golden) + "</li>\n";
   h += "</ul>\n<h2>Stale goldens</h2>\n<p class=\"meta\">Goldens that no check time uses.</p>\n"
        "<ul id=\"stale\">\n";
-  for (const std::string& g : stale) h += "<li>" + html(g) + "</li>\n";
+  for (const std::string& g : stale) h += "<li>" + markup_escape(g) + "</li>\n";
   h += "</ul>\n<details id=\"passed\"><summary>Passed (" + std::to_string(records.size() - failed) +
        ")</summary>\n<ul>\n";
   for (const CheckRecord& r : records)
-    if (r.ok) h += "<li>" + html(r.name) + ": " + html(r.detail) + "</li>\n";
+    if (r.ok) h += "<li>" + markup_escape(r.name) + ": " + markup_escape(r.detail) + "</li>\n";
   h += "</ul>\n</details>\n</body></html>\n";
   write_file_atomic((dir / "index.html").string(), h.data(), h.size());
 }

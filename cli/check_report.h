@@ -17,6 +17,10 @@ struct CheckRecord {
   std::string tolerance;  // the tolerances that applied, as words
 };
 
+// Text for XML and HTML alike (JUnit, the report): & < > " ' as entities,
+// and control characters XML 1.0 forbids as spaces.
+std::string markup_escape(const std::string& s);
+
 // A static HTML report in `dir` that opens from file:// without a server:
 // `index.html` and `img/` (the expected, actual and diff images of every
 // failure, copied in, referenced relative to the report so CI can upload
