@@ -52,66 +52,52 @@ uint64_t max_alive(const Effect& fx) {
   return static_cast<uint64_t>(std::min(total, 1e18));
 }
 
-uint64_t window_size(const Effect& fx, double clock) {
-  double total = 0;  // in double, like max_alive: no 64-bit wrap-around
-  for (uint32_t e : fx.draw_order) {
-    const double ghosts = 1.0 + fx.emitters[e].trail.count;  // a particle and its trail
-    for_each_window(
-        fx, fx.emitters[e], clock,
-        [&](int64_t lo, int64_t hi) { total += (static_cast<double>(hi - lo) + 1) * ghosts; },
-        [&](double, uint64_t, uint32_t count) { total += count * ghosts; });
-    const Emitter& em = fx.emitters[e];
-    if (em.is_sub() && em.lifetime_s.max > 0) {
-      const Emitter& parent = fx.emitters[static_cast<size_t>(em.sub.parent)];
-      if (!parent.enabled) continue;
-      const double each = children_per_parent(em) * ghosts;
-      for_each_window(
-          fx, parent, clock,
-          [&](int64_t lo, int64_t hi) { total += (static_cast<double>(hi - lo) + 1) * each; },
-          [&](double, uint64_t, uint32_t count) { total += count * each; },
-          parent.lifetime_s.max + em.lifetime_s.max);
-    }
-  }
-  return static_cast<uint64_t>(std::min(total, 1e18));
-}
-
-}  // namespace spritz
-
-namespace spritz {
+namespace {
 
 // A sample's flight searches with colliders: up to max_impacts + 1 flights,
 // each searching every collider (model.md 9.7).
-static double collision_weight(const Emitter& em) {
+double collision_weight(const Emitter& em) {
   if (!em.collision.enabled()) return 1;
   return 1.0 + static_cast<double>(em.collision.colliders.size()) *
                    (static_cast<double>(em.collision.max_impacts()) + 1);
 }
 
-uint64_t frame_work(const Effect& fx, double clock) {
-  double total = 0;
+// The keys of every enabled emitter that can be alive at `clock`, each with
+// its trail ghosts and, with `collisions`, weighted by collision_weight (and
+// a colliding parent whose children read its impacts, by its flights).
+uint64_t weighted_window(const Effect& fx, double clock, bool collisions) {
+  double total = 0;  // in double, like max_alive: no 64-bit wrap-around
+  const auto weight = [&](const Emitter& em) { return collisions ? collision_weight(em) : 1.0; };
   for (uint32_t e : fx.draw_order) {
     const Emitter& em = fx.emitters[e];
-    const double each = (1.0 + em.trail.count) * collision_weight(em);
-    const auto add = [&](double per) {
+    const double each = (1.0 + em.trail.count) * weight(em);  // a particle and its trail
+    const auto add = [&total](double per) {
       return [&total, per](int64_t lo, int64_t hi) {
         total += (static_cast<double>(hi - lo) + 1) * per;
       };
     };
-    const auto burst = [&](double per) {
+    const auto burst = [&total](double per) {
       return [&total, per](double, uint64_t, uint32_t count) { total += count * per; };
     };
     detail::for_each_window(fx, em, clock, add(each), burst(each));
     if (!em.is_sub() || !(em.lifetime_s.max > 0)) continue;
     const Emitter& parent = fx.emitters[static_cast<size_t>(em.sub.parent)];
     if (!parent.enabled) continue;
-    // Each child, and each parent whose events it reads (a colliding
-    // parent's flights are searched for its impacts).
-    const double per_parent =
-        detail::children_per_parent(em) * each + (collision_weight(parent) - 1);
+    const double per_parent = detail::children_per_parent(em) * each + (weight(parent) - 1);
     detail::for_each_window(fx, parent, clock, add(per_parent), burst(per_parent),
                             parent.lifetime_s.max + em.lifetime_s.max);
   }
   return static_cast<uint64_t>(std::min(total, 1e18));
+}
+
+}  // namespace
+
+uint64_t window_size(const Effect& fx, double clock) {
+  return weighted_window(fx, clock, false);
+}
+
+uint64_t frame_work(const Effect& fx, double clock) {
+  return weighted_window(fx, clock, true);
 }
 
 }  // namespace spritz
