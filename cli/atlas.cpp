@@ -286,8 +286,10 @@ int run_atlas(const AtlasArgs& args) {
     }
     ws.renderer->render(cells[i].clock);
     std::vector<uint8_t> rgba;
-    encode_rgba8(ws.renderer->image(), fx.canvas.tonemap, alpha, rgba);
-    if (i == 0) first = rgba;  // the seam compares the cell as drawn; one worker writes it
+    // The seam compares the first cell in 8 bits, as drawn; one worker writes it.
+    if (args.depth == 8 || i == 0)
+      encode_rgba8(ws.renderer->image(), fx.canvas.tonemap, alpha, rgba);
+    if (i == 0) first = rgba;
     // Straight alpha: fill the colour under alpha 0 so engines that filter or
     // mipmap the sheet get no dark halos. Alpha is untouched.
     if (args.depth == 16) {

@@ -249,8 +249,7 @@ bool sub_parent_state(const Effect& fx, const Emitter& em, uint64_t key, double 
   const detail::ParticleMotion pm = detail::particle_motion(
       parent, st, parent_birth, birth_s, nullptr, /*at_death=*/em.sub.on == SubEvent::kDeath);
   out = {pm.m.position, pm.m.velocity};
-  return pm.alive && std::isfinite(out.position.x) && std::isfinite(out.position.y) &&
-         std::isfinite(out.velocity.x) && std::isfinite(out.velocity.y);
+  return pm.alive && detail::finite_state(out);
 }
 
 }  // namespace spritz

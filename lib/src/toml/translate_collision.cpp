@@ -85,7 +85,7 @@ void Translator::read_collider_geometry(const toml::table& tab, const std::strin
     for (const auto& [key, value] : *t) {
       bool ok = key.str() == "kind";
       for (std::string_view allowed : keys) ok = ok || key.str() == allowed;
-      if (!ok && std::string_view(key.str()) != "")
+      if (!ok)
         error(value, where + "." + std::string(key.str()) + " does not apply to a " + kind_name +
                          " collider" +
                          (key.str() == "side" ? "; a line keeps particles on the side its normal "
