@@ -69,6 +69,70 @@ std::string sheet_relative_to_meta(const std::string& sheet, const std::string& 
   return (rel.empty() ? sheet_abs : rel).generic_string();
 }
 
+// The motion-vector sheet and what the metadata, --json and the log say of it.
+struct BakedMotion {
+  MotionSheet sheet;
+  std::string json;     // meta.motionVectors
+  std::string event;    // the --json line
+  std::string message;  // the log lines
+};
+
+BakedMotion bake_motion(const Effect& fx, const TextureSet& textures, const View& view,
+                        const SheetLayout& layout, const std::vector<uint8_t>& sheet_px,
+                        const std::vector<MotionStep>& steps, const std::vector<int>& next_cell,
+                        const AtlasArgs& args, const std::string& meta_path, double frame_rate,
+                        int threads) {
+  const MotionArgs& mv = args.motion;
+  BakedMotion out;
+  out.sheet = make_motion_sheet(fx, textures, view, layout, steps, mv, threads);
+  std::optional<MotionCheck> check;
+  if (mv.check || !mv.check_image.empty())
+    check =
+        check_motion_sheet(fx, textures, view, layout, sheet_px, args.depth == 16, out.sheet, steps,
+                           next_cell, mv, light_pass_from(args.pass), frame_rate, threads);
+  const std::string figures =
+      check
+          ? ", \"check\": {\"inbetweens\": " + std::to_string(check->inbetweens) +
+                ", \"crossfadePsnr\": " + json_number(std::round(check->crossfade_db * 100) / 100) +
+                ", \"motionVectorPsnr\": " + json_number(std::round(check->motion_db * 100) / 100) +
+                "}"
+          : std::string();
+  out.json = "{\"image\": " + json_string(sheet_relative_to_meta(mv.output, meta_path)) +
+             ", \"encoding\": \"" + mv.encoding + "\", \"scale\": " + json_number(out.sheet.scale) +
+             ", \"units\": \"cell\", \"depth\": " + std::to_string(mv.depth) +
+             ", \"dilate\": " + json_number(mv.dilate) + figures + "}";
+  out.event = "{\"type\":\"motion_vectors\",\"path\":" + json_string(mv.output) +
+              ",\"encoding\":\"" + mv.encoding + "\",\"scale\":" + json_number(out.sheet.scale) +
+              ",\"clamped_pixels\":" + std::to_string(out.sheet.clamped) +
+              (check ? ",\"inbetweens\":" + std::to_string(check->inbetweens) +
+                           ",\"crossfade_psnr\":" + json_number(check->crossfade_db) +
+                           ",\"motion_vector_psnr\":" + json_number(check->motion_db)
+                     : std::string()) +
+              "}\n";
+  char line[512];
+  std::snprintf(line, sizeof line, "spritz: motion vectors %s (%s, scale %g cells, %d-bit)\n",
+                mv.output.c_str(), mv.encoding.c_str(), out.sheet.scale, mv.depth);
+  out.message = line;
+  if (out.sheet.clamped) {
+    std::snprintf(line, sizeof line,
+                  "spritz: warning: %llu pixels move farther than --mv-scale %g cells; their "
+                  "vectors are clamped\n",
+                  static_cast<unsigned long long>(out.sheet.clamped), out.sheet.scale);
+    out.message += line;
+  }
+  if (check) {
+    std::snprintf(line, sizeof line,
+                  "spritz: mv-check: %d in-betweens against the exact render: crossfade %.2f dB, "
+                  "motion vectors %.2f dB (%+.2f dB)\n",
+                  check->inbetweens, check->crossfade_db, check->motion_db,
+                  check->motion_db - check->crossfade_db);
+    out.message += line;
+    if (check->inbetweens == 0)
+      out.message += "spritz: warning: mv-check had no pair of cells to blend\n";
+  }
+  return out;
+}
+
 }  // namespace
 
 int run_atlas(const AtlasArgs& args) {
@@ -85,6 +149,13 @@ int run_atlas(const AtlasArgs& args) {
   if (args.max_seam && !(*args.max_seam >= 0))
     throw Error("--max-seam must be 0 or more (a channel difference, 0..255)");
   output_format(args.output, /*hdr_ok=*/false, "-o");
+  const MotionArgs& mv = args.motion;
+  const bool motion = !mv.output.empty();
+  if (motion || mv.check || !mv.check_image.empty()) check_motion_args(mv, /*atlas=*/true);
+  if (motion && !args.seeds.empty())
+    throw Error(
+        "--motion-vectors needs cells that follow each other in time; a sheet of --seeds "
+        "has one time");
   const std::string meta_path =
       !args.meta.empty() ? args.meta : (fs::path(args.output).replace_extension(".json")).string();
   {
@@ -115,6 +186,13 @@ int run_atlas(const AtlasArgs& args) {
   if (!args.quiet) print_warnings(fx.warnings);
   check_not_input(args.output);
   check_not_input(meta_path);
+  if (motion) {
+    for (const std::string& other : {args.output, meta_path})
+      if (fs::path(mv.output).lexically_normal() == fs::path(other).lexically_normal())
+        throw Error("--motion-vectors would overwrite " + other +
+                    "; give the vectors another name");
+    check_not_input(mv.output);
+  }
 
   // Grid and cell size: a preset, a fixed sheet the grid divides, or a cell size.
   int cols = 4, rows = 4;
@@ -337,6 +415,25 @@ int run_atlas(const AtlasArgs& args) {
                      frame_png_texts(fx, -1, cells[0].time, cells[0].clock, sw, sh));
   }
 
+  // Motion vectors: each cell's step to the cell after it (the frame after
+  // the sheet for the last), on the sheet's layout.
+  std::optional<BakedMotion> baked;
+  if (motion) {
+    std::vector<MotionStep> steps;
+    std::vector<int> next_cell;
+    for (size_t i = 0; i < cells.size(); ++i) {
+      const double next_time = i + 1 < cells.size() ? cells[i + 1].time : after.time;
+      steps.push_back(
+          {cells[i].clock, cells[i].clock + fx.time_scale * (next_time - cells[i].time)});
+      // The last cell flows into the first when the frame after it is the first.
+      next_cell.push_back(i + 1 < cells.size()            ? static_cast<int>(i + 1)
+                          : seam == 0 && cells.size() > 1 ? 0
+                                                          : -1);
+    }
+    baked = bake_motion(fx, textures_for(0), view, layout, sheet_px, steps, next_cell, args,
+                        meta_path, 1 / frame_s, threads);
+  }
+
   // Metadata: TexturePacker's JSON (hash or array), which Phaser and PixiJS
   // load directly, plus a grid block for engines that only know grids.
   // Aseprite's own form keys frames "0".."N-1" (Phaser's createFromAseprite
@@ -392,10 +489,12 @@ int run_atlas(const AtlasArgs& args) {
   j += "    \"spritz\": {\"effect\": " + json_string(fx.name) +
        ", \"seed\": " + std::to_string(fx.seed) + ", \"effect_hash\": \"" + hex64(fx.content_hash) +
        "\", \"loop_seam\": " + (sweep ? std::string("null") : std::to_string(seam)) +
-       (sweep ? ", \"seeds\": " + json_string(args.seeds) : std::string()) + "}\n";
+       (sweep ? ", \"seeds\": " + json_string(args.seeds) : std::string()) + "}" +
+       (baked ? ",\n    \"motionVectors\": " + baked->json : std::string()) + "\n";
   j += "  }\n}\n";
 
   write_file_atomic(args.output, png.data(), png.size());
+  if (baked) write_file_atomic(mv.output, baked->sheet.png.data(), baked->sheet.png.size());
   write_file_atomic(meta_path, j.data(), j.size());
 
   const bool seam_fail = !sweep && args.max_seam && seam > *args.max_seam;
@@ -403,7 +502,9 @@ int run_atlas(const AtlasArgs& args) {
     const std::string line = events::atlas(args.output, meta_path, sw, sh, cols, rows, cells.size(),
                                            cell_w, cell_h, seam, !seam_fail);
     std::fwrite(line.data(), 1, line.size(), stdout);
+    if (baked) std::fwrite(baked->event.data(), 1, baked->event.size(), stdout);
   } else if (!args.quiet) {
+    if (baked) std::fputs(baked->message.c_str(), stderr);
     if (sweep) {
       std::fprintf(stderr,
                    "spritz: %s (%dx%d, seeds %s at t = %g in %dx%d cells of %dx%d) and %s\n",

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "motion_vectors.h"
 #include "spritz/effect.h"
 #include "spritz/raster/frame.h"
 
@@ -80,6 +81,7 @@ struct RenderArgs {
   bool skip_existing = false;  // leave frames whose file exists (resumable batches)
   int depth = 8;               // PNG bits per channel: 8 or 16
   std::string pass = "all";    // the light drawn: all, alpha or emissive
+  MotionArgs motion;           // --motion-vectors PATTERN: one map per frame
   bool json = false;
   bool quiet = false;
 };
@@ -149,6 +151,7 @@ struct AtlasArgs {
   std::string seeds;                  // contact sheet: one cell per seed at --time
   std::optional<double> time;         // with --seeds (default: half the duration)
   std::optional<double> max_seam;
+  MotionArgs motion;  // --motion-vectors and its options
   int threads = 0;
   bool json = false;
   bool quiet = false;

@@ -29,6 +29,34 @@ void add_effect_options(CLI::App* cmd, EffectArgs& a, int64_t& seed, CLI::Option
       ->allow_extra_args(false);
 }
 
+// --motion-vectors and its options (docs/cli.md, "Motion vectors").
+void add_motion_options(CLI::App* cmd, MotionArgs& m, bool atlas) {
+  cmd->add_option("--motion-vectors", m.output,
+                  atlas ? "Also bake the sheet's exact motion vectors to this PNG (cells as the "
+                          "sheet's; the scale goes into the JSON)"
+                        : "Also write each frame's exact motion vectors to this PNG pattern "
+                          "(#### or %04d: the frame number)");
+  cmd->add_option("--mv-encoding", m.encoding,
+                  "How the vectors are stored: unity (VFX Graph, default), sidefx (SideFX Labs' "
+                  "MotionVector shader) or unreal (flipbook motion-vector function, 128 neutral)")
+      ->check(CLI::IsMember({"unity", "sidefx", "unreal"}));
+  cmd->add_option_function<double>(
+      "--mv-scale", [&m](double v) { m.scale = v; },
+      atlas ? "Cell units at full scale (default: the least that stores every vector)"
+            : "Frame units at full scale (default 0.25)");
+  cmd->add_option("--mv-dilate", m.dilate,
+                  "Halo swept along each particle's motion, in displacements per step back and "
+                  "forward (default 0.5: the middle of the path from both cells)");
+  cmd->add_option("--mv-depth", m.depth, "Bits per channel of the vectors: 16 (default) or 8")
+      ->check(CLI::IsMember({8, 16}));
+  if (!atlas) return;
+  cmd->add_flag("--mv-check", m.check,
+                "Blend each pair of cells with the stored vectors as the encoding's shader does "
+                "and report its PSNR against the exact render in between, and a crossfade's");
+  cmd->add_option("--mv-check-image", m.check_image,
+                  "With --mv-check: a PNG of cell, crossfade, motion-vector blend and truth");
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -103,6 +131,7 @@ int main(int argc, char** argv) {
                 "Light to draw: all (default), alpha (alpha-over share, with the background) or "
                 "emissive (additive share alone); alpha + emissive = all")
       ->check(CLI::IsMember({"all", "alpha", "emissive"}));
+  add_motion_options(r, render.motion, false);
   r->add_flag("--json", render.json, "NDJSON events on stdout: one per frame, then a summary");
   r->add_flag("-q,--quiet", render.quiet, "Print nothing but errors");
   add_effect_options(r, render.effect, render_seed, render_seed_opt);
@@ -160,6 +189,7 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({8, 16}));
   at->add_option("--pass", atlas.pass, "Light to draw: all (default), alpha or emissive")
       ->check(CLI::IsMember({"all", "alpha", "emissive"}));
+  add_motion_options(at, atlas.motion, true);
   at->add_flag("--json", atlas.json, "One JSON object on stdout");
   at->add_flag("-q,--quiet", atlas.quiet, "Print only errors");
   add_effect_options(at, atlas.effect, atlas_seed, atlas_seed_opt);
@@ -168,7 +198,9 @@ int main(int argc, char** argv) {
       "  spritz atlas configs/explosion.toml --preset roblox-8x8 --fit -o explosion.png\n"
       "  spritz atlas configs/sparks.toml --cell 128x128 --padding 2 --pot --meta-format array\n"
       "  spritz atlas configs/confetti.toml --seeds 1-16 --time 0.8 --cell 128x128 -o "
-      "variants.png");
+      "variants.png\n"
+      "  spritz atlas configs/comets.toml --cell 128x128 -o comets.png --motion-vectors "
+      "comets_mv.png --mv-check");
 
   // inspect
   InspectArgs inspect;

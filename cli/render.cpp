@@ -26,6 +26,7 @@
 #include "spritz/eval.h"
 #include "spritz/raster/encode.h"
 #include "spritz/raster/frame.h"
+#include "spritz/raster/motion.h"
 #include "spritz/raster/png.h"
 #include "spritz/raster/raster.h"
 #include "spritz/raster/texture.h"
@@ -34,6 +35,10 @@ namespace spritz {
 namespace {
 
 struct ReaderGone {};
+
+// Frame units at full scale for render --motion-vectors (docs/cli.md): a
+// quarter of the frame per frame interval.
+constexpr double kRenderMotionScale = 0.25;
 
 }  // namespace
 
@@ -59,8 +64,9 @@ namespace {
 struct Totals {
   uint64_t rendered = 0, skipped = 0, failed = 0, particles = 0;
   int width = 0, height = 0, threads = 0;
-  uint64_t covered = 0;       // pixels touched by particles, over all frames
-  bool out_of_space = false;  // a write met a full disk: the run stopped there
+  uint64_t covered = 0;         // pixels touched by particles, over all frames
+  bool out_of_space = false;    // a write met a full disk: the run stopped there
+  uint64_t motion_clamped = 0;  // --motion-vectors: pixels beyond the scale, over all frames
 };
 
 std::string replace_all(std::string s, const std::string& from, const std::string& to) {
@@ -77,10 +83,11 @@ struct Slot {
   uint64_t particles = 0;
   uint64_t covered = 0;  // pixels the particles touched
   double ms = 0;
-  std::string error;          // this frame could not be written; the run goes on...
-  bool out_of_space = false;  // ...unless the disk is full: then no new frame starts
-  std::exception_ptr fatal;   // rendering itself failed; the run stops here
-  std::vector<uint8_t> rgba;  // raw output, written to stdout in order
+  std::string error;            // this frame could not be written; the run goes on...
+  bool out_of_space = false;    // ...unless the disk is full: then no new frame starts
+  std::exception_ptr fatal;     // rendering itself failed; the run stops here
+  std::vector<uint8_t> rgba;    // raw output, written to stdout in order
+  uint64_t motion_clamped = 0;  // --motion-vectors: pixels beyond the scale
 };
 
 // What every frame of one effect's run shares: the options, the job and the
@@ -150,6 +157,32 @@ void write_frame(const FrameContext& ctx, FrameRenderer& r, std::vector<uint8_t>
   }
 }
 
+// --motion-vectors: the frame's motion over one frame interval, in frame
+// units, written beside it.
+void write_motion(const FrameContext& ctx, Slot& slot) {
+  const MotionArgs& mv = ctx.args.motion;
+  const int w = ctx.job.width, h = ctx.job.height;
+  TextureSet textures;
+  {
+    std::lock_guard<std::mutex> lock(ctx.texture_mutex);
+    textures = *ctx.textures;  // loaded by the frame's renderer
+  }
+  MotionField field;
+  const MotionStep step{slot.item.clock, slot.item.clock + ctx.fx.time_scale / ctx.job.fps};
+  motion_field(ctx.fx, textures, canvas_view(ctx.fx.canvas, w, h), w, h, step, mv.dilate,
+               ctx.job.plan.raster_threads, field);
+  std::vector<uint16_t> px;
+  slot.motion_clamped = encode_motion(field, w, h, mv.scale.value_or(kRenderMotionScale),
+                                      motion_encoding_from_name(mv.encoding), px);
+  const std::vector<uint8_t> png = motion_png(px, w, h, mv.depth);
+  try {
+    write_file_atomic(ctx.job.motion->format(slot.item.number), png.data(), png.size());
+  } catch (const WriteError& e) {
+    slot.error = e.what();
+    slot.out_of_space = e.out_of_space();
+  }
+}
+
 // Frame i of the job, on a worker: skipped (--skip-existing), or rendered and
 // written (or kept as raw RGBA for stdout).
 Slot render_frame(const FrameContext& ctx, uint64_t i, std::unique_ptr<FrameRenderer>& renderer,
@@ -173,6 +206,7 @@ Slot render_frame(const FrameContext& ctx, uint64_t i, std::unique_ptr<FrameRend
         r.encode(slot.rgba);
       else
         write_frame(ctx, r, px, slot);
+      if (ctx.job.motion && slot.error.empty()) write_motion(ctx, slot);
     }
   } catch (...) {  // rendering failed, or a directory on the path cannot be searched
     slot.fatal = std::current_exception();
@@ -190,6 +224,7 @@ void report_frame(const RenderArgs& args, Slot& slot, bool raw, const std::strin
   const RenderItem& item = slot.item;
   totals.particles += slot.particles;  // 0 for a skipped frame
   totals.covered += slot.covered;
+  totals.motion_clamped += slot.motion_clamped;
   std::string line;
   if (slot.skipped) {
     ++totals.skipped;
@@ -347,7 +382,14 @@ int run_render(const RenderArgs& args) {
     summary.threads = totals.threads;
     summary.kernel = draw_path_name(sprite_kernel());
     summary.out_of_space = totals.out_of_space;
-    const std::string line = events::render_summary(summary, peak_memory_json());
+    std::string extra = peak_memory_json();
+    if (!args.motion.output.empty())
+      extra += ",\"motion_vectors\":{\"pattern\":" + json_string(args.motion.output) +
+               ",\"encoding\":\"" + args.motion.encoding +
+               "\",\"scale\":" + json_number(args.motion.scale.value_or(kRenderMotionScale)) +
+               ",\"units\":\"frame\",\"clamped_pixels\":" + std::to_string(totals.motion_clamped) +
+               "}";
+    const std::string line = events::render_summary(summary, extra);
     std::fwrite(line.data(), 1, line.size(), stdout);
     std::fflush(stdout);
   }
@@ -380,6 +422,12 @@ int run_render(const RenderArgs& args) {
                  "shows where they are)\n",
                  static_cast<unsigned long long>(totals.particles),
                  static_cast<unsigned long long>(totals.rendered + totals.failed));
+  if (totals.motion_clamped && !args.quiet)
+    std::fprintf(stderr,
+                 "spritz: warning: %llu pixels moved farther than --mv-scale %g frames per frame; "
+                 "their vectors are clamped (raise --mv-scale)\n",
+                 static_cast<unsigned long long>(totals.motion_clamped),
+                 args.motion.scale.value_or(kRenderMotionScale));
   if (totals.out_of_space && !args.quiet)
     std::fprintf(
         stderr,

@@ -101,6 +101,21 @@ RenderJob make_render_job(const RenderArgs& args, const Effect& fx, const std::s
                 (raw ? "raw RGBA on stdout (-o -) is 8-bit"
                      : std::string(hdr ? ".hdr" : ".exr") + " is float already"));
   job.depth = args.depth;
+  if (!args.motion.output.empty()) {
+    check_motion_args(args.motion, /*atlas=*/false);
+    if (raw) throw Error("--motion-vectors writes PNG files beside the frames; -o - has no files");
+    std::string mv = args.motion.output;
+    for (size_t at = 0; (at = mv.find("{seed}", at)) != std::string::npos; at += 1)
+      mv.replace(at, 6, std::to_string(fx.seed));
+    const OutputPattern motion(mv);
+    if (total > 1 && !motion.has_token())
+      throw Error("--motion-vectors " + motion.pattern() + " names one file but " +
+                  std::to_string(total) + " frames are requested; add a frame token, e.g. " +
+                  with_frame_token(motion.pattern()));
+    if (motion.pattern() == pattern.pattern())
+      throw Error("--motion-vectors and -o are the same pattern; give the vectors another name");
+    job.motion = motion;
+  }
   job.threads = thread_count(args.threads);
   job.plan = plan_frames(job.threads, end - begin, width, height, max_alive(fx),
                          fx.canvas.blur_samples > 1, bytes_per_particle(fx));

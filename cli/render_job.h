@@ -31,10 +31,11 @@ struct RenderJob {
   uint64_t total = 0;           // items in the whole list
   uint64_t begin = 0, end = 0;  // this chunk's items (--chunk-index/--chunk-count)
   OutputPattern pattern{"-"};
-  bool raw = false;  // -o -: RGBA8 to stdout
-  bool hdr = false;  // Radiance .hdr files
-  bool exr = false;  // OpenEXR .exr files
-  int depth = 8;     // PNG bits per channel
+  std::optional<OutputPattern> motion;  // --motion-vectors: a map per frame
+  bool raw = false;                     // -o -: RGBA8 to stdout
+  bool hdr = false;                     // Radiance .hdr files
+  bool exr = false;                     // OpenEXR .exr files
+  int depth = 8;                        // PNG bits per channel
   int threads = 1;
   FramePlan plan;
 

@@ -837,6 +837,126 @@ TEST_CASE("engines load the sheets as they are: PixiJS 8, Phaser 3.90 and 4.2 in
   CHECK(count_of(out, "ok   ") == 18);
 }
 
+TEST_CASE("atlas --motion-vectors: exact vectors, their scale in the JSON, and --mv-check",
+          "[cli]") {
+  const fs::path d = fresh_dir("motion_vectors");
+  // A disc moving 32 px per cell: every in-between is the disc part way.
+  write(d / "slide.toml", R"([effect]
+name = "slide"
+duration = 1
+[canvas]
+size = [128, 64]
+[[emitter]]
+rate = 0
+bursts = [{ time = 0, count = 1 }]
+lifetime = 10
+position = [-50, 0]
+speed = 32
+direction = 0
+size = 16
+texture = "builtin:disc"
+)");
+  const Run r = run_spritz(
+      "atlas slide.toml --grid 4x1 -o s.png --motion-vectors s_mv.png "
+      "--mv-check --mv-check-image s_check.png",
+      d);
+  REQUIRE(r.code == 0);
+  CHECK_THAT(r.err, Catch::Contains("motion vectors s_mv.png (unity, scale 0.0625 cells, 16-bit)"));
+  CHECK_THAT(r.err, Catch::Contains("mv-check: 9 in-betweens against the exact render: crossfade"));
+  // The blend with the stored vectors puts the disc where it is in
+  // between; a crossfade shows two faint discs.
+  const std::string meta = read_text(d / "s.json");
+  CHECK_THAT(meta, Catch::Contains("\"motionVectors\": {\"image\": \"s_mv.png\", \"encoding\": "
+                                   "\"unity\", \"scale\": 0.0625, \"units\": \"cell\", \"depth\": "
+                                   "16, \"dilate\": 0.5, \"check\": {\"inbetweens\": 9, "
+                                   "\"crossfadePsnr\": "));
+  const auto figure = [&](const std::string& key) {
+    const size_t at = meta.find("\"" + key + "\": ");
+    REQUIRE(at != std::string::npos);
+    return std::stod(meta.substr(at + key.size() + 4));
+  };
+  CHECK(figure("crossfadePsnr") < 30);
+  CHECK(figure("motionVectorPsnr") > figure("crossfadePsnr") + 15);
+  const auto mv = spritz::decode_png(read_bytes(d / "s_mv.png"), "s_mv.png");
+  CHECK(mv.width == 512);
+  CHECK(mv.height == 64);
+  std::string info;
+  shell("file '" + (d / "s_mv.png").string() + "'", &info);
+  CHECK_THAT(info, Catch::Contains("16-bit/color RGBA"));
+  const auto pic = spritz::decode_png(read_bytes(d / "s_check.png"), "s_check.png");
+  CHECK(pic.width == 4 * 128 + 5 * 4);
+  // 8 bits on request, the other encodings, and --json.
+  const Run u = run_spritz(
+      "atlas slide.toml --grid 4x1 -o u.png --motion-vectors u_mv.png "
+      "--mv-encoding unreal --mv-depth 8 --mv-scale 0.5 --mv-check --json",
+      d);
+  REQUIRE(u.code == 0);
+  CHECK_THAT(u.out, Catch::Contains("{\"type\":\"motion_vectors\",\"path\":\"u_mv.png\","
+                                    "\"encoding\":\"unreal\",\"scale\":0.5,\"clamped_pixels\":0"));
+  shell("file '" + (d / "u_mv.png").string() + "'", &info);
+  CHECK_THAT(info, Catch::Contains("8-bit/color RGBA"));
+  const auto u8 = spritz::decode_png(read_bytes(d / "u_mv.png"), "u_mv.png");
+  CHECK(u8.rgba[0] == 128);  // Unreal's neutral, in an empty corner
+  CHECK(u8.rgba[1] == 128);
+  // A scale too small clamps, and says so.
+  const Run c = run_spritz(
+      "atlas slide.toml --grid 4x1 -o c.png --motion-vectors c_mv.png --mv-scale 0.01", d);
+  CHECK(c.code == 0);
+  CHECK_THAT(c.err, Catch::Contains("move farther than --mv-scale 0.01 cells"));
+  // Refusals, before anything is written.
+  const Run nomv = run_spritz("atlas slide.toml -o n.png --mv-check", d);
+  CHECK(nomv.code == 2);
+  CHECK_THAT(nomv.err, Catch::Contains("give --motion-vectors PATH too"));
+  const Run seeds =
+      run_spritz("atlas slide.toml -o n.png --seeds 1-4 --grid 2x2 --motion-vectors n_mv.png", d);
+  CHECK(seeds.code == 2);
+  CHECK_THAT(seeds.err, Catch::Contains("a sheet of --seeds has one time"));
+  const Run same = run_spritz("atlas slide.toml -o n.png --motion-vectors n.png", d);
+  CHECK(same.code == 2);
+  CHECK_THAT(same.err, Catch::Contains("--motion-vectors would overwrite n.png"));
+  CHECK(run_spritz("atlas slide.toml -o n.png --motion-vectors n.exr", d).code == 2);
+  CHECK_FALSE(fs::exists(d / "n.png"));
+
+  // render: one map per frame, in frame units, the scale in the summary.
+  const Run rr =
+      run_spritz("render slide.toml -f 0-2 -o f_####.png --motion-vectors mv_####.png --json", d);
+  REQUIRE(rr.code == 0);
+  for (const char* f : {"mv_0000.png", "mv_0001.png", "mv_0002.png"}) CHECK(fs::exists(d / f));
+  CHECK_THAT(rr.out, Catch::Contains("\"motion_vectors\":{\"pattern\":\"mv_####.png\","
+                                     "\"encoding\":\"unity\",\"scale\":0.25,\"units\":\"frame\""));
+  const Run one = run_spritz("render slide.toml -f 0-2 -o g_####.png --motion-vectors mv.png", d);
+  CHECK(one.code == 2);
+  CHECK_THAT(one.err, Catch::Contains("names one file but 3 frames"));
+  CHECK(run_spritz("render slide.toml --time 0 -o - --motion-vectors mv.png", d).code == 2);
+  CHECK(
+      run_spritz("render slide.toml --time 0 -o x.png --motion-vectors y.png --mv-check", d).code ==
+      2);
+  CHECK(no_temp_files(d));
+}
+
+TEST_CASE("motion-vector blending of the bundled moving effects against a crossfade", "[cli]") {
+  // The figures docs/cli.md reports; each a deterministic render, so they
+  // hold to the hundredth of a dB. The gain is what it is per effect (see
+  // docs/cli.md for why sparks and comets gain little): the test pins that
+  // the blend beats the crossfade on each.
+  const fs::path d = fresh_dir("mv_check");
+  for (const std::string fx : {"torch", "comets", "sparks"}) {
+    const Run r = run_spritz("atlas " + kConfigs + "/" + fx + ".toml -o " + fx +
+                                 ".png --motion-vectors " + fx + "_mv.png --mv-check --json -q",
+                             d);
+    REQUIRE(r.code == 0);
+    const auto grab = [&](const std::string& key) {
+      const size_t at = r.out.find("\"" + key + "\":");
+      REQUIRE(at != std::string::npos);
+      return std::stod(r.out.substr(at + key.size() + 3));
+    };
+    const double fade = grab("crossfade_psnr"), blend = grab("motion_vector_psnr");
+    INFO(fx << ": crossfade " << fade << " dB, motion vectors " << blend << " dB");
+    CHECK(blend > fade);
+    if (fx == "torch") CHECK(blend > fade + 2);
+  }
+}
+
 TEST_CASE("depth 16 writes 16-bit PNGs an independent decoder reads, without banding", "[cli]") {
   SPRITZ_SKIP_UNLESS(shell("command -v ffmpeg >/dev/null", nullptr) == 0,
                      "needs ffmpeg (scripts/build.sh --tests installs it)");

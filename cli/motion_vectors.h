@@ -1,0 +1,76 @@
+// Motion-vector maps for atlas and render (docs/cli.md, "Motion vectors"),
+// and the check that blends two cells with them as an engine does and
+// compares the result with the exact render in between.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "spritz/effect.h"
+#include "spritz/raster/atlas.h"
+#include "spritz/raster/motion.h"
+#include "spritz/raster/raster.h"
+#include "spritz/raster/texture.h"
+
+namespace spritz {
+
+// The options both commands share.
+struct MotionArgs {
+  std::string output;              // atlas: the sheet; render: a frame pattern
+  std::string encoding = "unity";  // unity | sidefx | unreal
+  std::optional<double> scale;     // unset: atlas the sheet's extent, render 0.25
+  double dilate = 0.5;             // the halo, in displacements (MotionOptions::dilate)
+  int depth = 16;                  // PNG bits per channel: 16, or 8 on request
+  bool check = false;              // atlas: --mv-check
+  std::string check_image;         // atlas: --mv-check-image (cell, crossfade, blend, truth)
+};
+
+// Checks the options before anything is drawn; throws spritz::Error.
+void check_motion_args(const MotionArgs& args, bool atlas);
+
+// RGBA16 vectors (encode_motion) as a PNG of `depth` bits; at 8 bits `px`
+// is rounded in place to what the PNG stores (times 257).
+std::vector<uint8_t> motion_png(std::vector<uint16_t>& px, int width, int height, int depth);
+
+// One cell's step: its clock and the clock of the next cell (one step later).
+struct MotionStep {
+  double clock = 0, next_clock = 0;
+};
+
+// The field of one step at width x height through `view`.
+void motion_field(const Effect& fx, const TextureSet& textures, const View& view, int width,
+                  int height, const MotionStep& step, double dilate, int threads, MotionField& out);
+
+// A sheet of motion vectors laid out as the colour sheet.
+struct MotionSheet {
+  std::vector<uint8_t> png;
+  std::vector<uint16_t> rgba16;  // the sheet as stored (8-bit values times 257 at --depth 8)
+  double scale = 0;
+  uint64_t clamped = 0;  // pixels with a component beyond the scale
+};
+
+MotionSheet make_motion_sheet(const Effect& fx, const TextureSet& textures, const View& view,
+                              const SheetLayout& layout, const std::vector<MotionStep>& steps,
+                              const MotionArgs& args, int threads);
+
+// What --mv-check measured: the in-betweens at f = 1/4, 1/2, 3/4 of every
+// step whose next cell is in the sheet, blended as the encoding's shader
+// does from the stored sheets and compared with the exact render there.
+struct MotionCheck {
+  int inbetweens = 0;
+  double crossfade_db = 0, motion_db = 0;
+};
+
+// `colour` is the colour sheet as stored (RGBA8, or RGBA16 as bytes when
+// depth16), `next_cell[i]` the cell that follows cell i (-1: none in the
+// sheet). Writes the picture to args.check_image when set.
+MotionCheck check_motion_sheet(const Effect& fx, const TextureSet& textures, const View& view,
+                               const SheetLayout& layout, const std::vector<uint8_t>& colour,
+                               bool depth16, const MotionSheet& sheet,
+                               const std::vector<MotionStep>& steps,
+                               const std::vector<int>& next_cell, const MotionArgs& args,
+                               LightPass pass, double frame_rate, int threads);
+
+}  // namespace spritz

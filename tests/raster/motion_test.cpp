@@ -1,0 +1,191 @@
+// Exact motion vectors (docs/rendering.md "Motion vectors"): the field of
+// known motions, the halo, the encodings' round trips and the blend that
+// reconstructs an in-between from two cells.
+#include "spritz/raster/motion.h"
+
+#include <catch2/catch.hpp>
+#include <cmath>
+#include <string>
+
+#include "spritz/eval.h"
+#include "spritz/load.h"
+
+using namespace spritz;
+
+namespace {
+
+// One particle of `size` px, born at 0, at `vx`, `vy` px/s with `spin` deg/s,
+// on a transparent 64x64 canvas.
+Effect one_particle(double vx, double vy, double spin, const std::string& texture = "disc") {
+  const double speed = std::hypot(vx, vy);
+  const double dir = std::atan2(vy, vx) * 180 / 3.14159265358979323846;
+  return load_effect(
+      "[canvas]\nsize = [64, 64]\n[[emitter]]\nrate = 0\nbursts = [{ time = 0, "
+      "count = 1 }]\nlifetime = 100\nposition = [-10, 0]\nspeed = " +
+          std::to_string(speed) + "\ndirection = " + std::to_string(dir) + "\nrotation_speed = " +
+          std::to_string(spin) + "\nsize = 12\ntexture = \"builtin:" + texture + "\"\n",
+      "one.toml", ".");
+}
+
+MotionField field_of(const Effect& fx, double t, double dt, const MotionOptions& opt) {
+  const TextureSet tex = load_textures(fx, 1.0);
+  const Frame a = evaluate(fx, t), b = evaluate(fx, t + dt);
+  MotionField f;
+  render_motion(fx, tex, a, b, 64, 64, canvas_view(fx.canvas, 64, 64), opt, f);
+  return f;
+}
+
+size_t at(int x, int y) {
+  return static_cast<size_t>(y) * 64 + static_cast<size_t>(x);
+}
+
+}  // namespace
+
+TEST_CASE("a particle's pixels carry its exact displacement; the halo sweeps its path",
+          "[motion]") {
+  // 40 px/s right for 0.25 s: 10 px; the particle is centred at
+  // (22, 32) on screen at t = 0 (12 x 12 px).
+  const Effect fx = one_particle(40, 0, 0);
+  MotionOptions opt;
+  const MotionField f = field_of(fx, 0, 0.25, opt);
+  REQUIRE(f.width == 64);
+  // Covered: exactly 10 px right (a pure translation), 0 down.
+  CHECK(f.source[at(22, 32)] == 2);
+  CHECK(f.xy[2 * at(22, 32)] == Approx(10).margin(1e-4));
+  CHECK(f.xy[2 * at(22, 32) + 1] == Approx(0).margin(1e-4));
+  // The halo: ahead of the particle by less than half the displacement
+  // (5 px past its edge at x = 28, plus the 1 px least halo), and behind.
+  CHECK(f.source[at(31, 32)] == 1);
+  CHECK(f.xy[2 * at(31, 32)] == Approx(10).margin(1e-4));
+  CHECK(f.source[at(13, 32)] == 1);
+  // Not beside it (the halo follows the motion), nor farther ahead.
+  CHECK(f.source[at(22, 45)] == 0);
+  CHECK(f.source[at(36, 32)] == 0);
+  CHECK(f.xy[2 * at(36, 32)] == 0);
+  // Without dilation the halo is the least one pixel.
+  opt.dilate = 0;
+  const MotionField g = field_of(fx, 0, 0.25, opt);
+  CHECK(g.source[at(31, 32)] == 0);
+  CHECK(g.source[at(28, 32)] == 1);
+}
+
+TEST_CASE("a spinning particle's vectors are the rotation of each point", "[motion]") {
+  // 90 degrees/s for 0.5 s: every point turns 45 degrees counter-clockwise
+  // (y up) about the centre (22, 32) on screen.
+  const Effect fx = one_particle(0, 0, 90, "solid");
+  const MotionField f = field_of(fx, 0, 0.5, MotionOptions{});
+  const double c = std::cos(3.14159265358979323846 / 4), s = std::sin(3.14159265358979323846 / 4);
+  for (const auto& [x, y] : {std::pair<int, int>{25, 32}, {22, 29}, {24, 34}}) {
+    INFO(x << "," << y);
+    REQUIRE(f.source[at(x, y)] == 2);
+    const double rx = x + 0.5 - 22, ry_up = -(y + 0.5 - 32);
+    const double nx = c * rx - s * ry_up, ny_up = s * rx + c * ry_up;
+    CHECK(f.xy[2 * at(x, y)] == Approx(nx - rx).margin(1e-3));
+    CHECK(f.xy[2 * at(x, y) + 1] == Approx(-(ny_up - ry_up)).margin(1e-3));
+  }
+}
+
+TEST_CASE("motion fields are the same for any thread count", "[motion]") {
+  const Effect fx = load_effect(R"(
+[canvas]
+size = [64, 64]
+[[emitter]]
+rate = 80
+lifetime = 1
+speed = [20, 90]
+spread = 180
+rotation_speed = [-200, 200]
+size = [[0, 4, 3], [1, 14]]
+trail = { count = 4, length = 0.1 }
+)",
+                                "many.toml", ".");
+  const TextureSet tex = load_textures(fx, 1.0);
+  const Frame a = evaluate(fx, 1.0), b = evaluate(fx, 1.05);
+  MotionField one, three;
+  MotionOptions opt;
+  render_motion(fx, tex, a, b, 64, 64, canvas_view(fx.canvas, 64, 64), opt, one);
+  opt.threads = 3;
+  render_motion(fx, tex, a, b, 64, 64, canvas_view(fx.canvas, 64, 64), opt, three);
+  CHECK(one.xy == three.xy);
+  CHECK(one.source == three.source);
+  for (const float v : one.xy) CHECK(std::isfinite(v));
+}
+
+TEST_CASE("each encoding stores what its shader reads back", "[motion]") {
+  MotionField f;
+  f.width = 3;
+  f.height = 1;
+  f.xy = {12.8f, -6.4f, 0, 0, -32, 32};  // px, y down; cells of 128 x 64
+  f.source = {2, 0, 2};
+  for (const char* name : {"unity", "sidefx", "unreal"}) {
+    INFO(name);
+    const MotionEncoding enc = motion_encoding_from_name(name);
+    CHECK(motion_encoding_name(enc) == std::string(name));
+    std::vector<uint16_t> px;
+    CHECK(encode_motion(f, 128, 64, 0.5, enc, px) == 0);
+    for (int i = 0; i < 3; ++i) {
+      double dx, dy;
+      decode_motion(px[4 * i] / 65535.0, px[4 * i + 1] / 65535.0, 128, 64, 0.5, enc, dx, dy);
+      // 16 bits: within 2 * 0.5 / 65535 cells.
+      CHECK(dx == Approx(f.xy[2 * i]).margin(128 * 2e-5));
+      CHECK(dy == Approx(f.xy[2 * i + 1]).margin(64 * 2e-5));
+      CHECK(px[4 * i + 3] == 65535);
+    }
+    CHECK(px[4] == motion_neutral16(enc));  // no motion
+    // Beyond the scale: clamped and counted.
+    CHECK(encode_motion(f, 128, 64, 0.1, enc, px) == 2);
+  }
+  // The conventions, written out: Unity's red grows rightward and green
+  // upward; SideFX stores minus the motion, green y down; Unreal's 128 is
+  // neutral, green y down.
+  std::vector<uint16_t> px;
+  MotionField right_up;
+  right_up.width = right_up.height = 1;
+  right_up.xy = {64, -32};
+  right_up.source = {2};
+  encode_motion(right_up, 128, 64, 1, MotionEncoding::kUnity, px);
+  CHECK(px[0] > 32768);
+  CHECK(px[1] > 32768);
+  encode_motion(right_up, 128, 64, 1, MotionEncoding::kSideFx, px);
+  CHECK(px[0] < 32768);
+  CHECK(px[1] > 32768);
+  encode_motion(right_up, 128, 64, 1, MotionEncoding::kUnreal, px);
+  CHECK(px[0] > 32896);
+  CHECK(px[1] < 32896);
+  CHECK(motion_neutral16(MotionEncoding::kUnreal) == 128 * 257);
+  CHECK_THROWS_WITH(motion_encoding_from_name("unity6"),
+                    Catch::Contains("must be unity, sidefx or unreal"));
+}
+
+TEST_CASE("blending two cells with their true vectors gives the frame in between", "[motion]") {
+  // A disc moving 8 px right per step: with the field's vectors the blend at
+  // f = 1/2 is the disc 4 px along, which a crossfade is not.
+  const Effect fx = one_particle(32, 0, 0);
+  const MotionField fa = field_of(fx, 0, 0.25, MotionOptions{});
+  const MotionField fb = field_of(fx, 0.25, 0.25, MotionOptions{});
+  auto image = [&](double t) {
+    const TextureSet tex = load_textures(fx, 1.0);
+    Rasterizer r(fx, tex, 64, 64, 1);
+    Image img;
+    r.render(evaluate(fx, t), img);
+    std::vector<float> straight(img.rgba.size());
+    for (size_t i = 0; i < img.rgba.size(); i += 4) {
+      const float a = img.rgba[i + 3];
+      for (int c = 0; c < 3; ++c) straight[i + c] = a > 0 ? img.rgba[i + c] / a : 0;
+      straight[i + 3] = a;
+    }
+    return straight;
+  };
+  const std::vector<float> a = image(0), b = image(0.25), truth = image(0.125);
+  const std::vector<float> none(64 * 64 * 2, 0.0f);
+  std::vector<float> blend, fade;
+  blend_cells(a, b, fa.xy, fb.xy, 64, 64, 0.5, blend);
+  blend_cells(a, b, none, none, 64, 64, 0.5, fade);
+  const double values = 64.0 * 64 * 4;
+  const double mv_db = psnr_db(premultiplied_sq_error(blend, truth), values);
+  const double fade_db = psnr_db(premultiplied_sq_error(fade, truth), values);
+  INFO(mv_db << " dB against " << fade_db << " dB");
+  CHECK(mv_db > 60);  // whole-pixel shifts: exact but for float rounding
+  CHECK(fade_db < 30);
+  CHECK(psnr_db(0, values) == 100);
+}
