@@ -157,7 +157,16 @@ struct AtlasArgs {
   bool quiet = false;
 };
 
+struct PreviewArgs {
+  EffectArgs effect;
+  int port = 0;  // 0: a free port
+  bool open = false;
+  int threads = 0;
+  bool quiet = false;
+};
+
 int run_render(const RenderArgs& args);
+int run_preview(const PreviewArgs& args);
 int run_atlas(const AtlasArgs& args);
 int run_diff(const DiffArgs& args);
 int run_check(const CheckArgs& args);

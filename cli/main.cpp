@@ -202,6 +202,26 @@ int main(int argc, char** argv) {
       "  spritz atlas configs/comets.toml --cell 128x128 -o comets.png --motion-vectors "
       "comets_mv.png --mv-check");
 
+  // preview
+  PreviewArgs preview;
+  int64_t preview_seed = 0;
+  CLI::Option* preview_seed_opt = nullptr;
+  CLI::App* pv = app.add_subcommand(
+      "preview", "Play an effect in the browser, scrub to any time, reload on every save");
+  pv->add_option("effect", preview.effect.effect, "Effect file (TOML), watched for changes")
+      ->required();
+  pv->add_option("--port", preview.port, "Port on 127.0.0.1 (default 0: a free one)")
+      ->check(CLI::Range(0, 65535));
+  pv->add_flag("--open", preview.open, "Open the page in the desktop's browser (xdg-open)");
+  pv->add_option("--threads", preview.threads, "Threads per frame (output is identical)")
+      ->check(CLI::Range(1, 1024));
+  pv->add_flag("-q,--quiet", preview.quiet, "Print only the address and errors");
+  add_effect_options(pv, preview.effect, preview_seed, preview_seed_opt);
+  pv->footer(
+      "Examples:\n  spritz preview configs/torch.toml --open\n"
+      "  spritz preview fx.toml --port 8731 --set emitter.0.rate=200\n"
+      "Serves 127.0.0.1 only; prints the address on stdout. Ctrl-C stops it.");
+
   // inspect
   InspectArgs inspect;
   int64_t inspect_seed = 0;
@@ -397,6 +417,10 @@ int main(int argc, char** argv) {
         if (atlas_seam_opt->count()) atlas.max_seam = atlas_seam;
         if (atlas_time_opt->count()) atlas.time = atlas_time;
         return run_atlas(atlas);
+      }
+      if (pv->parsed()) {
+        if (preview_seed_opt->count()) preview.effect.seed = preview_seed;
+        return run_preview(preview);
       }
       if (in->parsed()) {
         if (inspect_seed_opt->count()) inspect.effect.seed = inspect_seed;

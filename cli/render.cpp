@@ -142,11 +142,7 @@ void write_frame(const FrameContext& ctx, FrameRenderer& r, std::vector<uint8_t>
                                        ctx.job.width, ctx.job.height));
       write_file_atomic(slot.path, png.data(), png.size());
     } else {
-      r.encode(px);
-      const std::vector<uint8_t> png =
-          encode_png(px.data(), ctx.job.width, ctx.job.height,
-                     frame_png_texts(ctx.fx, slot.item.number, slot.item.time, slot.item.clock,
-                                     ctx.job.width, ctx.job.height));
+      const std::vector<uint8_t> png = encode_frame_png(r, ctx.fx, slot.item, px);
       write_file_atomic(slot.path, png.data(), png.size());
     }
   } catch (const WriteError& e) {
@@ -156,6 +152,17 @@ void write_frame(const FrameContext& ctx, FrameRenderer& r, std::vector<uint8_t>
     slot.error = e.what();
   }
 }
+
+}  // namespace
+
+std::vector<uint8_t> encode_frame_png(const FrameRenderer& r, const Effect& fx,
+                                      const RenderItem& item, std::vector<uint8_t>& px) {
+  r.encode(px);
+  return encode_png(px.data(), r.width(), r.height(),
+                    frame_png_texts(fx, item.number, item.time, item.clock, r.width(), r.height()));
+}
+
+namespace {
 
 // --motion-vectors: the frame's motion over one frame interval, in frame
 // units, written beside it.

@@ -12,6 +12,7 @@
 #include "commands.h"
 #include "frames.h"
 #include "spritz/effect.h"
+#include "spritz/raster/frame.h"
 
 namespace spritz {
 
@@ -42,6 +43,12 @@ struct RenderJob {
   // Item i of the list (i < total) for effect `fx`.
   RenderItem item(const Effect& fx, uint64_t i) const;
 };
+
+// The 8-bit PNG `render` writes for `item` from the renderer's last frame
+// (its text chunks included), using `px` as scratch. `preview` serves the
+// same bytes.
+std::vector<uint8_t> encode_frame_png(const FrameRenderer& r, const Effect& fx,
+                                      const RenderItem& item, std::vector<uint8_t>& px);
 
 // `output` is the pattern after {seed} substitution ("-" for stdout).
 RenderJob make_render_job(const RenderArgs& args, const Effect& fx, const std::string& output);

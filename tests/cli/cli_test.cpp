@@ -717,6 +717,19 @@ size_t count_of(const std::string& s, const std::string& what) {
   for (size_t at = s.find(what); at != std::string::npos; at = s.find(what, at + 1)) ++n;
   return n;
 }
+// tests/browser: its scripts, and why they cannot run here ("" when they can).
+fs::path browser_tests() {
+  return fs::path(SPRITZ_SOURCE_DIR) / "tests/browser";
+}
+std::string browser_tests_missing() {
+  if (!fs::exists("/usr/bin/chromium"))
+    return "needs Debian's chromium (scripts/build.sh --tests installs it)";
+  if (shell("command -v node >/dev/null", nullptr) != 0) return "needs node";
+  if (!fs::exists(browser_tests() / "node_modules/puppeteer-core"))
+    return "needs tests/browser's npm packages (scripts/build.sh --tests runs npm ci)";
+  return "";
+}
+
 std::string read_text(const fs::path& p) {
   std::ifstream in(p);
   return std::string(std::istreambuf_iterator<char>(in), {});
@@ -821,12 +834,9 @@ TEST_CASE("engines load the sheets as they are: PixiJS 8, Phaser 3.90 and 4.2 in
           "[cli]") {
   // tests/browser/engines.mjs bakes fire_loop in the three JSON forms and
   // loads them with the real libraries in headless Chromium, from 127.0.0.1.
-  const fs::path browser = fs::path(SPRITZ_SOURCE_DIR) / "tests/browser";
-  SPRITZ_SKIP_UNLESS(fs::exists("/usr/bin/chromium"),
-                     "needs Debian's chromium (scripts/build.sh --tests installs it)");
-  SPRITZ_SKIP_UNLESS(shell("command -v node >/dev/null", nullptr) == 0, "needs node");
-  SPRITZ_SKIP_UNLESS(fs::exists(browser / "node_modules/puppeteer-core"),
-                     "needs tests/browser's npm packages (scripts/build.sh --tests runs npm ci)");
+  const fs::path browser = browser_tests();
+  const std::string missing = browser_tests_missing();
+  SPRITZ_SKIP_UNLESS(missing.empty(), missing);
   std::string out;
   const int rc = shell("node '" + (browser / "engines.mjs").string() + "' '" SPRITZ_BINARY "' '" +
                            kConfigs + "' 2>&1",
@@ -955,6 +965,30 @@ TEST_CASE("motion-vector blending of the bundled moving effects against a crossf
     CHECK(blend > fade);
     if (fx == "torch") CHECK(blend > fade + 2);
   }
+}
+
+TEST_CASE("preview: a scrub shows render --time's bytes, edits and errors show live, in Chromium",
+          "[cli]") {
+  // tests/browser/preview.mjs starts spritz preview on a copy of torch.toml,
+  // checks the server's refusals, drives the page in headless Chromium,
+  // edits and breaks the file, and stops the server with SIGINT.
+  const fs::path browser = browser_tests();
+  const std::string missing = browser_tests_missing();
+  SPRITZ_SKIP_UNLESS(missing.empty(), missing);
+  const fs::path d = fresh_dir("preview");
+  fs::copy_file(kConfigs + "/torch.toml", d / "torch.toml");
+  std::string out;
+  const int rc = shell("node '" + (browser / "preview.mjs").string() + "' '" SPRITZ_BINARY "' '" +
+                           (d / "torch.toml").string() + "' 2>&1",
+                       &out);
+  INFO(out);
+  CHECK(rc == 0);
+  CHECK_THAT(out, Catch::Contains("all checks passed"));
+  CHECK(count_of(out, "ok   ") == 23);
+  // preview watches a file, and never stdin.
+  const Run in = run_spritz("preview -", d);
+  CHECK(in.code == 2);
+  CHECK_THAT(in.err, Catch::Contains("preview watches a file"));
 }
 
 TEST_CASE("depth 16 writes 16-bit PNGs an independent decoder reads, without banding", "[cli]") {
@@ -1165,11 +1199,9 @@ TEST_CASE("check --report writes a static HTML report that Chromium opens from f
   CHECK_THAT(page, Catch::Contains("<li>g/dot/0.900.png</li>"));
   CHECK(page.find(d.string()) == std::string::npos);  // every path relative to the report
   CHECK(fs::exists(d / "rep/img/dot___0.500.actual.png"));
-  const fs::path browser = fs::path(SPRITZ_SOURCE_DIR) / "tests/browser";
-  SPRITZ_SKIP_UNLESS(fs::exists("/usr/bin/chromium"),
-                     "needs Debian's chromium (scripts/build.sh --tests installs it)");
-  SPRITZ_SKIP_UNLESS(fs::exists(browser / "node_modules/puppeteer-core"),
-                     "needs tests/browser's npm packages (scripts/build.sh --tests runs npm ci)");
+  const fs::path browser = browser_tests();
+  const std::string missing = browser_tests_missing();
+  SPRITZ_SKIP_UNLESS(missing.empty(), missing);
   std::string out;
   const int rc = shell(
       "node '" + (browser / "report.mjs").string() + "' '" + (d / "rep").string() + "' 2 1 2>&1",
