@@ -219,6 +219,7 @@ class Preview {
       effect_ = loaded;
       seeded_.clear();
       textures_.clear();
+      forget_texture_files();  // read again: one may be what changed (textures_for locks too)
     }
     ++version_;
     if (!args_.quiet) {

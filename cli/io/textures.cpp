@@ -7,10 +7,21 @@
 
 namespace spritz {
 
+namespace {
+
+std::mutex g_mutex;
+TextureBytes g_files;  // every texture this run has read, by path
+
+}  // namespace
+
+void forget_texture_files() {
+  std::lock_guard<std::mutex> lock(g_mutex);
+  g_files.clear();
+}
+
 const TextureBytes& texture_files(const Effect& fx) {
-  static std::mutex mutex;
-  static TextureBytes files;  // every texture this run has read, by path
-  std::lock_guard<std::mutex> lock(mutex);
+  TextureBytes& files = g_files;
+  std::lock_guard<std::mutex> lock(g_mutex);
   for (const Emitter& em : fx.emitters) {
     if (em.texture.builtin() || files.count(em.texture.path)) continue;
     try {

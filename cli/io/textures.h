@@ -15,6 +15,11 @@ namespace spritz {
 // Safe to call from several threads.
 const TextureBytes& texture_files(const Effect& fx);
 
+// Forgets the bytes read so far, so the next texture_files() reads the
+// files again: for `preview`, which reloads an effect when a texture file
+// changes. No other thread may be using texture_files()' result meanwhile.
+void forget_texture_files();
+
 // load_textures() with this run's texture bytes.
 TextureSet effect_textures(const Effect& fx, double px_per_design_px);
 

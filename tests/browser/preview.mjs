@@ -151,6 +151,32 @@ try {
   await page.select('#bg', 'black');
   check('the background is black', (await page.evaluate(() => document.getElementById('stage').className)) === 'black');
 
+  // A texture file is watched too: the flame drawn with tex.png, then
+  // tex.png replaced by another picture.
+  await page.evaluate(() => {
+    const s = document.getElementById('seed');
+    s.value = '21';
+    s.dispatchEvent(new Event('change'));
+  });
+  await until(page, () => !window.spritzPreview.shown.query.includes('seed='));
+  const coin = new URL('../../configs/textures/coin.png', import.meta.url);
+  fs.copyFileSync(coin, path.join(dir, 'tex.png'));
+  let v = await page.evaluate(() => window.spritzPreview.version);
+  fs.writeFileSync(effect, original.replace('[[emitter]]\n', '[[emitter]]\ntexture = "tex.png"\n'));
+  await until(page, (x) => window.spritzPreview.shown.version > x, v, 3000);
+  const textured = await bytesShown(page);
+  check('a texture file the effect names is drawn', textured === render(0.5).toString('base64') && textured !== before);
+  v = await page.evaluate(() => window.spritzPreview.version);
+  fs.copyFileSync(path.join(dir, 'truth_0.5.png'), path.join(dir, 'tex.png'));
+  const retook = await until(page, (x) => window.spritzPreview.shown.version > x, v, 3000);
+  const retextured = await bytesShown(page);
+  const truth = render(0.5).toString('base64');
+  check('a changed texture file shows within a second', retook >= 0 && retook < 1000 &&
+    retextured === truth && retextured !== textured,
+    `${retook} ms, ${retextured === truth ? 'render --time' : 'not render --time'}, ${retextured !== textured ? 'changed' : 'unchanged'}`);
+  fs.writeFileSync(effect, original);
+  await until(page, (x) => window.spritzPreview.shown.version > x, v + 1, 3000);
+
   // Sheet mode: cells of a 4x4 atlas, stepped one at a time.
   await page.select('#mode', 'sheet');
   await until(page, () => window.spritzPreview.shown.query.includes('fps='));
