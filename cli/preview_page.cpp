@@ -84,6 +84,7 @@ const $ = (id) => document.getElementById(id);
 // What the page shows, for people and for tests.
 const ui = window.spritzPreview = {
   state: null, version: 0, time: 0, playing: false, shown: null, errors: [], loads: 0,
+  fileErrors: [], frameError: null, serverError: null,
 };
 let inflight = false, wanted = null, lastTick = 0;
 
@@ -141,7 +142,8 @@ async function show(t) {
       const res = await fetch("/frame.png?" + q);
       if (!res.ok) {
         const body = await res.json().catch(() => ({ error: res.statusText }));
-        showErrors([body.error]);
+        ui.frameError = body.error;  // this request's (a bad size, say); the file may be fine
+        showErrors();
         continue;
       }
       const blob = await res.blob();
@@ -155,7 +157,8 @@ async function show(t) {
         ($("mode").value === "sheet" ? "  cell " + sheetCell().index(at) : "  frame " +
          Math.round(at * (ui.state ? ui.state.fps : 30)));
       counts(at, q);
-      if (!ui.errors.length) showErrors([]);
+      ui.frameError = null;
+      showErrors();
     }
   } finally {
     inflight = false;
@@ -178,8 +181,10 @@ async function counts(t, q) {
   }
 }
 
-function showErrors(list) {
-  ui.errors = list.filter(Boolean);
+// What the page says: the file's messages (from /state), the last frame
+// request's, and whether the server answers.
+function showErrors() {
+  ui.errors = [...ui.fileErrors, ui.frameError, ui.serverError].filter(Boolean);
   $("errors").textContent = ui.errors.join("\n");
   $("errors").classList.toggle("shown", ui.errors.length > 0);
 }
@@ -222,12 +227,15 @@ async function poll() {
     $("file").textContent = s.file;
     if (s.version !== ui.version) {
       ui.version = s.version;
-      showErrors(s.errors);
+      ui.fileErrors = s.errors;
+      showErrors();
       // A file that no longer loads keeps the last good frame on show.
       if (!s.errors.length || first) show(quantize(ui.time));
     }
+    if (ui.serverError) { ui.serverError = null; showErrors(); }
   } catch (e) {
-    showErrors(["the preview server is not answering (stopped?)"]);
+    ui.serverError = "the preview server is not answering (stopped?)";
+    showErrors();
   }
   setTimeout(poll, 250);
 }

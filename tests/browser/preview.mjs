@@ -177,6 +177,20 @@ try {
   fs.writeFileSync(effect, original);
   await until(page, (x) => window.spritzPreview.shown.version > x, v + 1, 3000);
 
+  // A bad size is this request's message, gone with the next good frame.
+  const setSize = (v) => page.evaluate((x) => {
+    const s = document.getElementById('size');
+    s.value = x;
+    s.dispatchEvent(new Event('change'));
+  }, v);
+  await setSize('12x');
+  const sizeSeen = await until(page, () => /size/.test(document.getElementById('errors').textContent), null, 3000);
+  check('a bad size shows its message', sizeSeen >= 0,
+    await page.evaluate(() => document.getElementById('errors').textContent));
+  await setSize('');
+  check('a good frame clears it',
+    (await until(page, () => !document.getElementById('errors').classList.contains('shown'), null, 3000)) >= 0);
+
   // Sheet mode: cells of a 4x4 atlas, stepped one at a time.
   await page.select('#mode', 'sheet');
   await until(page, () => window.spritzPreview.shown.query.includes('fps='));

@@ -984,7 +984,7 @@ TEST_CASE("preview: a scrub shows render --time's bytes, edits and errors show l
   INFO(out);
   CHECK(rc == 0);
   CHECK_THAT(out, Catch::Contains("all checks passed"));
-  CHECK(count_of(out, "ok   ") == 25);
+  CHECK(count_of(out, "ok   ") == 27);
   // preview watches a file, and never stdin.
   const Run in = run_spritz("preview -", d);
   CHECK(in.code == 2);
