@@ -124,12 +124,24 @@ class Preview {
   explicit Preview(const PreviewArgs& args) : args_(args) { reload(); }
 
   // Reloads when the effect file or a texture file changed; true if it did.
+  // Called every 100 ms by the watcher thread.
   bool poll() {
-    std::vector<FileStamp> now;
-    {
+    const auto stamps = [this] {
+      std::vector<FileStamp> now;
       std::lock_guard<std::mutex> lock(mutex_);
       for (const FileStamp& s : watched_) now.push_back(stamp(s.path));
-      if (now == watched_) return false;
+      return std::make_pair(now, now == watched_);
+    };
+    auto [now, same] = stamps();
+    if (same) return false;
+    // An editor (or a script) may be halfway through writing: wait until
+    // the files have stayed the same for 50 ms (at most a second) before
+    // reading them, so a half-written file is not reported as broken.
+    for (int i = 0; i < 20; ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+      auto next = stamps().first;
+      if (next == now) break;
+      now = std::move(next);
     }
     reload();
     return true;
@@ -379,7 +391,7 @@ int run_preview(const PreviewArgs& args) {
   std::thread watcher([&] {
     while (!done) {
       preview.poll();
-      for (int i = 0; i < 4 && !done; ++i)
+      for (int i = 0; i < 2 && !done; ++i)
         std::this_thread::sleep_for(std::chrono::milliseconds(50));
     }
   });

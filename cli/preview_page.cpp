@@ -237,7 +237,7 @@ async function poll() {
     ui.serverError = "the preview server is not answering (stopped?)";
     showErrors();
   }
-  setTimeout(poll, 250);
+  setTimeout(poll, 150);
 }
 
 $("play").onclick = () => {
