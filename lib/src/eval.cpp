@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdio>
 #include <limits>
+#include <vector>
 
 #include "eval_detail.h"
 #include "particle_motion.h"
@@ -29,32 +30,90 @@ using detail::particle_motion;
 using detail::stream_birth;
 using detail::stream_key;
 
-void evaluate_emitter(const Effect& fx, const Emitter& em, double clock, EmitterFrame& out) {
+// A piece of an emitter's window: stream indices [lo, hi], or burst firing
+// b's particles [j0, j1).
+struct Piece {
+  bool burst = false;
+  int64_t lo = 0, hi = -1;
+  double tb = 0;
+  uint64_t b = 0;
+  uint32_t j0 = 0, j1 = 0;
+};
+
+// Keys per piece: a window larger than this is evaluated in pieces, on
+// several threads when evaluate() is given them.
+constexpr int64_t kPieceKeys = 4096;
+
+void evaluate_piece(const Emitter& em, const Piece& w, double clock, std::vector<Particle>& out,
+                    uint64_t& visited) {
+  Particle p;
+  if (!w.burst) {
+    for (int64_t i = w.lo; i <= w.hi; ++i) {
+      ++visited;
+      if (evaluate_particle(em, stream_key(em, i), stream_birth(em, i), clock, p) &&
+          finite_particle(p))
+        out.push_back(p);
+    }
+    return;
+  }
+  const uint64_t pcap = em.max_particles;
+  for (uint32_t j = w.j0; j < w.j1; ++j) {
+    ++visited;
+    if (evaluate_particle(em, 2 * (w.b * pcap + j) + 1, w.tb, clock, p) && finite_particle(p))
+      out.push_back(p);
+  }
+}
+
+void evaluate_emitter(const Effect& fx, const Emitter& em, double clock, EmitterFrame& out,
+                      const ParallelFor* parallel) {
   out.particles.clear();
   out.stats = {};
   Particle p;
-  const uint64_t pcap = em.max_particles;
   if (em.is_sub()) evaluate_children(fx, em, clock, out, p);
+  // The window in pieces. Every particle is a pure function of its key, and
+  // the particles are sorted below by (birth, key), a total order, so the
+  // pieces may be evaluated in any order, on any thread: the same frame.
+  std::vector<Piece> pieces;
   for_each_window(
       fx, em, clock,
       [&](int64_t lo, int64_t hi) {
         out.stats.window += static_cast<uint64_t>(hi - lo + 1);
-        for (int64_t i = lo; i <= hi; ++i) {
-          ++out.stats.visited;
-          if (evaluate_particle(em, stream_key(em, i), stream_birth(em, i), clock, p) &&
-              finite_particle(p))
-            out.particles.push_back(p);
+        for (int64_t a = lo; a <= hi; a += kPieceKeys) {
+          Piece w;
+          w.lo = a;
+          w.hi = std::min(hi, a + kPieceKeys - 1);
+          pieces.push_back(w);
         }
       },
       [&](double tb, uint64_t b, uint32_t count) {
         out.stats.window += count;
-        for (uint32_t j = 0; j < count; ++j) {
-          const uint64_t key = 2 * (b * pcap + j) + 1;
-          ++out.stats.visited;
-          if (evaluate_particle(em, key, tb, clock, p) && finite_particle(p))
-            out.particles.push_back(p);
+        for (uint32_t a = 0; a < count; a += static_cast<uint32_t>(kPieceKeys)) {
+          Piece w;
+          w.burst = true;
+          w.tb = tb;
+          w.b = b;
+          w.j0 = a;
+          w.j1 = std::min<uint32_t>(count, a + static_cast<uint32_t>(kPieceKeys));
+          pieces.push_back(w);
         }
       });
+  if (!parallel || pieces.size() < 2) {
+    for (const Piece& w : pieces) evaluate_piece(em, w, clock, out.particles, out.stats.visited);
+  } else {
+    std::vector<std::vector<Particle>> found(pieces.size());
+    std::vector<uint64_t> visited(pieces.size(), 0);
+    (*parallel)(static_cast<int>(pieces.size()), [&](int k) {
+      const size_t i = static_cast<size_t>(k);
+      evaluate_piece(em, pieces[i], clock, found[i], visited[i]);
+    });
+    size_t total = out.particles.size();
+    for (const auto& f : found) total += f.size();
+    out.particles.reserve(total);
+    for (size_t i = 0; i < pieces.size(); ++i) {
+      out.particles.insert(out.particles.end(), found[i].begin(), found[i].end());
+      out.stats.visited += visited[i];
+    }
+  }
 
   // Oldest first (newest on top) unless newest_first; ties by key.
   const bool newest_first = em.draw_order == DrawOrder::kNewestFirst;
@@ -123,6 +182,10 @@ bool evaluate_particle(const Emitter& em, uint64_t key, double birth_s, double c
 }
 
 void evaluate(const Effect& fx, double clock, Frame& out) {
+  evaluate(fx, clock, out, nullptr);
+}
+
+void evaluate(const Effect& fx, double clock, Frame& out, const ParallelFor* parallel) {
   if (out.particle_limit != std::numeric_limits<uint64_t>::max()) {
     const uint64_t need = window_size(fx, clock);
     if (need > out.particle_limit) {
@@ -142,7 +205,7 @@ void evaluate(const Effect& fx, double clock, Frame& out) {
   for (size_t k = 0; k < fx.draw_order.size(); ++k) {
     EmitterFrame& ef = out.emitters[k];
     ef.emitter = fx.draw_order[k];
-    evaluate_emitter(fx, fx.emitters[ef.emitter], clock, ef);
+    evaluate_emitter(fx, fx.emitters[ef.emitter], clock, ef, parallel);
   }
 }
 

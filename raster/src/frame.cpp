@@ -99,8 +99,13 @@ uint64_t FrameRenderer::render(double clock) {
     if (raster_.light_pass() != LightPass::kEmissive) return;
     for (size_t i = 3; i < image_.rgba.size(); i += 4) image_.rgba[i] = 0;
   };
+  // Evaluation on the rasterizer's threads: the same frame for any count.
+  const ParallelFor parallel = [this](int tasks, const std::function<void(int)>& fn) {
+    raster_.parallel_for(tasks, fn);
+  };
+  const ParallelFor* on = raster_.threads() > 1 ? &parallel : nullptr;
   if (fx_.canvas.blur_samples <= 1) {
-    evaluate(fx_, clock, frame_);
+    evaluate(fx_, clock, frame_, on);
     raster_.render(frame_, image_);
     covered_ = raster_.stats().covered_pixels;
     light_only();
@@ -113,7 +118,7 @@ uint64_t FrameRenderer::render(double clock) {
   uint64_t most = 0;
   covered_ = 0;
   for (size_t k = 0; k < clocks_.size(); ++k) {
-    evaluate(fx_, clocks_[k], frame_);
+    evaluate(fx_, clocks_[k], frame_, on);
     Image& target = k == 0 ? image_ : sample_;
     raster_.render(frame_, target);
     covered_ += raster_.stats().covered_pixels;

@@ -166,14 +166,14 @@ std::string compare(const Effect& a, const Effect& b) {
     d.eq(e + "collision.rest_speed", cx.rest_speed_px_per_s, cy.rest_speed_px_per_s);
     d.eq(e + "colliders", cx.colliders.size(), cy.colliders.size());
     for (size_t k = 0; k < std::min(cx.colliders.size(), cy.colliders.size()); ++k) {
-      const Collider &a = cx.colliders[k], &b = cy.colliders[k];
+      const Collider &lhs = cx.colliders[k], &rhs = cy.colliders[k];
       const std::string c = e + "colliders[" + std::to_string(k) + "].";
-      d.eq(c + "kind", a.kind, b.kind);
-      d.vec(c + "point", a.point, b.point);
-      d.vec(c + "normal", a.normal, b.normal);
-      d.eq(c + "radius", a.radius, b.radius);
-      d.vec(c + "half", a.half, b.half);
-      d.eq(c + "inside", a.inside, b.inside);
+      d.eq(c + "kind", lhs.kind, rhs.kind);
+      d.vec(c + "point", lhs.point, rhs.point);
+      d.vec(c + "normal", lhs.normal, rhs.normal);
+      d.eq(c + "radius", lhs.radius, rhs.radius);
+      d.vec(c + "half", lhs.half, rhs.half);
+      d.eq(c + "inside", lhs.inside, rhs.inside);
     }
     // Derived at load: equal when the authored values are.
     d.eq(e + "seed", x.seed, y.seed);

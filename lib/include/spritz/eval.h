@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <limits>
 #include <vector>
 
@@ -110,6 +111,15 @@ uint64_t frame_work(const Effect& fx, double clock);
 // dropped, so no NaN or infinity ever reaches the rasterizer.
 void evaluate(const Effect& fx, double clock, Frame& out);
 Frame evaluate(const Effect& fx, double clock);
+
+// Runs fn(0) .. fn(tasks - 1), possibly at once on several threads, and
+// returns when all are done. The library starts no threads of its own.
+using ParallelFor = std::function<void(int tasks, const std::function<void(int)>& fn)>;
+
+// The same frame, its emitters' windows evaluated in pieces of 4096 keys
+// through `parallel` (null: on this thread). The result is the same bytes
+// for any `parallel`: particles are sorted by (birth, key) after.
+void evaluate(const Effect& fx, double clock, Frame& out, const ParallelFor* parallel);
 
 // Evaluates one particle of `em` with key `key` born at `birth_s`, at `clock`.
 // Returns false when it is not alive then. A sub-emitter's child passes its

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string_view>
 #include <vector>
@@ -160,6 +161,10 @@ class Rasterizer {
   const RasterStats& stats() const { return stats_; }
   double scale() const { return view_.scale; }
   int threads() const { return threads_; }
+
+  // Runs fn(0..tasks-1) on this rasterizer's threads (evaluation shares
+  // them: FrameRenderer evaluates a frame's particles with it).
+  void parallel_for(int tasks, const std::function<void(int)>& fn) { pool_->run(tasks, fn); }
 
  private:
   // Whether slots a and b hold samples of one particle's ribbon (or trail).
