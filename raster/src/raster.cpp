@@ -135,7 +135,7 @@ uint64_t Rasterizer::draw_strip(int k, int chunks, Image& out) const {
 }
 
 void Rasterizer::render(const Frame& frame, Image& out) {
-  out.resize(width_, height_);
+  out.resize_for_overwrite(width_, height_);  // every strip clears its rows first
   // Sprite setup in parallel chunks; each particle keeps its slot, so the
   // draw order is the evaluation order whatever the thread count. Chunks
   // are small enough that every thread gets several even for a thousand
