@@ -25,9 +25,8 @@ void check_motion_args(const MotionArgs& args, bool atlas) {
     throw Error("--mv-check blends the stored motion vectors: give --motion-vectors PATH too");
   if (!atlas && (args.check || !args.check_image.empty()))
     throw Error("--mv-check belongs to atlas (it blends two cells of a sheet)");
-  if (!args.output.empty() &&
-      output_format(args.output, false, "--motion-vectors") != ImageFormat::kPng)
-    throw Error("--motion-vectors writes PNG: give a .png path");
+  // Only PNG: any other image or video extension is refused by name.
+  if (!args.output.empty()) output_format(args.output, /*hdr_ok=*/false, "--motion-vectors");
 }
 
 void motion_field(const Effect& fx, const TextureSet& textures, const View& view, int width,

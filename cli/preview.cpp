@@ -69,8 +69,14 @@ PreviewQuery parse_preview_query(const std::multimap<std::string, std::string>& 
     if (params.count(key) > 1) throw Error("parameter '" + key + "' given twice");
     const std::string& value = it->second;
     if (key == "t") {
-      if (!parse_number(value, q.time) || std::abs(q.time) > kMaxTimeS)
-        throw Error("t must be a finite time in seconds within ±1e9");
+      // render --time's grammar, one value: the frame is the one it writes.
+      std::vector<double> times;
+      try {
+        times = parse_times({value});
+      } catch (const Error&) {
+      }
+      if (times.size() != 1) throw Error("t must be a finite time in seconds within ±1e9");
+      q.time = times[0];
     } else if (key == "seed") {
       if (value.empty() || value.size() > 10 ||
           value.find_first_not_of("0123456789") != std::string::npos ||
@@ -196,9 +202,9 @@ class Preview {
     const std::shared_ptr<const Effect> fx = effect_for(q.seed);
     Frame frame;
     frame.particle_limit = particle_limit(1, bytes_per_particle(*fx), memory_budget());
-    check_frame_work(*fx, clock_at_time(*fx, q.time), {clock_at_time(*fx, q.time)}, work_limit(),
-                     kWorkLimitHint);
-    evaluate(*fx, clock_at_time(*fx, q.time), frame);
+    const double clock = clock_at_time(*fx, q.time);
+    check_frame_work(*fx, clock, {clock}, work_limit(), kWorkLimitHint);
+    evaluate(*fx, clock, frame);
     std::string j = "{\"t\":" + json_number(q.time) + ",\"emitters\":[";
     for (size_t i = 0; i < frame.emitters.size(); ++i) {
       const EmitterFrame& ef = frame.emitters[i];

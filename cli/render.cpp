@@ -69,12 +69,6 @@ struct Totals {
   uint64_t motion_clamped = 0;  // --motion-vectors: pixels beyond the scale, over all frames
 };
 
-std::string replace_all(std::string s, const std::string& from, const std::string& to) {
-  for (size_t at = 0; (at = s.find(from, at)) != std::string::npos; at += to.size())
-    s.replace(at, from.size(), to);
-  return s;
-}
-
 // One frame's result, from a worker to the report.
 struct Slot {
   bool skipped = false;

@@ -21,6 +21,12 @@ void parse_size(const std::string& text, int* width, int* height) {
   parse_pair(text, "--size", kMaxSide, width, height);
 }
 
+std::string replace_all(std::string s, const std::string& from, const std::string& to) {
+  for (size_t at = 0; (at = s.find(from, at)) != std::string::npos; at += to.size())
+    s.replace(at, from.size(), to);
+  return s;
+}
+
 RenderJob make_render_job(const RenderArgs& args, const Effect& fx, const std::string& output) {
   RenderJob job;
   // Resolution: the design canvas, or --size / --scale (the effect scales with it).
@@ -104,10 +110,7 @@ RenderJob make_render_job(const RenderArgs& args, const Effect& fx, const std::s
   if (!args.motion.output.empty()) {
     check_motion_args(args.motion, /*atlas=*/false);
     if (raw) throw Error("--motion-vectors writes PNG files beside the frames; -o - has no files");
-    std::string mv = args.motion.output;
-    for (size_t at = 0; (at = mv.find("{seed}", at)) != std::string::npos; at += 1)
-      mv.replace(at, 6, std::to_string(fx.seed));
-    const OutputPattern motion(mv);
+    const OutputPattern motion(replace_all(args.motion.output, "{seed}", std::to_string(fx.seed)));
     if (total > 1 && !motion.has_token())
       throw Error("--motion-vectors " + motion.pattern() + " names one file but " +
                   std::to_string(total) + " frames are requested; add a frame token, e.g. " +

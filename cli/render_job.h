@@ -44,6 +44,9 @@ struct RenderJob {
   RenderItem item(const Effect& fx, uint64_t i) const;
 };
 
+// `s` with every `from` replaced by `to` ({seed} in output patterns).
+std::string replace_all(std::string s, const std::string& from, const std::string& to);
+
 // The 8-bit PNG `render` writes for `item` from the renderer's last frame
 // (its text chunks included), using `px` as scratch. `preview` serves the
 // same bytes.

@@ -10,21 +10,22 @@
 #include <unordered_map>
 
 #include "kernels/sampling.h"
+#include "sprite.h"
 #include "spritz/error.h"
 #include "spritz/raster/pool.h"
 
 namespace spritz {
 namespace {
 
-constexpr double kDegToRad = 3.14159265358979323846 / 180.0;
-constexpr double kMinHalfPx = 1e-5;  // as make_sprite: thinner sprites are drawn this thin
+using detail::kDegToRad;
+using detail::kMinHalfExtentPx;  // as make_sprite: thinner sprites are drawn this thin
 
 // A particle's rectangle on screen (y down): centre, unit local axes, half
 // extents.
 struct Placement {
   double cx = 0, cy = 0;
   double ax_x = 1, ax_y = 0, ay_x = 0, ay_y = -1;
-  double hw = kMinHalfPx, hh = kMinHalfPx;
+  double hw = kMinHalfExtentPx, hh = kMinHalfExtentPx;
 };
 
 Placement place(const Particle& p, int width, int height, const View& view) {
@@ -37,18 +38,16 @@ Placement place(const Particle& p, int width, int height, const View& view) {
   q.ax_y = -s;
   q.ay_x = -s;
   q.ay_y = -c;
-  q.hw = std::max(p.w * view.scale * 0.5, kMinHalfPx);
-  q.hh = std::max(p.h * view.scale * 0.5, kMinHalfPx);
+  q.hw = std::max(p.w * view.scale * 0.5, kMinHalfExtentPx);
+  q.hh = std::max(p.h * view.scale * 0.5, kMinHalfExtentPx);
   return q;
 }
 
 // One particle prepared for the motion pass.
 struct Mover {
-  Sprite sprite;  // coverage and texture, as drawn (valid when `drawn`)
-  bool drawn = false;
+  Sprite sprite;                       // coverage and texture, as drawn
   Placement a, b;                      // now and one step later
   double du = 0, dv = 0;               // the centre's displacement in local half extents
-  double reach = 0;                    // the swept halo reaches s in [-reach, reach] displacements
   double gu = 1, gv = 1;               // the rectangle grown by the least halo, in half extents
   double peak = 0;                     // the most the particle adds to a pixel (its halo's weight)
   int x0 = 0, y0 = 0, x1 = 0, y1 = 0;  // pixels of the rectangle and its halo, clipped
@@ -94,8 +93,8 @@ std::vector<Mover> prepare(const Effect& fx, const TextureSet& textures, const F
     const auto& m = later[ef.emitter];
     for (const Particle& p : ef.particles) {
       Mover mv;
-      mv.drawn = make_sprite(p, em, *textures[em.index], ambient, width, height, view, mv.sprite);
-      if (!mv.drawn) continue;
+      if (!make_sprite(p, em, *textures[em.index], ambient, width, height, view, mv.sprite))
+        continue;
       mv.a = place(p, width, height, view);
       const auto it = m.find({p.key, p.trail});
       if (it != m.end()) {
@@ -113,7 +112,6 @@ std::vector<Mover> prepare(const Effect& fx, const TextureSet& textures, const F
       mv.peak = std::min(1.0f, c[3]) + (c[0] + c[1] + c[2]) / 3.0;
       mv.du = (dx * mv.a.ax_x + dy * mv.a.ax_y) / mv.a.hw;
       mv.dv = (dx * mv.a.ay_x + dy * mv.a.ay_y) / mv.a.hh;
-      mv.reach = opt.dilate;
       mv.gu = 1 + opt.min_halo_px / mv.a.hw;
       mv.gv = 1 + opt.min_halo_px / mv.a.hh;
       const double grow = opt.min_halo_px;
@@ -134,8 +132,8 @@ std::vector<Mover> prepare(const Effect& fx, const TextureSet& textures, const F
 // Whether local point (u, v) is within the rectangle (grown by the least
 // halo) moved by s displacements for some s in [-reach, reach]; `s` gets
 // the smallest such |s|.
-bool swept(const Mover& m, double u, double v, double& s) {
-  double lo = -m.reach, hi = m.reach;
+bool swept(const Mover& m, double reach, double u, double v, double& s) {
+  double lo = -reach, hi = reach;
   auto limit = [&](double p, double d, double g) {
     if (std::abs(d) < 1e-12) {
       if (std::abs(p) > g) hi = lo - 1;
@@ -160,11 +158,11 @@ struct Accum {
   double hw = 0, hx = 0, hy = 0;
 };
 
-// One pass of a particle over its pixels in a strip: the halo layer, then
-// the covered layer where the sprite covers the pixel.
-// long: both layers in one walk over the pixels (two walks would compute the
-// local coordinates twice).
-void draw_mover(const Mover& m, int row_begin, int row_end, int width, std::vector<Accum>& acc) {
+// One pass of a particle over its pixels in a strip: the halo layer (swept
+// `reach` displacements back and forward), then the covered layer where the
+// sprite covers the pixel.
+void draw_mover(const Mover& m, double reach, int row_begin, int row_end, int width,
+                std::vector<Accum>& acc) {
   const Sprite& s = m.sprite;
   const detail::ExactEdges edges(s);
   const int ylo = std::max(m.y0, row_begin), yhi = std::min(m.y1, row_end);
@@ -180,11 +178,11 @@ void draw_mover(const Mover& m, int row_begin, int row_end, int width, std::vect
       // The halo: the rectangle swept along its displacement, the motion of
       // the point it sweeps over this pixel from.
       double sh;
-      if (swept(m, u, v, sh)) {
+      if (swept(m, reach, u, v, sh)) {
         double dx, dy;
         displacement(m, std::clamp(u - sh * m.du, -1.0, 1.0), std::clamp(v - sh * m.dv, -1.0, 1.0),
                      dx, dy);
-        const double hw = m.peak * (m.reach > 0 ? 1 - std::abs(sh) / (m.reach * (1 + 1e-9)) : 1.0);
+        const double hw = m.peak * (reach > 0 ? 1 - std::abs(sh) / (reach * (1 + 1e-9)) : 1.0);
         a.hw += hw;
         a.hx += hw * dx;
         a.hy += hw * dy;
@@ -227,7 +225,8 @@ void render_motion(const Effect& fx, const TextureSet& textures, const Frame& no
     const int row_begin = k * kStripRows, row_end = std::min(height, row_begin + kStripRows);
     std::vector<Accum> acc(static_cast<size_t>(row_end - row_begin) * static_cast<size_t>(width));
     for (const Mover& m : movers)
-      if (m.y0 < row_end && m.y1 > row_begin) draw_mover(m, row_begin, row_end, width, acc);
+      if (m.y0 < row_end && m.y1 > row_begin)
+        draw_mover(m, options.dilate, row_begin, row_end, width, acc);
     for (int y = row_begin; y < row_end; ++y)
       for (int x = 0; x < width; ++x) {
         const Accum& a = acc[static_cast<size_t>(y - row_begin) * static_cast<size_t>(width) +

@@ -10,14 +10,6 @@ namespace spritz {
 namespace detail {
 namespace {
 
-constexpr double kDegToRad = 3.14159265358979323846 / 180.0;
-// Thinner sprites are drawn this thin with their colour and alpha scaled down
-// to keep their light (area x colour). Float coverage resolves edges only to
-// about 1e-7 px in a sprite's local coordinates, so a 1e-7 px line lost all
-// its light; and a half extent of 1e-320 px made 1 / extent infinite in float
-// and the mip level a wild integer, which read texels far outside the
-// texture (a crash in the SIMD kernels).
-constexpr double kMinHalfExtentPx = 1e-5;
 // Mip selection aims at sqrt(2) texels per pixel, half a level blurrier than
 // 1:1: point-sampling a sharper level at pixel centres would gain or lose a
 // few percent of a small sprite's light with its subpixel phase. With it, a

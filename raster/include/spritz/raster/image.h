@@ -4,7 +4,6 @@
 #include <cstddef>
 #include <memory>
 #include <new>
-#include <utility>
 #include <vector>
 
 namespace spritz {
@@ -35,13 +34,11 @@ struct UninitAllocator : std::allocator<T> {
   UninitAllocator() = default;
   template <typename U>
   UninitAllocator(const UninitAllocator<U>&) noexcept {}
+  // Default-initialises; with arguments (resize(n, 0.0f)), allocator_traits
+  // constructs in place as it would without this member.
   template <typename U>
   void construct(U* p) noexcept {
     ::new (static_cast<void*>(p)) U;
-  }
-  template <typename U, typename... Args>
-  void construct(U* p, Args&&... args) {
-    ::new (static_cast<void*>(p)) U(std::forward<Args>(args)...);
   }
 };
 
