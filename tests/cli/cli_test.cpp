@@ -1438,7 +1438,7 @@ TEST_CASE("render writes Radiance HDR when the pattern ends in .hdr", "[cli]") {
 }
 
 TEST_CASE(
-    "the output's extension picks the format, in any case; formats spritz cannot write are refused",
+    "the output's extension picks the format, in any case: formats spritz cannot write are refused",
     "[cli]") {
   const fs::path d = fresh_dir("extensions");
   const std::string fx = kConfigs + "/sparks.toml";
@@ -1451,10 +1451,10 @@ TEST_CASE(
 
   // PNG bytes under a .jpg name, or a "video" that is one PNG, would mislead
   // whatever reads them next.
-  for (const std::string name : {"a.jpg", "a.JPEG", "a.exr", "a.webp"}) {
+  for (const std::string name : {"a.jpg", "a.JPEG", "a.tiff", "a.webp"}) {
     const Run r = run_spritz("render " + fx + " --time 1 -o " + name, d);
     CHECK(r.code == 2);
-    CHECK(r.err.find("spritz writes PNG or Radiance HDR (.hdr)") != std::string::npos);
+    CHECK(r.err.find("spritz writes PNG, Radiance HDR (.hdr) or OpenEXR (.exr)") != std::string::npos);
     CHECK_FALSE(fs::exists(d / name));
   }
   const Run video = run_spritz("render " + fx + " -f 0-9 -o fire.mp4", d);
@@ -1502,7 +1502,7 @@ TEST_CASE("a sequence on several threads gives the same frames, reported in list
   CHECK(raw1.out == raw2.out);
 }
 
-TEST_CASE("a frame that cannot be written fails alone; the others are written", "[cli]") {
+TEST_CASE("a frame that cannot be written fails alone: the others are written", "[cli]") {
   const fs::path d = fresh_dir("pipeline_fail");
   fs::create_directories(d / "w_03.png");  // a directory where frame 3 should go
   const Run r = run_spritz(
@@ -1516,7 +1516,7 @@ TEST_CASE("a frame that cannot be written fails alone; the others are written", 
   CHECK(fs::is_directory(d / "w_03.png"));
 }
 
-TEST_CASE("a full disk stops the run after the frames already started; --skip-existing resumes",
+TEST_CASE("a full disk stops the run after the frames already started: --skip-existing resumes",
           "[cli]") {
   SPRITZ_SKIP_UNLESS(fs::exists("/dev/full"), "/dev/full is missing on this machine");
   for (const std::string threads : {"1", "2"}) {

@@ -64,7 +64,7 @@ TEST_CASE("no worker runs more than the window ahead of the consumer", "[pipelin
   CHECK(worst.load() <= window);
 }
 
-TEST_CASE("a halting result stops new items; those started are still consumed", "[pipeline]") {
+TEST_CASE("a halting result stops new items: those started are still consumed", "[pipeline]") {
   std::vector<uint64_t> seen;
   std::atomic<int> produced{0};
   run_ordered<int>(

@@ -177,7 +177,7 @@ TEST_CASE("an amplitude envelope gives each particle its own amplitude", "[turbu
   CHECK(moved > 5);
 }
 
-TEST_CASE("an amplitude from 0 starts particles at the emitter; phase sets them apart",
+TEST_CASE("an amplitude from 0 starts particles at the emitter: phase sets them apart",
           "[turbulence]") {
   // Particles that stand still, so all their motion is the noise's.
   std::string base = kFountain;

@@ -41,7 +41,7 @@ size_t at(int x, int y) {
 
 }  // namespace
 
-TEST_CASE("a particle's pixels carry its exact displacement; the halo sweeps its path",
+TEST_CASE("a particle's pixels carry its exact displacement: the halo sweeps its path",
           "[motion]") {
   // 40 px/s right for 0.25 s: 10 px; the particle is centred at
   // (22, 32) on screen at t = 0 (12 x 12 px).

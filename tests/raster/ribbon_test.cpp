@@ -137,7 +137,7 @@ TEST_CASE("a ribbon draws the same on any thread count and draw path", "[ribbon]
   }
 }
 
-TEST_CASE("a ribbon ends in its particle; a particle with no sample yet is a sprite", "[ribbon]") {
+TEST_CASE("a ribbon ends in its particle: a particle with no sample yet is a sprite", "[ribbon]") {
   const Scene s = scene();
   // With samples behind it the particle is the ribbon's round end: the light
   // at its centre is the strip's, not the strip's plus a sprite's.
