@@ -127,6 +127,51 @@ void evaluate_emitter(const Effect& fx, const Emitter& em, double clock, Emitter
   if (em.trail.count > 0) add_trails(fx, em, clock, out);
 }
 
+double lerp(double a, double b, double t) {
+  return a + (b - a) * t;
+}
+
+// model.md 7.3 and 7.7: the size curve with its envelope roll, or the
+// start/end form's two rolls, each clamped at 0.
+double particle_size(const Emitter& em, uint32_t st, double tau) {
+  const double u = unit(st, Channel::kSizeEnvelope);
+  if (!em.size_ramp.enabled) return std::max(em.size_px.evaluate(tau, 2 * u - 1), 0.0);
+  const double a = std::max(em.size_ramp.start.at(u), 0.0);
+  const double b = std::max(em.size_ramp.end.at(unit(st, Channel::kSizeEnd)), 0.0);
+  return lerp(a, b, tau);
+}
+
+// Transparency in [0, 1] (model.md 7.6, 7.7).
+double particle_transparency(const Emitter& em, uint32_t st, double tau) {
+  const double u = unit(st, Channel::kTransparencyEnvelope);
+  if (!em.transparency_ramp.enabled)
+    return std::clamp(em.transparency.evaluate(tau, 2 * u - 1), 0.0, 1.0);
+  const double a = std::clamp(em.transparency_ramp.start.at(u), 0.0, 1.0);
+  const double b =
+      std::clamp(em.transparency_ramp.end.at(unit(st, Channel::kTransparencyEnd)), 0.0, 1.0);
+  return lerp(a, b, tau);
+}
+
+// The sRGB colour (model.md 7.2, 7.7): the curve with its one envelope roll,
+// or each channel's own start and end rolls, clamped to [0, 1].
+Rgb particle_color(const Emitter& em, uint32_t st, double tau) {
+  if (!em.color_ramp.enabled) {
+    const double eps = em.color_has_envelope ? 2 * unit(st, Channel::kColorEnvelope) - 1 : 0.0;
+    return em.color.evaluate(tau, eps);
+  }
+  const ColorRamp& c = em.color_ramp;
+  const auto channel = [&](double s0, double s1, double e0, double e1, uint32_t k) {
+    const double a = std::clamp(
+        lerp(s0, s1, unit_raw(st, static_cast<uint32_t>(Channel::kColorStartR) + k)), 0.0, 1.0);
+    const double b = std::clamp(
+        lerp(e0, e1, unit_raw(st, static_cast<uint32_t>(Channel::kColorEndR) + k)), 0.0, 1.0);
+    return lerp(a, b, tau);
+  };
+  return {channel(c.start_min.r, c.start_max.r, c.end_min.r, c.end_max.r, 0),
+          channel(c.start_min.g, c.start_max.g, c.end_min.g, c.end_max.g, 1),
+          channel(c.start_min.b, c.start_max.b, c.end_min.b, c.end_max.b, 2)};
+}
+
 }  // namespace
 
 bool evaluate_particle(const Emitter& em, uint64_t key, double birth_s, double clock, Particle& out,
@@ -144,23 +189,22 @@ bool evaluate_particle(const Emitter& em, uint64_t key, double birth_s, double c
 
   // Size and squash: (w, h) = (s / l, s l) for q >= 0, (s l, s / l) for q < 0,
   // l = 1 + |q|, so w h = s^2.
-  const double size_eps = 2 * unit(st, Channel::kSizeEnvelope) - 1;
-  const double size = std::max(em.size_px.evaluate(tau, size_eps), 0.0);
+  const double size = particle_size(em, st, tau);
   const double squash_eps = 2 * unit(st, Channel::kSquashEnvelope) - 1;
   const double q = em.squash.evaluate(tau, squash_eps);
   const double l = 1 + std::abs(q);
   const double w = q >= 0 ? size / l : size * l;
   const double h = q >= 0 ? size * l : size / l;
 
-  double rot = em.rotation_deg.at(unit(st, Channel::kRotation)) +
-               em.rotation_speed_deg_per_s.at(unit(st, Channel::kRotationSpeed)) * age;
+  const double rot0 = em.rotation_deg.at(unit(st, Channel::kRotation));
+  double rot = em.rotation_speed_deg_per_s.at(unit(st, Channel::kRotationSpeed)) * age;
+  rot += em.has_rotation_end
+             ? lerp(rot0, em.rotation_end_deg.at(unit(st, Channel::kRotationEnd)), tau)
+             : rot0;
   if (em.orientation != Orientation::kFacing) {
     rot += std::atan2(pm.heading.y, pm.heading.x) * kRadToDeg;
     if (em.orientation == Orientation::kVelocityPerpendicular) rot += 90;
   }
-
-  const double transparency_eps = 2 * unit(st, Channel::kTransparencyEnvelope) - 1;
-  const double color_eps = em.color_has_envelope ? 2 * unit(st, Channel::kColorEnvelope) - 1 : 0.0;
 
   out.key = key;
   out.birth_s = birth_s;
@@ -173,8 +217,8 @@ bool evaluate_particle(const Emitter& em, uint64_t key, double birth_s, double c
   out.w = w;
   out.h = h;
   out.rotation_deg = rot;
-  out.color_srgb = em.color.evaluate(tau, color_eps);
-  out.alpha = 1 - std::clamp(em.transparency.evaluate(tau, transparency_eps), 0.0, 1.0);
+  out.color_srgb = particle_color(em, st, tau);
+  out.alpha = 1 - particle_transparency(em, st, tau);
   out.cell = em.flipbook.enabled ? flipbook_cell(em.flipbook, st, age, tau) : 0;
   out.trail = 0;
   out.impacts = static_cast<uint16_t>(pm.impacts);

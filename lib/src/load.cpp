@@ -62,6 +62,7 @@ Effect load_effect(std::string_view text, const std::string& source_name,
   }
 
   toml_load::Translator tr(source_name, base_dir);
+  tr.provided_textures = options.provided_textures;
   Effect fx = tr.translate(root);
   if (!tr.diagnostics.empty()) {
     sort_by_location(tr.diagnostics);

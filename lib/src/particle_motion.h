@@ -27,6 +27,8 @@ inline constexpr double kDegToRad = 3.14159265358979323846 / 180.0;
 // the frame the particle moves in: a local-space particle's, without the path).
 struct Launch {
   Vec2 start, v0, noise_origin;
+  Vec2 origin;  // the shape's centre: what forces turn about
+  Vec2 v0_dir;  // the launch direction (unit), what an orbit starts along
 };
 
 inline Launch launch(const Emitter& em, uint32_t st, double birth_s, double clock,
@@ -48,7 +50,54 @@ inline Launch launch(const Emitter& em, uint32_t st, double birth_s, double cloc
   }
   const Vec2 start = origin + s.offset;
   const bool riding = !parent && !em.path.empty() && em.space == Space::kLocal;
-  return {start, v0, riding ? em.position + s.offset : start};
+  return {start, v0, riding ? em.position + s.offset : start, origin, dir};
+}
+
+// model.md 6.1: gravity, drag and the radial and tangential accelerations
+// integrated from birth by semi-implicit Euler with the emitter's step h:
+// floor(age / h) whole steps, then one of the remaining age. Each step takes
+// the unit vector r from the origin before it (0 at the origin), t = r turned
+// a quarter counter-clockwise, then v += (g + a_r r + a_t t - k v) dt and
+// p += v dt. The same age always takes the same steps: a pure function.
+inline MotionState integrate_forces(const Emitter& em, uint32_t st, Vec2 origin, Vec2 start,
+                                    Vec2 v0, double age) {
+  const double ar = em.forces.radial.at(unit(st, Channel::kRadialAcceleration));
+  const double at = em.forces.tangential.at(unit(st, Channel::kTangentialAcceleration));
+  const Vec2 g = em.acceleration;
+  const double k = em.drag_per_s, h = em.forces.step_s;
+  Vec2 p = start - origin, v = v0;
+  const auto step = [&](double dt) {
+    const double r = std::sqrt(p.x * p.x + p.y * p.y);
+    const Vec2 rh = r > 0 ? p * (1 / r) : Vec2{0, 0};
+    const Vec2 th{-rh.y, rh.x};
+    v = v + (g + rh * ar + th * at - v * k) * dt;
+    p = p + v * dt;
+  };
+  const double whole = std::floor(age / h);
+  const auto n = static_cast<int64_t>(whole);
+  for (int64_t i = 0; i < n; ++i) step(h);
+  const double rest = age - whole * h;
+  if (rest > 0) step(rest);
+  return {origin + p, v};
+}
+
+// model.md 6.2: orbit motion about the origin (the start point, shape
+// offset included): radius lerp(R0, R1, tau), angle theta0 + omega age, and
+// the velocity its exact derivative.
+inline MotionState orbit_motion(const Emitter& em, uint32_t st, Vec2 centre, Vec2 dir, double age) {
+  const Orbit& o = em.orbit;
+  const double life = em.lifetime_s.at(unit(st, Channel::kLifetime));
+  const double r0 = o.radius.at(unit(st, Channel::kOrbitRadius));
+  const double r1 = o.has_radius_end ? o.radius_end.at(unit(st, Channel::kOrbitRadiusEnd)) : r0;
+  const double w = o.angular_speed_deg_per_s.at(unit(st, Channel::kOrbitAngularSpeed)) *
+                   motion_constants::kDegToRad;
+  const double tau = life > 0 ? age / life : 0;
+  const double r = r0 + (r1 - r0) * tau;
+  const double dr = life > 0 ? (r1 - r0) / life : 0;
+  const double phi = std::atan2(dir.y, dir.x) + w * age;
+  const Vec2 u{std::cos(phi), std::sin(phi)};
+  const Vec2 n{-u.y, u.x};
+  return {centre + u * r, u * dr + n * (r * w)};
 }
 
 // Turbulence (model.md 9.6): adds A(tau) noise(p0 f, age speed + phase
@@ -112,6 +161,10 @@ inline ParticleMotion particle_motion(const Emitter& em, uint32_t st, double bir
     out.impacts = c.impacts;
     out.alive = c.alive;
     resting = c.resting;
+  } else if (em.orbit.enabled) {
+    out.m = orbit_motion(em, st, l.start, l.v0_dir, age);
+  } else if (em.forces.enabled()) {
+    out.m = integrate_forces(em, st, l.origin, l.start, l.v0, age);
   } else {
     out.m = move_particle(l.start, l.v0, em.acceleration, em.drag_per_s, age);
   }

@@ -67,7 +67,7 @@ int builtin_cell_px(const Emitter& em, double px_per_design_px) {
   double squash = 0;
   for (int k = 0; k < em.squash.count; ++k)
     squash = std::max(squash, std::abs(em.squash.value[k]) + std::abs(em.squash.envelope[k]));
-  const double px = em.size_px.max_value() * (1 + squash) * px_per_design_px;
+  const double px = em.max_size_px() * (1 + squash) * px_per_design_px;
   const int cells = em.flipbook.enabled ? std::max(em.flipbook.cols, em.flipbook.rows) : 1;
   int most = 256;  // a power of two
   while (most > 1 && most * cells > kMaxBuiltinSide) most /= 2;

@@ -9,6 +9,7 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <tuple>
 
 #include "spritz/eval.h"
 #include "spritz/hash.h"
@@ -110,6 +111,33 @@ std::string compare(const Effect& a, const Effect& b) {
     d.range(e + "rotation", x.rotation_deg, y.rotation_deg);
     d.range(e + "rotation_speed", x.rotation_speed_deg_per_s, y.rotation_speed_deg_per_s);
     d.eq(e + "orientation", x.orientation, y.orientation);
+    d.eq(e + "has_rotation_end", x.has_rotation_end, y.has_rotation_end);
+    d.range(e + "rotation_end", x.rotation_end_deg, y.rotation_end_deg);
+    d.range(e + "forces.radial", x.forces.radial, y.forces.radial);
+    d.range(e + "forces.tangential", x.forces.tangential, y.forces.tangential);
+    d.eq(e + "forces.step", x.forces.step_s, y.forces.step_s);
+    d.eq(e + "orbit", x.orbit.enabled, y.orbit.enabled);
+    d.range(e + "orbit.radius", x.orbit.radius, y.orbit.radius);
+    d.eq(e + "orbit.has_radius_end", x.orbit.has_radius_end, y.orbit.has_radius_end);
+    d.range(e + "orbit.radius_end", x.orbit.radius_end, y.orbit.radius_end);
+    d.range(e + "orbit.angular_speed", x.orbit.angular_speed_deg_per_s,
+            y.orbit.angular_speed_deg_per_s);
+    for (auto [ra, rb, what] :
+         {std::tuple{&x.size_ramp, &y.size_ramp, "size_ramp"},
+          {&x.transparency_ramp, &y.transparency_ramp, "transparency_ramp"}}) {
+      d.eq(e + what, ra->enabled, rb->enabled);
+      d.range(e + what + ".start", ra->start, rb->start);
+      d.range(e + what + ".end", ra->end, rb->end);
+    }
+    d.eq(e + "color_ramp", x.color_ramp.enabled, y.color_ramp.enabled);
+    for (auto [ca2, cb2] : {std::pair{x.color_ramp.start_min, y.color_ramp.start_min},
+                            {x.color_ramp.start_max, y.color_ramp.start_max},
+                            {x.color_ramp.end_min, y.color_ramp.end_min},
+                            {x.color_ramp.end_max, y.color_ramp.end_max}}) {
+      d.eq(e + "color_ramp.r", ca2.r, cb2.r);
+      d.eq(e + "color_ramp.g", ca2.g, cb2.g);
+      d.eq(e + "color_ramp.b", ca2.b, cb2.b);
+    }
     d.curve(e + "size", x.size_px, y.size_px);
     d.curve(e + "transparency", x.transparency, y.transparency);
     d.curve(e + "squash", x.squash, y.squash);

@@ -2,6 +2,7 @@
 // loading (load.h), nothing else knows about TOML.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -130,6 +131,50 @@ struct Turbulence {
   bool amplitude_has_envelope = false;
 };
 
+// Start and end values rolled apart (model.md 7.7), the form Particle
+// Designer and cocos2d use: a particle rolls a = start.at(u) and b =
+// end.at(u') on two channels, clamps each at birth to the property's range,
+// and its value at tau is lerp(a, b, tau). When enabled it replaces the
+// property's curve.
+struct Ramp {
+  bool enabled = false;
+  Range start, end;
+};
+
+// The same for colour: each of r, g and b rolls its own start and end
+// between two colours (sRGB, in [0, 1]), so a particle's channels vary
+// independently.
+struct ColorRamp {
+  bool enabled = false;
+  Rgb start_min, start_max, end_min, end_max;
+};
+
+// Radial and tangential acceleration (model.md 6.1): a_r outward from the
+// particle's origin (the emitter's place at its birth) and a_t a quarter
+// turn counter-clockwise from it, each rolled per particle. No closed form:
+// each particle's own motion is integrated from its birth with a fixed step
+// (semi-implicit Euler), so it is still a pure function of its age.
+inline constexpr double kDefaultForceStepS = 1.0 / 60;
+struct Forces {
+  Range radial{0, 0}, tangential{0, 0};  // px/s^2
+  double step_s = kDefaultForceStepS;
+  bool enabled() const {
+    return radial.min != 0 || radial.max != 0 || tangential.min != 0 || tangential.max != 0;
+  }
+};
+
+// Orbit motion (model.md 6.2, cocos2d's radius mode): the particle circles
+// its origin at radius lerp(R0, R1, tau), at angle theta0 + omega age, with
+// theta0 the launch direction (direction and spread). It replaces the
+// ballistic motion: speed, acceleration and drag do not apply.
+struct Orbit {
+  bool enabled = false;
+  Range radius{0, 0};
+  bool has_radius_end = false;  // false: R1 = R0 (the same roll)
+  Range radius_end{0, 0};
+  Range angular_speed_deg_per_s{0, 0};  // counter-clockwise positive
+};
+
 struct Emitter {
   std::string name;
   uint32_t index = 0;  // 0-based position in the file, disabled emitters included
@@ -157,11 +202,21 @@ struct Emitter {
   double drag_per_s = 0;
   Range rotation_deg{0, 0};
   Range rotation_speed_deg_per_s{0, 0};
+  // rotation_end (model.md 7.4): when set, the rotation goes from the
+  // `rotation` roll to this one over the particle's life (plus the spin).
+  bool has_rotation_end = false;
+  Range rotation_end_deg{0, 0};
+  Forces forces;
+  Orbit orbit;
   Orientation orientation = Orientation::kFacing;
   Curve size_px = Curve::constant(8);
   Curve transparency = Curve::constant(0);
   Curve squash = Curve::constant(0);
   ColorCurve color = ColorCurve::constant({1, 1, 1});
+  // The start/end forms of size, transparency and colour (when enabled,
+  // they replace the curves above).
+  Ramp size_ramp, transparency_ramp;
+  ColorRamp color_ramp;
   double brightness = 1;
   double light_emission = 0;
   double light_influence = 0;
@@ -180,6 +235,12 @@ struct Emitter {
   Collision collision;
   SourceLoc collision_loc;
   bool is_sub() const { return sub.parent >= 0; }
+  // The largest size a particle can have, whichever form size takes.
+  double max_size_px() const {
+    return size_ramp.enabled ? std::max({size_ramp.start.min, size_ramp.start.max,
+                                         size_ramp.end.min, size_ramp.end.max, 0.0})
+                             : size_px.max_value();
+  }
 
   // Derived at load.
   uint32_t seed = 0;                // s_e

@@ -49,6 +49,18 @@ enum class Channel : uint32_t {
   kTurbulenceX = 17,         // spritz extension: the seed of the x noise field
   kTurbulenceY = 18,         // spritz extension: the seed of the y noise field
   kTurbulenceEnvelope = 19,  // spritz extension: turbulence amplitude envelope roll
+  // Start/end rolls (model.md 7.7); the start rolls of size and
+  // transparency are their envelope channels, 5 and 6.
+  kSizeEnd = 20,
+  kTransparencyEnd = 21,
+  kColorStartR = 22,  // then G 23, B 24
+  kColorEndR = 25,    // then G 26, B 27
+  kRotationEnd = 28,
+  kRadialAcceleration = 29,
+  kTangentialAcceleration = 30,
+  kOrbitRadius = 31,
+  kOrbitRadiusEnd = 32,
+  kOrbitAngularSpeed = 33,
 };
 
 // unit(st, ch) = M(st ^ ((ch + 1) * 0x85EBCA77)) / 2^32, in [0, 1).

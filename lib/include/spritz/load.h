@@ -17,6 +17,10 @@ struct LoadOptions {
   // so they are checked by the same rules. Emitters are addressed by index or
   // name: "emitter.0.rate=100", "emitter.flames.shape.kind=box".
   std::vector<std::string> overrides;
+  // Texture paths (as resolved against the effect's folder, lexically
+  // normal) whose bytes the caller supplies itself: they need not exist as
+  // files. An imported effect's texture, decoded from the file it came in.
+  std::vector<std::string> provided_textures;
 };
 
 // The source name of an effect read from stdin. Its default effect name is

@@ -38,6 +38,11 @@ inline const Keys kEmitterKeys = {"name",
                                   "drag",
                                   "rotation",
                                   "rotation_speed",
+                                  "rotation_end",
+                                  "radial_acceleration",
+                                  "tangential_acceleration",
+                                  "integration",
+                                  "orbit",
                                   "orientation",
                                   "size",
                                   "transparency",
@@ -62,6 +67,13 @@ inline const Keys kEmitterKeys = {"name",
                                   "sub",
                                   "collision",
                                   "colliders"};
+inline const Keys kRampKeys = {"start", "end"};
+inline const Keys kIntegrationKeys = {"step"};
+inline const Keys kOrbitKeys = {"radius", "radius_end", "angular_speed"};
+// The shortest step radial and tangential forces may take, and the most
+// steps a particle's life may need (each evaluation walks them all).
+inline constexpr double kMinForceStepS = 1e-4;
+inline constexpr double kMaxForceSteps = 1e6;
 inline const Keys kSubKeys = {"parent", "on", "count"};
 inline const Keys kCollisionKeys = {"response", "restitution", "friction", "max_bounces",
                                     "rest_speed"};

@@ -106,22 +106,176 @@ void Translator::read_motion(const toml::table& t, Emitter& em) {
   if (auto n = t.get("rotation_speed"))
     if (auto r = range(*n, "rotation_speed", -std::numeric_limits<double>::max()))
       em.rotation_speed_deg_per_s = *r;
+  if (auto n = t.get("rotation_end"))
+    if (auto r = range(*n, "rotation_end", -std::numeric_limits<double>::max())) {
+      em.rotation_end_deg = *r;
+      em.has_rotation_end = true;
+    }
   if (auto n = t.get("orientation"))
     if (auto i =
             choice(*n, "orientation", {"facing", "velocity_parallel", "velocity_perpendicular"}))
       em.orientation = static_cast<Orientation>(*i);
+  read_forces(t, em);
+  if (auto n = t.get("orbit")) read_orbit(*n, em.orbit);
+}
+
+// radial_acceleration, tangential_acceleration and their integration step
+// (model.md 6.1), and what they cannot be combined with.
+void Translator::read_forces(const toml::table& t, Emitter& em) {
+  const double any = -std::numeric_limits<double>::max();
+  if (auto n = t.get("radial_acceleration"))
+    if (auto r = range(*n, "radial_acceleration", any)) em.forces.radial = *r;
+  if (auto n = t.get("tangential_acceleration"))
+    if (auto r = range(*n, "tangential_acceleration", any)) em.forces.tangential = *r;
+  if (auto n = t.get("integration")) {
+    const toml::table* it = inline_table(*n, kIntegrationKeys, "integration",
+                                         "integration must be a table { step = 0.0166667 }");
+    if (it)
+      if (auto s = it->get("step"))
+        if (auto v = bounded(*s, "integration.step", kMinForceStepS, 1, "within [1e-4, 1] s"))
+          em.forces.step_s = *v;
+  }
+  if (const toml::node* o = t.get("orbit")) {
+    const bool moving = em.forces.enabled() || em.acceleration.x != 0 || em.acceleration.y != 0 ||
+                        em.drag_per_s != 0;
+    if (moving || t.get("colliders") || t.get("collision"))
+      error(*o,
+            "orbit motion replaces the ballistic motion: it takes no acceleration, drag, "
+            "radial or tangential acceleration or colliders (set them to 0 or remove them)");
+    return;
+  }
+  if (!em.forces.enabled()) return;
+  const toml::node& at = t.get("radial_acceleration") ? *t.get("radial_acceleration")
+                                                      : *t.get("tangential_acceleration");
+  if (em.lifetime_s.max / em.forces.step_s > kMaxForceSteps)
+    error(at, "radial and tangential acceleration integrate each particle's life in steps of " +
+                  fmt_number(em.forces.step_s) + " s, and a lifetime of " +
+                  fmt_number(em.lifetime_s.max) + " s needs more than 1e6 of them: " +
+                  "shorten the lifetime or lengthen integration.step");
+  if (t.get("colliders") || t.get("collision"))
+    error(at,
+          "radial and tangential acceleration cannot be combined with colliders (collisions "
+          "are solved on the closed-form motion)");
+}
+
+// orbit = { radius, radius_end, angular_speed } (model.md 6.2).
+void Translator::read_orbit(const toml::node& n, Orbit& orbit) {
+  const toml::table* t = inline_table(
+      n, kOrbitKeys, "orbit",
+      "orbit must be a table { radius = [min, max], radius_end = [min, max], angular_speed = 90 }");
+  if (!t) return;
+  orbit.enabled = true;
+  const double any = -std::numeric_limits<double>::max();
+  if (auto r = t->get("radius")) {
+    if (auto v = range(*r, "orbit.radius", any)) orbit.radius = *v;
+  } else {
+    error(n, "orbit needs a radius = [min, max] (design px)");
+  }
+  if (auto r = t->get("radius_end"))
+    if (auto v = range(*r, "orbit.radius_end", any)) {
+      orbit.radius_end = *v;
+      orbit.has_radius_end = true;
+    }
+  if (auto r = t->get("angular_speed"))
+    if (auto v = range(*r, "orbit.angular_speed", any)) orbit.angular_speed_deg_per_s = *v;
+}
+
+// size / transparency = { start = [min, max], end = [min, max] } (model.md 7.7).
+void Translator::read_ramp(const toml::node& n, std::string_view what, double lo, double hi,
+                           Ramp& ramp) {
+  const std::string w(what);
+  const toml::table* t = inline_table(n, kRampKeys, what,
+                                      w + " must be a number, keypoints or { start = [min, max], "
+                                          "end = [min, max] }");
+  if (!t) return;
+  const toml::node* s = t->get("start");
+  const toml::node* e = t->get("end");
+  if (!s || !e) {
+    error(n, w + " = { start, end } needs both start and end");
+    return;
+  }
+  auto a = range(*s, w + ".start", lo, hi);
+  auto b = range(*e, w + ".end", lo, hi);
+  if (!a || !b) return;
+  ramp.enabled = true;
+  ramp.start = *a;
+  ramp.end = *b;
+}
+
+// A colour of a ramp: "#rrggbb" or [r, g, b] whose components may lie
+// outside [0, 1] (each roll is clamped at birth, as cocos2d does), within
+// [-1e3, 1e3].
+std::optional<Rgb> Translator::ramp_color(const toml::node& n, const std::string& what) {
+  const toml::array* a = n.as_array();
+  if (!a) return opaque_color(n, what);
+  if (a->size() != 3) {
+    error(n, what + " must be [r, g, b]");
+    return std::nullopt;
+  }
+  double c[3];
+  for (size_t k = 0; k < 3; ++k) {
+    auto v = bounded((*a)[k], what + " component", -1e3, 1e3, "within [-1e3, 1e3]");
+    if (!v) return std::nullopt;
+    c[k] = *v;
+  }
+  return Rgb{c[0], c[1], c[2]};
+}
+
+// color = { start = [colour, colour] or colour, end = ... } (model.md 7.7).
+void Translator::read_color_ramp(const toml::node& n, ColorRamp& ramp) {
+  const toml::table* t =
+      inline_table(n, kRampKeys, "color",
+                   "color must be a colour, keypoints or { start = [[r, g, b], [r, g, b]], "
+                   "end = [[r, g, b], [r, g, b]] }");
+  if (!t) return;
+  const auto pair = [&](const toml::node* v, std::string_view which, Rgb& lo, Rgb& hi) {
+    const std::string w = "color." + std::string(which);
+    if (!v) {
+      error(n, "color = { start, end } needs both start and end");
+      return false;
+    }
+    const toml::array* a = v->as_array();
+    if (a && a->size() == 2 && !(*a)[0].is_number()) {
+      auto c0 = ramp_color((*a)[0], w + " first colour");
+      auto c1 = ramp_color((*a)[1], w + " second colour");
+      if (!c0 || !c1) return false;
+      lo = *c0, hi = *c1;
+      return true;
+    }
+    auto c = ramp_color(*v, w);
+    if (!c) return false;
+    lo = hi = *c;
+    return true;
+  };
+  if (pair(t->get("start"), "start", ramp.start_min, ramp.start_max) &&
+      pair(t->get("end"), "end", ramp.end_min, ramp.end_max))
+    ramp.enabled = true;
 }
 
 // The curves over life, colour, brightness, light and draw order.
 void Translator::read_appearance(const toml::table& t, Emitter& em) {
-  if (auto n = t.get("size"))
-    if (auto c = curve(*n, "size")) em.size_px = *c;
-  if (auto n = t.get("transparency"))
-    if (auto c = curve(*n, "transparency")) em.transparency = *c;
+  if (auto n = t.get("size")) {
+    if (n->is_table())
+      read_ramp(*n, "size", -std::numeric_limits<double>::max(), std::numeric_limits<double>::max(),
+                em.size_ramp);
+    else if (auto c = curve(*n, "size"))
+      em.size_px = *c;
+  }
+  if (auto n = t.get("transparency")) {
+    if (n->is_table())
+      read_ramp(*n, "transparency", -std::numeric_limits<double>::max(),
+                std::numeric_limits<double>::max(), em.transparency_ramp);
+    else if (auto c = curve(*n, "transparency"))
+      em.transparency = *c;
+  }
   if (auto n = t.get("squash"))
     if (auto c = curve(*n, "squash")) em.squash = *c;
-  if (auto n = t.get("color"))
-    if (auto c = color_curve(*n, "color")) em.color = *c;
+  if (auto n = t.get("color")) {
+    if (n->is_table())
+      read_color_ramp(*n, em.color_ramp);
+    else if (auto c = color_curve(*n, "color"))
+      em.color = *c;
+  }
   if (auto n = t.get("brightness"))
     if (auto v = bounded(*n, "brightness", 0, 1e6, "within [0, 1e6]")) em.brightness = *v;
   if (auto n = t.get("light_emission"))
@@ -150,6 +304,10 @@ void Translator::read_texture(const toml::table& t, Emitter& em) {
       } else {
         fs::path p(*s);
         if (p.is_relative() && base_dir_ != ".") p = fs::path(base_dir_) / p;
+        em.texture.path = p.lexically_normal().string();
+        if (std::find(provided_textures.begin(), provided_textures.end(), em.texture.path) !=
+            provided_textures.end())
+          return;
         std::error_code ec;
         const auto status = fs::status(p, ec);
         const bool missing = ec.value() == ENOENT || ec.value() == ENOTDIR;

@@ -18,6 +18,7 @@ class Translator : public TomlReader {
   using TomlReader::TomlReader;
 
   Effect translate(const toml::table& root);
+  std::vector<std::string> provided_textures;  // LoadOptions::provided_textures
   void warn_invisible(const toml::table& t, const Emitter& em);
 
  private:
@@ -31,6 +32,11 @@ class Translator : public TomlReader {
   void read_motion(const toml::table& t, Emitter& em);
   void read_appearance(const toml::table& t, Emitter& em);
   void read_texture(const toml::table& t, Emitter& em);
+  void read_forces(const toml::table& t, Emitter& em);
+  void read_orbit(const toml::node& n, Orbit& orbit);
+  void read_ramp(const toml::node& n, std::string_view what, double lo, double hi, Ramp& ramp);
+  void read_color_ramp(const toml::node& n, ColorRamp& ramp);
+  std::optional<Rgb> ramp_color(const toml::node& n, const std::string& what);
   void read_flipbook(const toml::node& n, Flipbook& fb);
   void read_motion_blur(const toml::node& n, Canvas& canvas);
   void read_trail(const toml::node& n, Trail& trail, const std::string& emitter);

@@ -65,6 +65,19 @@ std::string color_curve(const ColorCurve& c) {
   return keypoints(c, [&](size_t i) { return rgb(c.srgb[i]); });
 }
 
+std::string ramp(const Ramp& r) {
+  return "{ start = " + range(r.start) + ", end = " + range(r.end) + " }";
+}
+
+std::string color_ramp(const ColorRamp& r) {
+  const auto pair = [](Rgb a, Rgb b) {
+    const bool same = a.r == b.r && a.g == b.g && a.b == b.b;
+    return same ? rgb(a) : "[" + rgb(a) + ", " + rgb(b) + "]";
+  };
+  return "{ start = " + pair(r.start_min, r.start_max) + ", end = " + pair(r.end_min, r.end_max) +
+         " }";
+}
+
 std::string quote(const std::string& s) {
   return toml_load::toml_quote(s);
 }
@@ -215,6 +228,20 @@ void write_parts(std::ostream& o, const Emitter& em) {
   }
 }
 
+// Radial and tangential acceleration and the orbit (model.md 6.1, 6.2).
+void write_forces(std::ostream& o, const Emitter& em) {
+  if (em.forces.enabled())
+    o << "radial_acceleration = " << range(em.forces.radial) << "\n"
+      << "tangential_acceleration = " << range(em.forces.tangential) << "\n"
+      << "integration = { step = " << num(em.forces.step_s) << " }\n";
+  if (em.orbit.enabled) {
+    const Orbit& b = em.orbit;
+    o << "orbit = { radius = " << range(b.radius);
+    if (b.has_radius_end) o << ", radius_end = " << range(b.radius_end);
+    o << ", angular_speed = " << range(b.angular_speed_deg_per_s) << " }\n";
+  }
+}
+
 void write_emitter(std::ostream& o, const Emitter& em, const WriteOptions& options) {
   o << "[[emitter]]\n"
     << "name = " << quote(em.name) << "\n"
@@ -231,13 +258,17 @@ void write_emitter(std::ostream& o, const Emitter& em, const WriteOptions& optio
     << "drag = " << num(em.drag_per_s) << "\n"
     << "inherit_velocity = " << num(em.inherit_velocity) << "\n"
     << "rotation = " << range(em.rotation_deg) << "\n"
-    << "rotation_speed = " << range(em.rotation_speed_deg_per_s) << "\n"
+    << "rotation_speed = " << range(em.rotation_speed_deg_per_s) << "\n";
+  if (em.has_rotation_end) o << "rotation_end = " << range(em.rotation_end_deg) << "\n";
+  write_forces(o, em);
+  o << "size = " << (em.size_ramp.enabled ? ramp(em.size_ramp) : curve(em.size_px)) << "\n"
+    << "transparency = "
+    << (em.transparency_ramp.enabled ? ramp(em.transparency_ramp) : curve(em.transparency)) << "\n"
+    << "squash = " << curve(em.squash) << "\n"
+    << "color = " << (em.color_ramp.enabled ? color_ramp(em.color_ramp) : color_curve(em.color))
+    << "\n"
     << "orientation = "
     << word(em.orientation, {"facing", "velocity_parallel", "velocity_perpendicular"}) << "\n"
-    << "size = " << curve(em.size_px) << "\n"
-    << "transparency = " << curve(em.transparency) << "\n"
-    << "squash = " << curve(em.squash) << "\n"
-    << "color = " << color_curve(em.color) << "\n"
     << "brightness = " << num(em.brightness) << "\n"
     << "light_emission = " << num(em.light_emission) << "\n"
     << "light_influence = " << num(em.light_influence) << "\n"
