@@ -311,7 +311,7 @@ int run_check(const CheckArgs& args) {
   std::vector<Effect> effects;
   std::unordered_map<std::string, std::string> path_of_name;
   for (const std::string& path : args.effects) {
-    effects.push_back(load_effect_path(path));
+    effects.push_back(load_effect_path(path, {}, args.from));
     if (!args.quiet) print_warnings(effects.back().warnings);
     const std::string& name = effects.back().name;
     const auto [first, fresh] = path_of_name.emplace(name, path);

@@ -24,11 +24,18 @@ struct EffectArgs {
   std::string effect;  // path, "-" for stdin, empty for the bundled default
   std::optional<int64_t> seed;
   std::vector<std::string> sets;
+  std::string from;  // --from: toml, cocos2d or pex; empty: detected from the content
 };
 
 // Loads the effect named by `args` (overrides validated with the file).
+// A .plist or .pex effect is imported first (docs/import.md): the very TOML
+// `spritz import` writes, its texture supplied from memory.
 Effect load_effect_arg(const EffectArgs& args);
-Effect load_effect_path(const std::string& path, const std::vector<std::string>& overrides = {});
+Effect load_effect_path(const std::string& path, const std::vector<std::string>& overrides = {},
+                        const std::string& from = "");
+// The bytes of the file at `path` when it is a regular file (an imported
+// effect's texture beside it), recorded as an input of this run.
+std::optional<std::vector<uint8_t>> read_beside(const std::string& path);
 // Prints an effect's warnings to stderr, "file:line:col: warning: message".
 void print_warnings(const std::vector<Diagnostic>& warnings);
 
@@ -96,6 +103,7 @@ struct InspectArgs {
 struct ValidateArgs {
   std::vector<std::string> effects;
   std::vector<std::string> sets;
+  std::string from;
   bool json = false;
   bool quiet = false;
 };
@@ -114,6 +122,7 @@ struct DiffArgs {
 
 struct CheckArgs {
   std::vector<std::string> effects;
+  std::string from;
   std::string golden;
   std::string out;  // where failures write actual and diff images; empty: a new temporary folder
   bool update = false;
@@ -172,6 +181,19 @@ int run_diff(const DiffArgs& args);
 int run_check(const CheckArgs& args);
 int run_inspect(const InspectArgs& args);
 int run_validate(const ValidateArgs& args);
+
+// spritz import (docs/import.md).
+struct ImportArgs {
+  std::string effect;
+  std::string output;  // the TOML; empty: <stem>.toml in the working directory; "-": stdout
+  std::string from;
+  std::string size;  // "WxH"; empty: fitted
+  std::optional<double> position_x, position_y;
+  bool y_down = false, y_up = false;
+  double step = 1.0 / 60;
+  bool json = false;
+};
+int run_import(const ImportArgs& args);
 
 // The clock values `spritz check` renders: [check] times, or by default the
 // middles of the duration's thirds (duration/6, duration/2, 5 duration/6).

@@ -4,31 +4,74 @@
 #include "commands.h"
 #include "io/io.h"
 #include "io/textures.h"
+#include "spritz/import/import.h"
 #include "spritz/load.h"
 
 namespace spritz {
 
 namespace {
 
-Effect load_effect_source(const std::string& path, const LoadOptions& options) {
+EffectFormat effect_format(const std::string& from, std::string_view text,
+                           const std::string& name) {
+  if (from.empty()) return detect_effect_format(text, name);
+  const auto f = parse_effect_format(from);
+  if (!f) throw Error("--from must be toml, cocos2d or pex, got \"" + printable(from) + "\"");
+  return *f;
+}
+
+// An imported effect, loaded as the TOML `spritz import` would write for it:
+// the same text (so the same bytes out), the texture from memory.
+Effect load_imported(const std::string& text, const std::string& name, const std::string& base,
+                     EffectFormat format, LoadOptions options) {
+  const ImportResult r = import_effect(text, name, base, format, ImportOptions{}, read_beside);
+  if (!r.texture_name.empty()) {
+    const std::string path =
+        (std::filesystem::path(base) / r.texture_name).lexically_normal().string();
+    provide_texture(path, r.texture_png);
+    options.provided_textures.push_back(path);
+  }
+  Effect fx = load_effect(r.toml, name, base, options);
+  // The import's own warnings (a missing texture, a blend spritz cannot
+  // do) go with the effect's, which every command prints.
+  fx.warnings.insert(fx.warnings.begin(), r.warnings.begin(), r.warnings.end());
+  return fx;
+}
+
+Effect load_effect_source(const std::string& path, const LoadOptions& options,
+                          const std::string& from) {
   if (path.empty()) return load_effect(default_effect_text(), kDefaultEffectName, ".", options);
+  std::string name = path, base = ".";
+  const std::string* text = nullptr;
+  std::string file_text;
   if (path == "-") {
     // Read once: --seeds loads the effect again for every seed.
-    static const std::string text = read_stdin();
-    return load_effect(text, std::string(kStdinSourceName), ".", options);
+    static const std::string stdin_text = read_stdin();
+    text = &stdin_text;
+    name = std::string(kStdinSourceName);
+  } else {
+    file_text = read_text_file(path);
+    text = &file_text;
+    base = std::filesystem::path(path).parent_path().string();
+    if (base.empty()) base = ".";
   }
-  const std::string text = read_text_file(path);
-  std::string base = std::filesystem::path(path).parent_path().string();
-  if (base.empty()) base = ".";
-  return load_effect(text, path, base, options);
+  const EffectFormat format = effect_format(from, *text, name);
+  if (format != EffectFormat::kToml) return load_imported(*text, name, base, format, options);
+  return load_effect(*text, name, base, options);
 }
 
 }  // namespace
 
-Effect load_effect_path(const std::string& path, const std::vector<std::string>& overrides) {
+std::optional<std::vector<uint8_t>> read_beside(const std::string& path) {
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec)) return std::nullopt;
+  return read_texture_file(path);
+}
+
+Effect load_effect_path(const std::string& path, const std::vector<std::string>& overrides,
+                        const std::string& from) {
   LoadOptions options;
   options.overrides = overrides;
-  Effect fx = load_effect_source(path, options);
+  Effect fx = load_effect_source(path, options, from);
   // Its texture files are read now, once (and so are inputs no output of this
   // run may replace).
   texture_files(fx);
@@ -51,7 +94,7 @@ Effect load_effect_arg(const EffectArgs& args) {
     overrides.push_back("effect.seed=" + std::to_string(*args.seed));
   }
   overrides.insert(overrides.end(), args.sets.begin(), args.sets.end());
-  return load_effect_path(args.effect, overrides);
+  return load_effect_path(args.effect, overrides, args.from);
 }
 
 }  // namespace spritz

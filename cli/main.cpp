@@ -20,6 +20,13 @@ namespace {
 
 using namespace spritz;
 
+void add_from_option(CLI::App* cmd, std::string& from) {
+  cmd->add_option("--from", from,
+                  "The effect's format: toml, cocos2d (.plist) or pex (default: detected from "
+                  "the content)")
+      ->check(CLI::IsMember({"toml", "cocos2d", "pex"}));
+}
+
 void add_effect_options(CLI::App* cmd, EffectArgs& a, int64_t& seed, CLI::Option*& seed_opt) {
   seed_opt = cmd->add_option("--seed", seed, "Effect seed (overrides effect.seed), 0..4294967295");
   cmd->add_option("--set", a.sets,
@@ -27,6 +34,7 @@ void add_effect_options(CLI::App* cmd, EffectArgs& a, int64_t& seed, CLI::Option
                   "emitter.0.rate=100, emitter.flames.color=\"#ff0000\", canvas.tonemap=clamp")
       ->take_last()
       ->allow_extra_args(false);
+  add_from_option(cmd, a.from);
 }
 
 // --motion-vectors and its options (docs/cli.md, "Motion vectors").
@@ -244,6 +252,7 @@ int main(int argc, char** argv) {
                                    "Load and check effect files; print every problem and warning");
   v->add_option("effects", validate.effects, "Effect files")->required();
   v->add_option("--set", validate.sets, "Override a config value before validating (repeatable)");
+  add_from_option(v, validate.from);
   v->add_flag("--json", validate.json, "NDJSON: one object per file with its problems");
   v->add_flag("-q,--quiet", validate.quiet, "Print only problems");
   v->footer(
@@ -290,6 +299,7 @@ int main(int argc, char** argv) {
   c->add_option("--golden", check.golden, "Golden image folder (DIR/<effect>/<time>.png)")
       ->required();
   c->add_flag("--update", check.update, "(Re)write the goldens instead of comparing");
+  add_from_option(c, check.from);
   c->add_option("--out", check.out,
                 "Where failures write <name>.actual.png and <name>.diff.png (default: a new "
                 "temporary folder)");
@@ -322,6 +332,43 @@ int main(int argc, char** argv) {
       "On GitHub Actions (GITHUB_ACTIONS=true) each failure is also an ::error annotation on the "
       "effect file.\n"
       "Exit codes: 0 all match, 1 a difference or a missing golden, 2 usage, config or I/O error.");
+
+  // import
+  ImportArgs import;
+  CLI::App* im = app.add_subcommand(
+      "import", "Translate a Particle Designer / cocos2d .plist or Starling .pex effect to TOML");
+  im->add_option("effect", import.effect, "Effect file (.plist or .pex); '-' reads stdin")
+      ->required();
+  im->add_option("-o,--output", import.output,
+                 "The TOML file (default: <name>.toml in the working directory; '-': stdout). "
+                 "The texture goes beside it as <name>-texture.png");
+  add_from_option(im, import.from);
+  im->add_option("--size", import.size,
+                 "Canvas WxH in design px (default: fitted to where the particles go)");
+  im->add_option_function<std::vector<double>>(
+        "--position",
+        [&import](const std::vector<double>& xy) {
+          import.position_x = xy.at(0);
+          import.position_y = xy.at(1);
+        },
+        "The emitter's place X Y, design px from the canvas centre, y up (default: centring "
+        "the particles)")
+      ->expected(2);
+  auto* yd = im->add_flag("--y-down", import.y_down,
+                          "The file's y axis points down (Starling; the default for .pex)");
+  im->add_flag("--y-up", import.y_up,
+               "The file's y axis points up (cocos2d, Kivy; the default "
+               "for .plist)")
+      ->excludes(yd);
+  im->add_option("--step", import.step,
+                 "Integration step of radial and tangential acceleration, s (default 1/60, "
+                 "cocos2d's frame)");
+  im->add_flag("--json", import.json, "One JSON object on stdout: what was written and every note");
+  im->footer(
+      "Examples:\n  spritz import fire.plist -o fx/fire.toml\n"
+      "  spritz import sun.pex --size 512x512 --json\n"
+      "Every command also reads .plist and .pex directly: spritz render fire.plist --time 1 -o "
+      "f.png");
 
   // An unknown command: CLI11 would say "A subcommand is required".
   if (argc > 1 && argv[1][0] != '-') {
@@ -427,6 +474,9 @@ int main(int argc, char** argv) {
         return run_inspect(inspect);
       }
       if (v->parsed()) return run_validate(validate);
+      if (im->parsed()) {
+        return run_import(import);
+      }
       if (d->parsed()) {
         if (dp_opt->count()) diff.max_diff_pixels = diff_pixels;
         if (dr_opt->count()) diff.max_diff_ratio = diff_ratio;

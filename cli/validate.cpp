@@ -13,7 +13,7 @@ int run_validate(const ValidateArgs& args) {
   for (const std::string& path : args.effects) {
     std::vector<Diagnostic> problems, warnings;
     try {
-      const Effect fx = load_effect_path(path, args.sets);
+      const Effect fx = load_effect_path(path, args.sets, args.from);
       effect_textures(fx, 1.0);  // decodes every texture: a corrupt PNG is a problem too
       warnings = fx.warnings;
     } catch (const Error& e) {

@@ -19,6 +19,11 @@ void forget_texture_files() {
   g_files.clear();
 }
 
+void provide_texture(const std::string& path, std::vector<unsigned char> bytes) {
+  std::lock_guard<std::mutex> lock(g_mutex);
+  g_files[path] = std::move(bytes);
+}
+
 const TextureBytes& texture_files(const Effect& fx) {
   TextureBytes& files = g_files;
   std::lock_guard<std::mutex> lock(g_mutex);

@@ -20,6 +20,10 @@ const TextureBytes& texture_files(const Effect& fx);
 // changes. No other thread may be using texture_files()' result meanwhile.
 void forget_texture_files();
 
+// Supplies the bytes of the texture at `path` (an imported effect's, decoded
+// from the file it came in), so that texture_files() never reads that path.
+void provide_texture(const std::string& path, std::vector<unsigned char> bytes);
+
 // load_textures() with this run's texture bytes.
 TextureSet effect_textures(const Effect& fx, double px_per_design_px);
 

@@ -1,0 +1,121 @@
+// spritz import (docs/import.md): a .plist or .pex effect written as TOML,
+// its texture as a PNG beside it, and every approximation said.
+#include "spritz/import/import.h"
+
+#include <cstdio>
+#include <filesystem>
+
+#include "commands.h"
+#include "io/atomic.h"
+#include "io/inputs.h"
+#include "json.h"
+#include "spritz/load.h"
+
+namespace spritz {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string diagnostics_json(const std::vector<Diagnostic>& list) {
+  std::string out = "[";
+  for (size_t i = 0; i < list.size(); ++i) {
+    const Diagnostic& d = list[i];
+    out += std::string(i ? "," : "") + "{\"file\":" + json_string(d.loc.file) +
+           ",\"line\":" + std::to_string(d.loc.line) + ",\"col\":" + std::to_string(d.loc.col) +
+           ",\"message\":" + json_string(d.message) + "}";
+  }
+  return out + "]";
+}
+
+ImportOptions import_options(const ImportArgs& args) {
+  ImportOptions o;
+  if (!args.size.empty()) parse_size(args.size, &o.canvas_width, &o.canvas_height);
+  o.position_x = args.position_x;
+  o.position_y = args.position_y;
+  if (args.y_down) o.y_down = true;
+  if (args.y_up) o.y_down = false;
+  if (!(args.step >= 1e-4 && args.step <= 1))
+    throw Error("--step must be within [1e-4, 1] s, got " + json_number(args.step));
+  o.step_s = args.step;
+  return o;
+}
+
+}  // namespace
+
+int run_import(const ImportArgs& args) {
+  const ImportOptions options = import_options(args);
+  const bool from_stdin = args.effect == "-";
+  const std::string text = from_stdin ? read_stdin() : read_text_file(args.effect);
+  const std::string name = from_stdin ? std::string(kStdinSourceName) : args.effect;
+  std::string base = from_stdin ? "." : fs::path(args.effect).parent_path().string();
+  if (base.empty()) base = ".";
+  EffectFormat format;
+  if (args.from.empty()) {
+    format = detect_effect_format(text, name);
+  } else {
+    format = *parse_effect_format(args.from);
+  }
+  if (format == EffectFormat::kToml)
+    throw Error(SourceLoc{name, 0, 0},
+                "is a spritz TOML effect already (import reads .plist and .pex; --from forces "
+                "a format)");
+  const ImportResult r = import_effect(text, name, base, format, options, read_beside);
+
+  // Where things go: the TOML, and the texture beside it.
+  const bool to_stdout = args.output == "-";
+  std::string toml_path = args.output;
+  if (toml_path.empty()) toml_path = r.fx.name + ".toml";
+  const fs::path dir = to_stdout ? fs::path(".") : fs::path(toml_path).parent_path();
+  const std::string texture_path =
+      r.texture_name.empty() ? "" : (dir / r.texture_name).lexically_normal().string();
+  // Check both before writing either: no half an import.
+  if (!to_stdout) {
+    ensure_output_dir(toml_path);
+    check_not_input(toml_path);
+  }
+  if (!texture_path.empty()) {
+    ensure_output_dir(texture_path);
+    check_not_input(texture_path);
+  }
+
+  // The TOML must load as it is, with its texture: check it before writing.
+  LoadOptions lo;
+  const std::string load_base = dir.empty() ? "." : dir.string();
+  if (!texture_path.empty()) lo.provided_textures.push_back(texture_path);
+  load_effect(r.toml, to_stdout ? "<stdout>" : toml_path, load_base, lo);
+
+  if (!texture_path.empty())
+    write_file_atomic(texture_path, r.texture_png.data(), r.texture_png.size());
+  if (to_stdout)
+    std::fwrite(r.toml.data(), 1, r.toml.size(), stdout);
+  else
+    write_file_atomic(toml_path, r.toml.data(), r.toml.size());
+
+  if (args.json) {
+    const std::string line =
+        "{\"event\":\"import\",\"source\":" + json_string(name) +
+        ",\"format\":" + json_string(effect_format_name(format)) +
+        ",\"effect\":" + json_string(to_stdout ? "-" : toml_path) +
+        ",\"texture\":" + (texture_path.empty() ? "null" : json_string(texture_path)) +
+        ",\"texture_origin\":" +
+        json_string(r.texture_origin.empty() ? "builtin:soft" : r.texture_origin) +
+        ",\"canvas\":[" + std::to_string(r.fx.canvas.width) + "," +
+        std::to_string(r.fx.canvas.height) + "],\"warnings\":" + diagnostics_json(r.warnings) +
+        ",\"notes\":" + diagnostics_json(r.notes) + "}\n";
+    std::fwrite(line.data(), 1, line.size(), to_stdout ? stderr : stdout);
+  } else {
+    for (const Diagnostic& d : r.warnings)
+      std::fprintf(stderr, "%s\n", Diagnostic{d.loc, "warning: " + d.message}.to_string().c_str());
+    for (const Diagnostic& d : r.notes)
+      std::fprintf(stderr, "%s\n", Diagnostic{d.loc, "note: " + d.message}.to_string().c_str());
+    std::fprintf(stderr, "spritz: imported %s (%s) to %s%s%s, canvas %dx%d\n",
+                 printable(name).c_str(), effect_format_name(format),
+                 to_stdout ? "stdout" : printable(toml_path).c_str(),
+                 texture_path.empty() ? "" : " and ", printable(texture_path).c_str(),
+                 r.fx.canvas.width, r.fx.canvas.height);
+  }
+  return kExitOk;
+}
+
+}  // namespace spritz
