@@ -16,6 +16,7 @@ void derive(Effect& fx) {
     em.turbulence.amplitude_has_envelope = em.turbulence.amplitude.has_envelope();
     em.direction = direction_from_degrees(em.direction_deg);
     em.color_has_envelope = em.color.has_envelope();
+    em.blend_srgb = fx.canvas.blend == BlendSpace::kSrgb;
     const double life_max = em.lifetime_s.max;
     // Little's law: a steady stream holds about r * mean(life) <= r * L_max.
     double rate = life_max > 0 ? std::min(em.rate_per_s, em.max_particles / life_max) : 0.0;

@@ -280,6 +280,32 @@ uint16_t to_u16(double v) {
 
 }  // namespace
 
+void srgb_blend_to_linear(Image& img, Tonemap tonemap, int row_begin, int row_end) {
+  const bool white = tonemap == Tonemap::kWhite;
+  const size_t w = static_cast<size_t>(img.width);
+  for (size_t i = static_cast<size_t>(row_begin) * w; i < static_cast<size_t>(row_end) * w; ++i) {
+    float* px = &img.rgba[i * 4];
+    // The tone map of encode4, on the encoded values.
+    float r = std::max(px[0], 0.0f), g = std::max(px[1], 0.0f), b = std::max(px[2], 0.0f);
+    const float a = std::clamp(px[3], 0.0f, 1.0f);
+    if (white) {
+      const float p = std::max(r, std::max(g, b));
+      if (p > 1.0f) {
+        const float beta = 1.0f - 1.0f / p, keep = 1.0f - beta;
+        r = keep * r / p + beta, g = keep * g / p + beta, b = keep * b / p + beta;
+      }
+    }
+    r = std::min(r, 1.0f), g = std::min(g, 1.0f), b = std::min(b, 1.0f);
+    // The alpha the encoder will write, then the light that encodes to E / a.
+    const float a_out = std::max(a, std::max(r, std::max(g, b)));
+    const double inv = a_out > 0.0f ? 1.0 / a_out : 0.0;
+    px[0] = static_cast<float>(srgb_to_linear(std::min(1.0, r * inv)) * a_out);
+    px[1] = static_cast<float>(srgb_to_linear(std::min(1.0, g * inv)) * a_out);
+    px[2] = static_cast<float>(srgb_to_linear(std::min(1.0, b * inv)) * a_out);
+    px[3] = a;
+  }
+}
+
 // The scalar form of encode4's steps 1-3 (same float operations for the
 // tone map and alpha), with sRGB in double and 16-bit rounding.
 void encode_rgba16(const Image& img, Tonemap tonemap, AlphaMode alpha, std::vector<uint16_t>& out) {

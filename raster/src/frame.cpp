@@ -94,8 +94,16 @@ uint64_t FrameRenderer::render(double clock) {
     if (window_size(fx_, clock) > frame_.particle_limit) evaluate(fx_, clock, frame_);
     check_frame_work(fx_, clock, clocks_, work_limit_, work_hint_);
   }
-  // The emissive pass is light to add: no coverage of its own.
+  // The emissive pass is light to add: no coverage of its own. A frame
+  // blended in sRGB values becomes the light its encoding shows first.
   const auto light_only = [&] {
+    if (fx_.canvas.blend == BlendSpace::kSrgb) {
+      const int rows = image_.height, strip = 64;
+      raster_.parallel_for((rows + strip - 1) / strip, [&](int k) {
+        srgb_blend_to_linear(image_, fx_.canvas.tonemap, k * strip,
+                             std::min(rows, (k + 1) * strip));
+      });
+    }
     if (raster_.light_pass() != LightPass::kEmissive) return;
     for (size_t i = 3; i < image_.rgba.size(); i += 4) image_.rgba[i] = 0;
   };

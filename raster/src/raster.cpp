@@ -36,11 +36,14 @@ Rasterizer::Rasterizer(const Effect& fx, const TextureSet& textures, int width, 
       view_(view),
       pool_(std::make_unique<ThreadPool>(std::max(1, threads))) {
   const Rgba& bg = fx.canvas.background_srgb;
-  background_[0] = static_cast<float>(srgb_to_linear(bg.r) * bg.a);
-  background_[1] = static_cast<float>(srgb_to_linear(bg.g) * bg.a);
-  background_[2] = static_cast<float>(srgb_to_linear(bg.b) * bg.a);
+  // Blending in sRGB values (canvas.blend): every colour as it is stored.
+  const bool srgb = fx.canvas.blend == BlendSpace::kSrgb;
+  const auto space = [srgb](double c) { return srgb ? c : srgb_to_linear(c); };
+  background_[0] = static_cast<float>(space(bg.r) * bg.a);
+  background_[1] = static_cast<float>(space(bg.g) * bg.a);
+  background_[2] = static_cast<float>(space(bg.b) * bg.a);
   background_[3] = static_cast<float>(bg.a);
-  ambient_linear_ = srgb_to_linear(fx.canvas.ambient_srgb);
+  ambient_linear_ = srgb ? fx.canvas.ambient_srgb : srgb_to_linear(fx.canvas.ambient_srgb);
 }
 
 size_t Rasterizer::assign_slots(const Frame& frame) {

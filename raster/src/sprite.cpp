@@ -48,12 +48,13 @@ Float4 particle_colour(const Particle& p, const Emitter& em, Rgb ambient_linear,
                        : pass == LightPass::kAlpha ? 1 - em.light_emission
                                                    : em.light_emission;
   const double k = em.brightness * p.alpha * thin * share;
-  return Float4{static_cast<float>(srgb_to_linear_fast(p.color_srgb.r) * k *
-                                   (1 - li + li * ambient_linear.r)),
-                static_cast<float>(srgb_to_linear_fast(p.color_srgb.g) * k *
-                                   (1 - li + li * ambient_linear.g)),
-                static_cast<float>(srgb_to_linear_fast(p.color_srgb.b) * k *
-                                   (1 - li + li * ambient_linear.b)),
+  // Blending in sRGB values (canvas.blend): the colour as it is stored.
+  const auto space = [&em](double c) {
+    return em.blend_srgb ? std::clamp(c, 0.0, 1.0) : srgb_to_linear_fast(c);
+  };
+  return Float4{static_cast<float>(space(p.color_srgb.r) * k * (1 - li + li * ambient_linear.r)),
+                static_cast<float>(space(p.color_srgb.g) * k * (1 - li + li * ambient_linear.g)),
+                static_cast<float>(space(p.color_srgb.b) * k * (1 - li + li * ambient_linear.b)),
                 static_cast<float>(p.alpha * thin * (1 - em.light_emission))};
 }
 

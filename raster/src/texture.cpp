@@ -224,7 +224,7 @@ void check_texture_memory(uint64_t need, uint64_t already, const std::string& wh
 }  // namespace
 
 Texture texture_from_encoded(const std::vector<unsigned char>& bytes, const std::string& name,
-                             int cols, int rows, const TextureLimits& limits) {
+                             int cols, int rows, const TextureLimits& limits, bool srgb_values) {
   if (bytes.size() > static_cast<size_t>(std::numeric_limits<int>::max()))
     throw Error("texture " + name + " is too large");
   // The chunk structure and declared size first: stb would allocate what a
@@ -254,7 +254,8 @@ Texture texture_from_encoded(const std::vector<unsigned char>& bytes, const std:
   // sRGB to linear once per texel value, then premultiply, straight into
   // each cell's full-size level (no full-image float copy).
   float lut[256];
-  for (int i = 0; i < 256; ++i) lut[i] = static_cast<float>(srgb_to_linear(i / 255.0));
+  for (int i = 0; i < 256; ++i)
+    lut[i] = static_cast<float>(srgb_values ? i / 255.0 : srgb_to_linear(i / 255.0));
   build_cells(tex, [&](MipLevel& base, int x0, int y0) {
     float* out = base.rgba.data();
     for (int y = 0; y < base.height; ++y) {
@@ -323,7 +324,7 @@ TextureSet load_textures(const Effect& fx, double px_per_design_px, const Textur
         auto tex = std::make_shared<const Texture>(
             builtin ? builtin_texture(em.texture.name, res, cols, rows)
                     : texture_from_encoded(texture_file(files, em.texture.path), em.texture.path,
-                                           cols, rows, limits));
+                                           cols, rows, limits, em.blend_srgb));
         it = cache.emplace(key, std::move(tex)).first;
       } catch (const Error& e) {
         throw Error(em.texture_loc, e.what());

@@ -14,6 +14,7 @@
 #include "spritz/eval.h"
 #include "spritz/load.h"
 #include "spritz/raster/encode.h"
+#include "spritz/raster/frame.h"
 #include "spritz/raster/raster.h"
 #include "spritz/raster/texture.h"
 
@@ -753,4 +754,38 @@ TEST_CASE("the rasterizer draws every emitter's particles in order across chunks
     CHECK(r.stats().sprites == static_cast<uint64_t>(drawn));
     CHECK(std::memcmp(got.rgba.data(), want.rgba.data(), want.rgba.size() * sizeof(float)) == 0);
   }
+}
+
+TEST_CASE(
+    "canvas.blend = \"srgb\" blends the stored values, as engines without sRGB "
+    "framebuffers do",
+    "[blend]") {
+  // Two solid particles on one spot over opaque black: additive grey 0.5
+  // twice, and white at half opacity over the background.
+  const auto centre = [](const std::string& emitter, const std::string& blend) {
+    const Effect fx = load_effect(
+        "[canvas]\nsize = [16, 16]\nbackground = \"#000000\"\n"
+        "tonemap = \"clamp\"\nblend = \"" +
+            blend +
+            "\"\n[[emitter]]\nrate = 0\nspeed = 0\n"
+            "lifetime = 10\nsize = 64\ntexture = \"builtin:solid\"\n" +
+            emitter,
+        "t.toml", ".");
+    FrameRenderer r(fx, 16, 16, 2, load_textures(fx, 1.0));
+    r.render(1);
+    std::vector<uint8_t> rgba;
+    r.encode(rgba);
+    const size_t i = 4 * (8 * 16 + 8);
+    return std::array<int, 4>{rgba[i], rgba[i + 1], rgba[i + 2], rgba[i + 3]};
+  };
+  const std::string add =
+      "bursts = [{ time = 0, count = 2 }]\ncolor = [0.5, 0.5, 0.5]\nlight_emission = 1\n";
+  const std::string over = "bursts = [{ time = 0, count = 1 }]\ntransparency = 0.5\n";
+  // sRGB values: 0.5 + 0.5 = 1, and 0.5 of white over black is 0.5.
+  CHECK(centre(add, "srgb")[0] == 255);
+  CHECK(centre(over, "srgb")[0] == 128);
+  // Linear light: twice 0.214 is 0.428, sRGB 0.686; half of white is 0.5 linear, sRGB 0.735.
+  CHECK(centre(add, "linear")[0] == 175);
+  CHECK(centre(over, "linear")[0] == 188);
+  CHECK(centre(over, "srgb")[3] == 255);
 }

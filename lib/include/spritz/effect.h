@@ -58,6 +58,11 @@ enum class TextureFilter { kTrilinear, kBilinear, kNearest };
 enum class FlipbookMode { kOneshot, kLoop, kPingpong, kRandom };
 enum class Tonemap { kWhite, kClamp };
 enum class AlphaMode { kStraight, kPremultiplied };
+// Where light is blended (docs/rendering.md, "Blending space"): in linear
+// light (real additive light), or in the stored sRGB values as game engines
+// without sRGB framebuffers do (cocos2d, Starling), so a bake looks as the
+// game drew it.
+enum class BlendSpace { kLinear, kSrgb };
 
 struct Flipbook {
   bool enabled = false;
@@ -246,6 +251,7 @@ struct Emitter {
   uint32_t seed = 0;                // s_e
   Vec2 direction{0, 1};             // unit vector of direction_deg
   bool color_has_envelope = false;  // whether the colour curve varies per particle
+  bool blend_srgb = false;          // the canvas blends in sRGB values (Canvas::blend)
   double stream_rate_per_s = 0;     // after the Little's-law clamp (and loop rounding)
   uint64_t loop_keys = 0;           // N = r T for a looped effect (0 when not looped)
 };
@@ -256,6 +262,7 @@ struct Canvas {
   Rgb ambient_srgb{1, 1, 1};
   Tonemap tonemap = Tonemap::kWhite;
   AlphaMode alpha = AlphaMode::kStraight;
+  BlendSpace blend = BlendSpace::kLinear;
   // Motion blur (docs/rendering.md): each frame is the mean of `blur_samples`
   // evaluations spread evenly over `shutter` frame intervals centred on the
   // frame's time. 1 sample is no blur.

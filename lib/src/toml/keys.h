@@ -22,8 +22,8 @@ using Keys = std::vector<std::string_view>;
 
 inline const Keys kRootKeys = {"effect", "canvas", "emitter", "check"};
 inline const Keys kEffectKeys = {"name", "seed", "duration", "fps", "loop", "start", "time_scale"};
-inline const Keys kCanvasKeys = {"size",    "background", "ambient",
-                                 "tonemap", "alpha",      "motion_blur"};
+inline const Keys kCanvasKeys = {"size",  "background",  "ambient", "tonemap",
+                                 "alpha", "motion_blur", "blend"};
 inline const Keys kMotionBlurKeys = {"samples", "shutter"};
 inline const Keys kEmitterKeys = {"name",
                                   "enabled",

@@ -78,6 +78,9 @@ void Translator::read_canvas(const toml::table& t, Canvas& canvas) {
   if (auto n = t.get("alpha"))
     if (auto i = choice(*n, "canvas.alpha", {"straight", "premultiplied"}))
       canvas.alpha = static_cast<AlphaMode>(*i);
+  if (auto n = t.get("blend"))
+    if (auto i = choice(*n, "canvas.blend", {"linear", "srgb"}))
+      canvas.blend = static_cast<BlendSpace>(*i);
   if (auto n = t.get("motion_blur")) read_motion_blur(*n, canvas);
 }
 

@@ -114,6 +114,7 @@ void write_canvas(std::ostream& o, const Canvas& c) {
     << "ambient = " << rgb(c.ambient_srgb) << "\n"
     << "tonemap = " << word(c.tonemap, {"white", "clamp"}) << "\n"
     << "alpha = " << word(c.alpha, {"straight", "premultiplied"}) << "\n"
+    << "blend = " << word(c.blend, {"linear", "srgb"}) << "\n"
     << "motion_blur = { samples = " << c.blur_samples << ", shutter = " << num(c.shutter)
     << " }\n\n";
 }

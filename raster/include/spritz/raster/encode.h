@@ -39,6 +39,13 @@ uint8_t linear_to_srgb8(float linear);
 // map and alpha rule in the same float operations, then sRGB (the exact
 // transfer function, in double) times 65535, rounded to nearest. Soft
 // gradients keep 256 times as many levels.
+// For a frame blended in sRGB values (canvas.blend = "srgb"): tone maps
+// its premultiplied encoded colour E (alpha A) in place and makes it the
+// linear light L = lin(E / a) a, a = max(A, max(E)), whose encoding by the
+// functions here (8 or 16 bits, straight or premultiplied) gives back E's
+// own values, and which .exr and .hdr store as the light it shows.
+void srgb_blend_to_linear(Image& img, Tonemap tonemap, int row_begin, int row_end);
+
 void encode_rgba16(const Image& img, Tonemap tonemap, AlphaMode alpha, std::vector<uint16_t>& out);
 
 // Fills the colour of fully transparent pixels of an RGBA8 image with the

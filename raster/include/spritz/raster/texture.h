@@ -83,8 +83,11 @@ struct TextureLimits {
 // naming `name` when they do not decode (check_png first, so stb never sees
 // a forged chunk), are larger than kMaxTextureSide per side, or would take
 // more than limits.memory_bytes (texture_memory).
+// `srgb_values`: keep the texels' stored sRGB values instead of converting
+// them to linear light (canvas.blend = "srgb").
 Texture texture_from_encoded(const std::vector<unsigned char>& bytes, const std::string& name,
-                             int cols, int rows, const TextureLimits& limits = {});
+                             int cols, int rows, const TextureLimits& limits = {},
+                             bool srgb_values = false);
 
 // "builtin:disc", "builtin:soft", "builtin:spark", "builtin:ring",
 // "builtin:star", "builtin:solid" and the animated flipbooks "builtin:smoke"
