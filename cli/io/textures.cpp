@@ -1,6 +1,9 @@
 #include "io/textures.h"
 
+#include <iterator>
 #include <mutex>
+#include <set>
+#include <string>
 
 #include "commands.h"
 #include "io/io.h"
@@ -10,18 +13,23 @@ namespace spritz {
 namespace {
 
 std::mutex g_mutex;
-TextureBytes g_files;  // every texture this run has read, by path
+TextureBytes g_files;              // every texture this run has read, by path
+std::set<std::string> g_provided;  // those an import supplied (never read from a file)
 
 }  // namespace
 
 void forget_texture_files() {
   std::lock_guard<std::mutex> lock(g_mutex);
-  g_files.clear();
+  // An imported effect's texture is no file to read again: its import
+  // supplies it anew each time the effect loads.
+  for (auto it = g_files.begin(); it != g_files.end();)
+    it = g_provided.count(it->first) ? std::next(it) : g_files.erase(it);
 }
 
 void provide_texture(const std::string& path, std::vector<unsigned char> bytes) {
   std::lock_guard<std::mutex> lock(g_mutex);
   g_files[path] = std::move(bytes);
+  g_provided.insert(path);
 }
 
 const TextureBytes& texture_files(const Effect& fx) {

@@ -15,9 +15,9 @@ namespace spritz {
 // Safe to call from several threads.
 const TextureBytes& texture_files(const Effect& fx);
 
-// Forgets the bytes read so far, so the next texture_files() reads the
-// files again: for `preview`, which reloads an effect when a texture file
-// changes. No other thread may be using texture_files()' result meanwhile.
+// Forgets the bytes read so far (not those provide_texture supplied), so
+// the next texture_files() reads the files again: for `preview`, which reloads an effect when a
+// texture file changes. No other thread may be using texture_files()' result meanwhile.
 void forget_texture_files();
 
 // Supplies the bytes of the texture at `path` (an imported effect's, decoded

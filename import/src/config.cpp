@@ -50,11 +50,10 @@ void read_plist(const Parsed& p, Config& c) {
     if (k.type() != pugi::node_element) continue;
     const SourceLoc at = loc_at(p.text, static_cast<size_t>(k.offset_debug()), c.source_name);
     if (std::string_view(k.name()) != "key")
-      throw Error(at, std::string("expected a <key> in the plist's <dict>, found <") + k.name() +
-                          ">");
+      throw Error(at, "expected a <key> in the plist's <dict>, found <" + printable(k.name()) + ">");
     pugi::xml_node v = k.next_sibling();
     while (v && v.type() != pugi::node_element) v = v.next_sibling();
-    if (!v) throw Error(at, std::string("key ") + k.child_value() + " has no value");
+    if (!v) throw Error(at, "key " + printable(k.child_value()) + " has no value");
     const std::string_view type = v.name();
     ConfigValue cv;
     cv.loc = loc_at(p.text, static_cast<size_t>(v.offset_debug()), c.source_name);
@@ -65,7 +64,7 @@ void read_plist(const Parsed& p, Config& c) {
     } else if (type == "dict" || type == "array" || type == "data" || type == "date") {
       cv.text = "";  // not a particle key's type; read as nothing
     } else {
-      throw Error(cv.loc, "unknown plist value type <" + std::string(type) + ">");
+      throw Error(cv.loc, "unknown plist value type <" + printable(type) + ">");
     }
     c.values[trim(k.child_value())] = cv;
     k = v;

@@ -84,6 +84,7 @@ void Mapper::map() {
   fx.name = effect_name_from(c_.source_name);
   fx.fps = kReferenceFps;
   fx.canvas.tonemap = Tonemap::kClamp;  // the engines clamp; spritz's default rolls off
+  fx.canvas.blend = BlendSpace::kSrgb;  // and they blend the stored sRGB values
   y_down_ = o_.y_down.value_or(c_.format == EffectFormat::kPex);
   Emitter em;
   em.name = "emitter";
@@ -202,6 +203,11 @@ void Mapper::map_gravity(Emitter& em) {
   em.forces.radial = spread_range(ar, arv);
   em.forces.tangential = spread_range(at, atv);
   em.forces.step_s = o_.step_s;
+  if (em.forces.enabled() && em.lifetime_s.max / o_.step_s > 1e6)
+    throw Error(c_.loc("particleLifespan"),
+                "a lifespan of " + fmt(em.lifetime_s.max) + " s needs more than 1e6 steps of " +
+                    fmt(o_.step_s) + " s to integrate its radial and tangential acceleration; "
+                    "import with a longer --step");
   const double vx = std::abs(num("sourcePositionVariancex", 0));
   const double vy = std::abs(num("sourcePositionVariancey", 0));
   if (vx > 0 || vy > 0) {
@@ -358,9 +364,9 @@ void import_texture(const Config& c, const std::string& base_dir, const ReadFile
     }
     for (const fs::path& p : candidates) {
       const std::string path = p.lexically_normal().string();
-      tried += (tried.empty() ? "" : ", ") + path;
+      tried += (tried.empty() ? "" : ", ") + printable(path);
       if (auto bytes = read_file(path)) {
-        img = decode_image(*bytes, "texture " + path, name->loc);
+        img = decode_image(*bytes, "texture " + printable(path), name->loc);
         r.texture_origin = path;
         break;
       }
@@ -400,16 +406,22 @@ void import_texture(const Config& c, const std::string& base_dir, const ReadFile
 
 // The header comment: where the effect came from and every note.
 std::string header(const Config& c, const ImportResult& r) {
-  std::string h = "Imported by spritz import from " + fs::path(c.source_name).filename().string() +
+  // Every line printable: file names and values quoted from the source may
+  // hold any bytes, and the TOML must stay valid UTF-8.
+  std::string h = "Imported by spritz import from " + printable(fs::path(c.source_name).filename().string()) +
                   " (" + (r.format == EffectFormat::kPex ? "Starling .pex" : "Particle Designer / cocos2d .plist") +
                   "); docs/import.md explains the mapping.";
-  if (!r.texture_origin.empty()) h += "\nTexture: " + r.texture_origin + ".";
+  // The texture's file name only: the header must not depend on the folder
+  // the import was run from (rendering the source and the TOML give the
+  // same bytes, metadata included).
+  if (!r.texture_origin.empty())
+    h += "\nTexture: " + printable(fs::path(r.texture_origin).filename().string()) + ".";
   std::vector<Diagnostic> all = r.warnings;
   all.insert(all.end(), r.notes.begin(), r.notes.end());
   sort_by_location(all);
   for (Diagnostic d : all) {
     d.loc.file = fs::path(d.loc.file).filename().string();
-    h += "\n" + d.to_string();
+    h += "\n" + printable(d.to_string());
   }
   return h;
 }
@@ -423,7 +435,22 @@ std::string c_source_for_fit(const ImportResult& r) {
 // centres them, unless the options fix either.
 void fit_canvas(ImportResult& r, const ImportOptions& o) {
   Effect probe = r.fx;
-  probe.emitters.front().texture = TextureRef::parse("builtin:soft");
+  Emitter& pe = probe.emitters.front();
+  pe.texture = TextureRef::parse("builtin:soft");
+  // A thinned stream goes to the same places: fit on at most about 2e4
+  // particle evaluations (force steps counted) per sample, whatever the file.
+  double alive = pe.rate_per_s * pe.lifetime_s.max;
+  for (const BurstGroup& b : pe.bursts) alive += b.count;
+  const double steps = pe.forces.enabled() ? pe.lifetime_s.max / pe.forces.step_s : 1;
+  const double cost = alive * std::max(1.0, steps);
+  if (cost > 2e4) {
+    const double f = 2e4 / cost;
+    pe.rate_per_s *= f;
+    for (double& k : pe.rate_curve.key_r) k *= f;
+    pe.max_particles = static_cast<uint32_t>(std::max(1.0, std::ceil(pe.max_particles * f)));
+    for (BurstGroup& b : pe.bursts)
+      b.count = static_cast<uint32_t>(std::max(1.0, std::floor(b.count * f)));
+  }
   Effect fx = load_effect(write_effect(probe), c_source_for_fit(r), ".");
   Bounds b;
   Frame frame;
