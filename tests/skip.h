@@ -32,6 +32,23 @@ inline bool under_ci() {
     }                                                                           \
   } while (0)
 
+// For data no install step provides (the shared corpus of other tools'
+// effect files, which may not be copied into the project): a visible skip
+// even under CI=true.
+#define SPRITZ_SKIP_DATA_UNLESS(condition, reason)         \
+  do {                                                     \
+    if (!(condition)) {                                    \
+      std::cout << "SPRITZ_SKIP: " << reason << std::endl; \
+      return;                                              \
+    }                                                      \
+  } while (0)
+
+// The shared corpus: $SPRITZ_CORPUS, else ../shared/corpus beside the source.
+inline std::string spritz_corpus_dir(const std::string& source_dir) {
+  const char* env = std::getenv("SPRITZ_CORPUS");
+  return env && *env ? std::string(env) : source_dir + "/../shared/corpus";
+}
+
 // For a CPU feature, which no install step can add: a visible skip even
 // under CI=true (the suite still runs every kernel the machine has).
 #define SPRITZ_SKIP_HARDWARE_UNLESS(condition, reason)     \

@@ -17,7 +17,7 @@ namespace fs = std::filesystem;
 namespace {
 
 const fs::path kData = fs::path(SPRITZ_SOURCE_DIR) / "tests/data/import";
-const fs::path kCorpus = fs::path(SPRITZ_SOURCE_DIR) / "../shared/corpus";
+const fs::path kCorpus = spritz_corpus_dir(SPRITZ_SOURCE_DIR);
 
 std::string read_text(const fs::path& p) {
   const std::vector<uint8_t> b = read_bytes(p);
@@ -131,8 +131,9 @@ TEST_CASE("import: bad input exits 2 at its place and writes nothing", "[cli]") 
 }
 
 TEST_CASE("every effect of the shared corpus imports, validates and renders", "[cli][corpus]") {
-  SPRITZ_SKIP_UNLESS(fs::exists(kCorpus / "cocos2d") && fs::exists(kCorpus / "pex"),
-                     "needs ../shared/corpus (the shared corpus of .plist and .pex files)");
+  SPRITZ_SKIP_DATA_UNLESS(fs::exists(kCorpus / "cocos2d") && fs::exists(kCorpus / "pex"),
+                          "needs the shared corpus of .plist and .pex files at " +
+                              kCorpus.string() + " (or $SPRITZ_CORPUS)");
   const fs::path d = fresh_dir("import_corpus");
   int files = 0, empty = 0;
   for (const char* dir : {"cocos2d", "pex"})

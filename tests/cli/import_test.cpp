@@ -29,7 +29,7 @@ namespace fs = std::filesystem;
 namespace {
 
 const fs::path kData = fs::path(SPRITZ_SOURCE_DIR) / "tests/data/import";
-const fs::path kCorpus = fs::path(SPRITZ_SOURCE_DIR) / "../shared/corpus";
+const fs::path kCorpus = spritz_corpus_dir(SPRITZ_SOURCE_DIR);
 
 std::string read_text(const fs::path& p) {
   std::ifstream in(p, std::ios::binary);
@@ -500,7 +500,9 @@ TEST_CASE("imported particles agree with the reference simulator, particle by pa
 
 TEST_CASE("the corpus's plists agree with the reference where their draws map exactly",
           "[import][corpus]") {
-  SPRITZ_SKIP_UNLESS(fs::exists(kCorpus / "cocos2d"), "needs ../shared/corpus (the shared corpus)");
+  SPRITZ_SKIP_DATA_UNLESS(
+      fs::exists(kCorpus / "cocos2d"),
+      "needs the shared corpus at " + kCorpus.string() + " (or $SPRITZ_CORPUS)");
   int files = 0, particles = 0;
   for (const auto& e : fs::recursive_directory_iterator(kCorpus / "cocos2d")) {
     if (e.path().extension() != ".plist") continue;
