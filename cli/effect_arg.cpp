@@ -34,6 +34,8 @@ Effect load_imported(const std::string& text, const std::string& name, const std
   // The import's own warnings (a missing texture, a blend spritz cannot
   // do) go with the effect's, which every command prints.
   fx.warnings.insert(fx.warnings.begin(), r.warnings.begin(), r.warnings.end());
+  if (r.texture_origin != "textureImageData" && !r.texture_origin.empty())
+    fx.source_files.push_back(r.texture_origin);
   return fx;
 }
 

@@ -223,14 +223,17 @@ class Preview {
       loaded = std::make_shared<const Effect>(load_effect_arg(args_.effect));
       for (const Emitter& em : loaded->emitters)
         if (!em.texture.builtin()) files.push_back(stamp(em.texture.path));
+      for (const std::string& f : loaded->source_files) files.push_back(stamp(f));
     } catch (const std::exception& e) {
       errors.push_back(e.what());
     }
     std::lock_guard<std::mutex> lock(mutex_);
     // A texture that no longer loads keeps the old files watched too.
-    if (!loaded && effect_)
+    if (!loaded && effect_) {
       for (const Emitter& em : effect_->emitters)
         if (!em.texture.builtin()) files.push_back(stamp(em.texture.path));
+      for (const std::string& f : effect_->source_files) files.push_back(stamp(f));
+    }
     watched_ = files;
     errors_ = errors;
     if (loaded) {

@@ -145,7 +145,10 @@ void Mapper::map_emission(Emitter& em, Effect& fx) {
   em.lifetime_s = {life_min, std::max(life_max, 1e-6)};
   em.max_particles = static_cast<uint32_t>(
       std::clamp(std::ceil(rate * em.lifetime_s.max) + 1, std::max(1.0, P), kMaxImportParticles));
-  const double d = num("duration", -1);
+  // A duration beyond 1e8 s is forever in practice, and keeps the effect's
+  // own duration (d + lifetime) within the model's 1e9 s.
+  const double d_raw = num("duration", -1);
+  const double d = d_raw > 1e8 ? -1 : d_raw;
   const double dt = 1 / kReferenceFps;
   if (d < 0) {
     // Forever: spritz's steady state, looped.
@@ -426,7 +429,7 @@ std::string header(const Config& c, const ImportResult& r) {
   return h;
 }
 
-std::string c_source_for_fit(const ImportResult& r) {
+std::string probe_name(const ImportResult& r) {
   return r.fx.name + " (imported)";
 }
 
@@ -451,7 +454,7 @@ void fit_canvas(ImportResult& r, const ImportOptions& o) {
     for (BurstGroup& b : pe.bursts)
       b.count = static_cast<uint32_t>(std::max(1.0, std::floor(b.count * f)));
   }
-  Effect fx = load_effect(write_effect(probe), c_source_for_fit(r), ".");
+  Effect fx = load_effect(write_effect(probe), probe_name(r), ".");
   Bounds b;
   Frame frame;
   const int samples = 48;

@@ -295,7 +295,11 @@ struct Effect {
   // Loads and renders, but surely not as meant (an emitter that never emits
   // or is fully transparent); the command line prints these, file:line:col.
   std::vector<Diagnostic> warnings;
-  std::string source_path;    // as given ("-" for stdin)
+  std::string source_path;  // as given ("-" for stdin)
+  // Files the effect was made from besides its own and its texture paths:
+  // an imported effect's texture file (its texture path is the import's
+  // PNG, supplied from memory). `preview` watches them.
+  std::vector<std::string> source_files;
   SourceLoc effect_loc;       // the [effect] table (line 0: the file has none)
   uint64_t content_hash = 0;  // of the source text and every override
   // Enabled emitters in draw order: ascending z_offset, ties in file order.
