@@ -31,6 +31,13 @@ Effect load_imported(const std::string& text, const std::string& name, const std
     options.provided_textures.push_back(path);
   }
   Effect fx = load_effect(r.toml, name, base, options);
+  // The TOML's own warnings are at its lines, not the source's: say so.
+  for (Diagnostic& w : fx.warnings) {
+    if (w.loc.line > 0)
+      w.message = "in the TOML `spritz import` writes, line " + std::to_string(w.loc.line) + ": " +
+                  w.message;
+    w.loc = SourceLoc{name, 0, 0};
+  }
   // The import's own warnings (a missing texture, a blend spritz cannot
   // do) go with the effect's, which every command prints.
   fx.warnings.insert(fx.warnings.begin(), r.warnings.begin(), r.warnings.end());
