@@ -43,6 +43,7 @@ std::string fmt(double v) {
 }
 
 std::string effect_name_from(const std::string& source_name) {
+  if (source_name == kStdinSourceName || source_name == "-") return "stdin";  // as TOML's
   std::string stem = fs::path(source_name).stem().string();
   for (char& ch : stem)
     if (!(std::isalnum(static_cast<unsigned char>(ch)) || ch == '_' || ch == '-')) ch = '_';
