@@ -35,4 +35,4 @@ cmake --build build-sanitize -j"$(nproc)"
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1:strict_string_checks=1:detect_stack_use_after_return=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 ctest --test-dir build-sanitize --output-on-failure -j"$(nproc)" -L unit
-ctest --test-dir build-sanitize --output-on-failure -j"$(nproc)" -R '^fuzz_(effect|texture|diff|cli)$'
+ctest --test-dir build-sanitize --output-on-failure -j"$(nproc)" -R '^fuzz_[a-z]+$'
