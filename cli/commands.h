@@ -10,6 +10,7 @@
 
 #include "motion_vectors.h"
 #include "spritz/effect.h"
+#include "spritz/import/import.h"
 #include "spritz/raster/frame.h"
 
 namespace spritz {
@@ -33,6 +34,13 @@ struct EffectArgs {
 Effect load_effect_arg(const EffectArgs& args);
 Effect load_effect_path(const std::string& path, const std::vector<std::string>& overrides = {},
                         const std::string& from = "");
+// The format of effect text: `from` (--from) when given, else told by the
+// content (detect_effect_format).
+EffectFormat effect_format(const std::string& from, std::string_view text, const std::string& name);
+// Forgets this run's imports, so the next load imports again even where
+// the source text is unchanged: for `preview`, whose reload may be for a
+// changed texture file beside the source.
+void forget_imports();
 // The bytes of the file at `path` when it is a regular file (an imported
 // effect's texture beside it), recorded as an input of this run.
 std::optional<std::vector<uint8_t>> read_beside(const std::string& path);

@@ -1,5 +1,9 @@
 #include <cstdio>
 #include <filesystem>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <utility>
 
 #include "commands.h"
 #include "io/io.h"
@@ -9,8 +13,6 @@
 
 namespace spritz {
 
-namespace {
-
 EffectFormat effect_format(const std::string& from, std::string_view text,
                            const std::string& name) {
   if (from.empty()) return detect_effect_format(text, name);
@@ -19,11 +21,35 @@ EffectFormat effect_format(const std::string& from, std::string_view text,
   return *f;
 }
 
+namespace {
+
+// This run's imports, by source name and format, with the text they came
+// from: --seeds and preview's other seeds load an effect again and again,
+// and an import (its canvas fit above all) need not be redone for each.
+struct CachedImport {
+  std::string text;
+  std::shared_ptr<const ImportResult> result;
+};
+std::mutex g_import_mutex;
+std::map<std::pair<std::string, EffectFormat>, CachedImport> g_imports;
+
+std::shared_ptr<const ImportResult> imported(const std::string& text, const std::string& name,
+                                             const std::string& base, EffectFormat format) {
+  std::lock_guard<std::mutex> lock(g_import_mutex);
+  CachedImport& c = g_imports[{name, format}];
+  if (!c.result || c.text != text) {
+    c.result = std::make_shared<const ImportResult>(
+        import_effect(text, name, base, format, ImportOptions{}, read_beside));
+    c.text = text;
+  }
+  return c.result;
+}
+
 // An imported effect, loaded as the TOML `spritz import` would write for it:
 // the same text (so the same bytes out), the texture from memory.
 Effect load_imported(const std::string& text, const std::string& name, const std::string& base,
                      EffectFormat format, LoadOptions options) {
-  const ImportResult r = import_effect(text, name, base, format, ImportOptions{}, read_beside);
+  const ImportResult& r = *imported(text, name, base, format);
   if (!r.texture_name.empty()) {
     const std::string path =
         (std::filesystem::path(base) / r.texture_name).lexically_normal().string();
@@ -74,6 +100,11 @@ std::optional<std::vector<uint8_t>> read_beside(const std::string& path) {
   std::error_code ec;
   if (!std::filesystem::is_regular_file(path, ec)) return std::nullopt;
   return read_texture_file(path);
+}
+
+void forget_imports() {
+  std::lock_guard<std::mutex> lock(g_import_mutex);
+  g_imports.clear();
 }
 
 Effect load_effect_path(const std::string& path, const std::vector<std::string>& overrides,

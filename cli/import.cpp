@@ -50,12 +50,7 @@ int run_import(const ImportArgs& args) {
   const std::string name = from_stdin ? std::string(kStdinSourceName) : args.effect;
   std::string base = from_stdin ? "." : fs::path(args.effect).parent_path().string();
   if (base.empty()) base = ".";
-  EffectFormat format;
-  if (args.from.empty()) {
-    format = detect_effect_format(text, name);
-  } else {
-    format = *parse_effect_format(args.from);
-  }
+  const EffectFormat format = effect_format(args.from, text, name);
   if (format == EffectFormat::kToml)
     throw Error(SourceLoc{name, 0, 0},
                 "is a spritz TOML effect already (import reads .plist and .pex; --from forces "

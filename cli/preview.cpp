@@ -216,6 +216,7 @@ class Preview {
 
  private:
   void reload() {
+    forget_imports();  // a change may be to an imported effect's texture file
     std::vector<FileStamp> files{stamp(args_.effect.effect)};
     std::shared_ptr<const Effect> loaded;
     std::vector<std::string> errors;

@@ -34,14 +34,8 @@ inline bool under_ci() {
 
 // For data no install step provides (the shared corpus of other tools'
 // effect files, which may not be copied into the project): a visible skip
-// even under CI=true.
-#define SPRITZ_SKIP_DATA_UNLESS(condition, reason)         \
-  do {                                                     \
-    if (!(condition)) {                                    \
-      std::cout << "SPRITZ_SKIP: " << reason << std::endl; \
-      return;                                              \
-    }                                                      \
-  } while (0)
+// even under CI=true, as SPRITZ_SKIP_HARDWARE_UNLESS below.
+#define SPRITZ_SKIP_DATA_UNLESS(condition, reason) SPRITZ_SKIP_HARDWARE_UNLESS(condition, reason)
 
 // The shared corpus: $SPRITZ_CORPUS, else ../shared/corpus beside the source.
 inline std::string spritz_corpus_dir(const std::string& source_dir) {

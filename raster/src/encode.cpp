@@ -278,6 +278,27 @@ uint16_t to_u16(double v) {
   return static_cast<uint16_t>(std::lround(std::clamp(v, 0.0, 1.0) * 65535.0));
 }
 
+// encode4's steps 1 and 2 for one pixel, in scalar floats (the same
+// operations): the tone-mapped colour (each channel in [0, 1]), the
+// coverage a and the alpha a straight pixel is written with.
+struct Toned {
+  float r, g, b, a, a_out;
+};
+Toned tone_map(const float* src, bool white) {
+  float r = std::max(src[0], 0.0f), g = std::max(src[1], 0.0f), b = std::max(src[2], 0.0f);
+  const float a = std::clamp(src[3], 0.0f, 1.0f);
+  if (white) {
+    const float p = std::max(r, std::max(g, b));
+    if (p > 1.0f) {
+      const float beta = 1.0f - 1.0f / p, keep = 1.0f - beta;
+      r = keep * r / p + beta, g = keep * g / p + beta, b = keep * b / p + beta;
+    }
+  } else {
+    r = std::min(r, 1.0f), g = std::min(g, 1.0f), b = std::min(b, 1.0f);
+  }
+  return {r, g, b, a, std::max(a, std::min(std::max(r, std::max(g, b)), 1.0f))};
+}
+
 }  // namespace
 
 void srgb_blend_to_linear(Image& img, Tonemap tonemap, int row_begin, int row_end) {
@@ -285,24 +306,14 @@ void srgb_blend_to_linear(Image& img, Tonemap tonemap, int row_begin, int row_en
   const size_t w = static_cast<size_t>(img.width);
   for (size_t i = static_cast<size_t>(row_begin) * w; i < static_cast<size_t>(row_end) * w; ++i) {
     float* px = &img.rgba[i * 4];
-    // The tone map of encode4, on the encoded values.
-    float r = std::max(px[0], 0.0f), g = std::max(px[1], 0.0f), b = std::max(px[2], 0.0f);
-    const float a = std::clamp(px[3], 0.0f, 1.0f);
-    if (white) {
-      const float p = std::max(r, std::max(g, b));
-      if (p > 1.0f) {
-        const float beta = 1.0f - 1.0f / p, keep = 1.0f - beta;
-        r = keep * r / p + beta, g = keep * g / p + beta, b = keep * b / p + beta;
-      }
-    }
-    r = std::min(r, 1.0f), g = std::min(g, 1.0f), b = std::min(b, 1.0f);
-    // The alpha the encoder will write, then the light that encodes to E / a.
-    const float a_out = std::max(a, std::max(r, std::max(g, b)));
-    const double inv = a_out > 0.0f ? 1.0 / a_out : 0.0;
-    px[0] = static_cast<float>(srgb_to_linear(std::min(1.0, r * inv)) * a_out);
-    px[1] = static_cast<float>(srgb_to_linear(std::min(1.0, g * inv)) * a_out);
-    px[2] = static_cast<float>(srgb_to_linear(std::min(1.0, b * inv)) * a_out);
-    px[3] = a;
+    // The encoder's tone map and alpha, on the encoded values; then the
+    // light that encodes to E / a.
+    const Toned t = tone_map(px, white);
+    const double inv = t.a_out > 0.0f ? 1.0 / t.a_out : 0.0;
+    px[0] = static_cast<float>(srgb_to_linear(std::min(1.0, t.r * inv)) * t.a_out);
+    px[1] = static_cast<float>(srgb_to_linear(std::min(1.0, t.g * inv)) * t.a_out);
+    px[2] = static_cast<float>(srgb_to_linear(std::min(1.0, t.b * inv)) * t.a_out);
+    px[3] = t.a;
   }
 }
 
@@ -313,19 +324,8 @@ void encode_rgba16(const Image& img, Tonemap tonemap, AlphaMode alpha, std::vect
   out.resize(n * 4);
   const bool white = tonemap == Tonemap::kWhite, straight = alpha == AlphaMode::kStraight;
   for (size_t i = 0; i < n; ++i) {
-    const float* src = &img.rgba[i * 4];
-    float r = std::max(src[0], 0.0f), g = std::max(src[1], 0.0f), b = std::max(src[2], 0.0f);
-    const float a = std::clamp(src[3], 0.0f, 1.0f);
-    if (white) {
-      const float p = std::max(r, std::max(g, b));
-      if (p > 1.0f) {
-        const float beta = 1.0f - 1.0f / p, keep = 1.0f - beta;
-        r = keep * r / p + beta, g = keep * g / p + beta, b = keep * b / p + beta;
-      }
-    } else {
-      r = std::min(r, 1.0f), g = std::min(g, 1.0f), b = std::min(b, 1.0f);
-    }
-    const float a_out = std::max(a, std::min(std::max(r, std::max(g, b)), 1.0f));
+    const Toned t = tone_map(&img.rgba[i * 4], white);
+    const float r = t.r, g = t.g, b = t.b, a = t.a, a_out = t.a_out;
     const float inv = a_out > 0.0f ? 1.0f / a_out : 0.0f;
     const double c[3] = {linear_to_srgb(std::min(r * inv, 1.0f)),
                          linear_to_srgb(std::min(g * inv, 1.0f)),
