@@ -99,13 +99,16 @@ void read_pex(const Parsed& p, Config& c) {
         put(base + (var ? "Variance" : "") + ch, e.attribute(attr.c_str()), at);
       }
     } else {
-      // Starling's spellings first, the plist's as fallback ([ST] parseConfig).
-      if (name == "particleLifeSpan") name = "particleLifespan";
-      if (name == "FinishParticleSizeVariance") name = "finishParticleSizeVariance";
-      if (name == "particleLifespan" && c.has("particleLifespan")) continue;
-      if (name == "finishParticleSizeVariance" && c.has("finishParticleSizeVariance") &&
-          std::string_view(e.name()) != "FinishParticleSizeVariance")
+      // Starling's spellings win over the plist's, in either order ([ST]
+      // parseConfig reads them first, the plist's only as a fallback).
+      if (name == "particleLifeSpan") {
+        name = "particleLifespan";
+      } else if (name == "FinishParticleSizeVariance") {
+        name = "finishParticleSizeVariance";
+      } else if ((name == "particleLifespan" || name == "finishParticleSizeVariance") &&
+                 c.has(name)) {
         continue;
+      }
       put(name, e.attribute("value"), at);
     }
   }

@@ -433,6 +433,22 @@ TEST_CASE("a Starling .pex: radius mode, y down, the texture beside it", "[impor
   CHECK(s.fx.emitters[0].position.x == 5);
 }
 
+TEST_CASE("a .pex's Starling spellings win over the plist's, in either order", "[import]") {
+  for (const bool starling_first : {true, false}) {
+    const std::string a =
+        "<particleLifeSpan value=\"2\"/><FinishParticleSizeVariance value=\"3\"/>";
+    const std::string b =
+        "<particleLifespan value=\"9\"/><finishParticleSizeVariance value=\"9\"/>";
+    const std::string text = "<particleEmitterConfig><maxParticles value=\"10\"/>" +
+                             (starling_first ? a + b : b + a) +
+                             "<finishParticleSize value=\"4\"/></particleEmitterConfig>";
+    const ImportResult r = import_effect(text, "s.pex", ".", EffectFormat::kPex, {}, read_file);
+    INFO(starling_first);
+    CHECK(r.fx.emitters[0].lifetime_s.max == 2);
+    CHECK(r.fx.emitters[0].size_ramp.end.max == 7);
+  }
+}
+
 TEST_CASE("bad input: a clear message at its place, never a crash", "[import]") {
   CHECK(import_error("<plist><dict><key>a</key>").rfind("bad.plist:1:", 0) == 0);
   CHECK(import_error("<plist><dict><key>a</key>").find("malformed XML") != std::string::npos);
