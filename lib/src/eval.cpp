@@ -131,11 +131,27 @@ double lerp(double a, double b, double t) {
   return a + (b - a) * t;
 }
 
+// A number curve with its envelope (model.md 7.2): one roll on `one` for
+// the whole curve, or with per-key rolls key k's own on key0 + k.
+double curve_value(const Curve& c, uint32_t st, double tau, double u, bool per_key, Channel key0) {
+  if (!per_key) return c.evaluate(tau, 2 * u - 1);
+  double f;
+  const int k = c.segment(tau, &f);
+  const auto eps = [&](int i) {
+    return c.envelope[i] == 0
+               ? 0.0
+               : 2 * unit_raw(st, static_cast<uint32_t>(key0) + static_cast<uint32_t>(i)) - 1;
+  };
+  return c.evaluate_per_key(tau, eps(k), c.count > 1 ? eps(k + 1) : 0.0);
+}
+
 // model.md 7.3 and 7.7: the size curve with its envelope roll, or the
 // start/end form's two rolls, each clamped at 0.
 double particle_size(const Emitter& em, uint32_t st, double tau) {
   const double u = unit(st, Channel::kSizeEnvelope);
-  if (!em.size_ramp.enabled) return std::max(em.size_px.evaluate(tau, 2 * u - 1), 0.0);
+  if (!em.size_ramp.enabled)
+    return std::max(
+        curve_value(em.size_px, st, tau, u, em.envelope_per_key, Channel::kSizeKeyEnvelope0), 0.0);
   const double a = std::max(em.size_ramp.start.at(u), 0.0);
   const double b = std::max(em.size_ramp.end.at(unit(st, Channel::kSizeEnd)), 0.0);
   return lerp(a, b, tau);
@@ -145,7 +161,9 @@ double particle_size(const Emitter& em, uint32_t st, double tau) {
 double particle_transparency(const Emitter& em, uint32_t st, double tau) {
   const double u = unit(st, Channel::kTransparencyEnvelope);
   if (!em.transparency_ramp.enabled)
-    return std::clamp(em.transparency.evaluate(tau, 2 * u - 1), 0.0, 1.0);
+    return std::clamp(curve_value(em.transparency, st, tau, u, em.envelope_per_key,
+                                  Channel::kTransparencyKeyEnvelope0),
+                      0.0, 1.0);
   const double a = std::clamp(em.transparency_ramp.start.at(u), 0.0, 1.0);
   const double b =
       std::clamp(em.transparency_ramp.end.at(unit(st, Channel::kTransparencyEnd)), 0.0, 1.0);
@@ -190,8 +208,8 @@ bool evaluate_particle(const Emitter& em, uint64_t key, double birth_s, double c
   // Size and squash: (w, h) = (s / l, s l) for q >= 0, (s l, s / l) for q < 0,
   // l = 1 + |q|, so w h = s^2.
   const double size = particle_size(em, st, tau);
-  const double squash_eps = 2 * unit(st, Channel::kSquashEnvelope) - 1;
-  const double q = em.squash.evaluate(tau, squash_eps);
+  const double q = curve_value(em.squash, st, tau, unit(st, Channel::kSquashEnvelope),
+                               em.envelope_per_key, Channel::kSquashKeyEnvelope0);
   const double l = 1 + std::abs(q);
   const double w = q >= 0 ? size / l : size * l;
   const double h = q >= 0 ? size * l : size / l;

@@ -16,7 +16,9 @@ int flipbook_cell(const Flipbook& fb, uint32_t st, double age, double tau) {
                 n, 1 + saturating_cast<int64_t>(std::floor(n * unit(st, Channel::kFlipbookStart))))
           : 1;
   const double f = fb.fps.at(unit(st, Channel::kFlipbookRate));
-  const uint64_t w = saturating_cast<uint64_t>(std::max(0.0, std::floor(age * f)));
+  // cycles (per_life): f plays of the N cells per life, window floor(tau f N).
+  const double steps = fb.per_life ? tau * f * static_cast<double>(n) : age * f;
+  const uint64_t w = saturating_cast<uint64_t>(std::max(0.0, std::floor(steps)));
   switch (fb.mode) {
     case FlipbookMode::kOneshot: {
       const int64_t k = saturating_cast<int64_t>(std::floor(tau * static_cast<double>(n - n0 + 1)));

@@ -61,16 +61,27 @@ inline Launch launch(const Emitter& em, uint32_t st, double birth_s, double cloc
 // p += v dt. The same age always takes the same steps: a pure function.
 inline MotionState integrate_forces(const Emitter& em, uint32_t st, Vec2 origin, Vec2 start,
                                     Vec2 v0, double age) {
-  const double ar = em.forces.radial.at(unit(st, Channel::kRadialAcceleration));
-  const double at = em.forces.tangential.at(unit(st, Channel::kTangentialAcceleration));
+  const Forces& f = em.forces;
+  const double ar = f.radial.at(unit(st, Channel::kRadialAcceleration));
+  const double at = f.tangential.at(unit(st, Channel::kTangentialAcceleration));
+  const double d = f.damping.at(unit(st, Channel::kDamping));
+  const double w =
+      f.orbit_velocity.at(unit(st, Channel::kOrbitVelocity)) * motion_constants::kDegToRad;
   const Vec2 g = em.acceleration;
-  const double k = em.drag_per_s, h = em.forces.step_s;
+  const double k = em.drag_per_s, h = f.step_s;
   Vec2 p = start - origin, v = v0;
+  // model.md 6.3, 6.4: damping takes d dt off the speed (stopping at 0) and
+  // the orbit turns the offset by w dt, in the same step.
   const auto step = [&](double dt) {
     const double r = std::sqrt(p.x * p.x + p.y * p.y);
     const Vec2 rh = r > 0 ? p * (1 / r) : Vec2{0, 0};
     const Vec2 th{-rh.y, rh.x};
     v = v + (g + rh * ar + th * at - v * k) * dt;
+    if (d != 0) {
+      const double s = std::sqrt(v.x * v.x + v.y * v.y);
+      v = s > 0 ? v * (std::max(s - d * dt, 0.0) / s) : v;
+    }
+    if (w != 0) p = rotate(p, w * dt);
     p = p + v * dt;
   };
   const double whole = std::floor(age / h);
@@ -79,6 +90,69 @@ inline MotionState integrate_forces(const Emitter& em, uint32_t st, Vec2 origin,
   const double rest = age - whole * h;
   if (rest > 0) step(rest);
   return {origin + p, v};
+}
+
+// model.md 6.3: linear damping alone (no acceleration, drag or orbit
+// velocity): the speed s0 falls by d per second along the launch direction
+// and stops at T = s0 / d.
+inline MotionState damped_motion(const Emitter& em, uint32_t st, Vec2 start, Vec2 v0, double age) {
+  const double d = em.forces.damping.at(unit(st, Channel::kDamping));
+  const double s0 = std::sqrt(v0.x * v0.x + v0.y * v0.y);
+  if (s0 == 0) return {start, {0, 0}};
+  const Vec2 dir = v0 * (1 / s0);
+  const double t = d > 0 ? std::min(age, s0 / d) : age;
+  return {start + dir * (s0 * t - 0.5 * d * t * t), dir * (s0 - d * t)};
+}
+
+// The integrals of the rotation R(-w s) over [0, t], and of s R(-w s): with
+// x = w t, I0 = (int cos, int sin) and I1 = (int s cos, int s sin). Series
+// below |x| = 1 (the direct forms cancel there), exact forms above.
+struct RotationIntegrals {
+  double c0, s0, c1, s1;
+};
+inline RotationIntegrals rotation_integrals(double w, double t) {
+  const double x = w * t;
+  if (std::abs(x) < 1) {
+    // c0 = t sum (-1)^n x^2n / (2n+1)!      s0 = t sum (-1)^n x^(2n+1) / (2n+2)!
+    // c1 = t^2 sum (-1)^n x^2n / ((2n)! (2n+2))   s1 = t^2 sum (-1)^n x^(2n+1) / ((2n+1)! (2n+3))
+    double c0 = 0, s0 = 0, c1 = 0, s1 = 0, fact = 1, pw = 1;  // fact = (2n)!, pw = x^2n
+    for (int n = 0; n < 12; ++n) {
+      const double sign = (n % 2) ? -1.0 : 1.0;
+      const double f1 = fact * (2 * n + 1), f2 = f1 * (2 * n + 2);
+      c0 += sign * pw / f1;
+      s0 += sign * pw * x / f2;
+      c1 += sign * pw / (fact * (2 * n + 2));
+      s1 += sign * pw * x / (f1 * (2 * n + 3));
+      fact = f2;
+      pw *= x * x;
+    }
+    return {t * c0, t * s0, t * t * c1, t * t * s1};
+  }
+  const double c = std::cos(x), sn = std::sin(x), half = std::sin(x / 2);
+  return {sn / w, 2 * half * half / w, -2 * half * half / (w * w) + t * sn / w,
+          sn / (w * w) - t * c / w};
+}
+
+// model.md 6.4: orbit velocity w with constant acceleration a and no drag:
+// dp/dt = v0 + a t + w J (p - o) solves in the turning frame as
+// p - o = R(w t) [(p0 - o) + I0(v0) + I1(a)], with I the integrals of
+// R(-w s) and s R(-w s) applied to the vectors.
+inline MotionState orbit_velocity_motion(const Emitter& em, uint32_t st, Vec2 origin, Vec2 start,
+                                         Vec2 v0, double age) {
+  const double w =
+      em.forces.orbit_velocity.at(unit(st, Channel::kOrbitVelocity)) * motion_constants::kDegToRad;
+  const Vec2 a = em.acceleration;
+  const Vec2 q0 = start - origin;
+  if (w == 0) return {start + v0 * age + a * (0.5 * age * age), v0 + a * age};
+  const RotationIntegrals r = rotation_integrals(w, age);
+  // R(-w s) (x, y) = (c x + s y, -s x + c y).
+  const auto apply = [](double c, double sn, Vec2 u) {
+    return Vec2{c * u.x + sn * u.y, -sn * u.x + c * u.y};
+  };
+  const Vec2 q = q0 + apply(r.c0, r.s0, v0) + apply(r.c1, r.s1, a);
+  const Vec2 rel = rotate(q, w * age);
+  const Vec2 v = v0 + a * age + Vec2{-rel.y, rel.x} * w;
+  return {origin + rel, v};
 }
 
 // model.md 6.2: orbit motion about the origin (the start point, shape
@@ -163,8 +237,12 @@ inline ParticleMotion particle_motion(const Emitter& em, uint32_t st, double bir
     resting = c.resting;
   } else if (em.orbit.enabled) {
     out.m = orbit_motion(em, st, l.start, l.v0_dir, age);
-  } else if (em.forces.enabled()) {
+  } else if (integrated_motion(em)) {
     out.m = integrate_forces(em, st, l.origin, l.start, l.v0, age);
+  } else if (em.forces.has_damping()) {
+    out.m = damped_motion(em, st, l.start, l.v0, age);
+  } else if (em.forces.has_orbit_velocity()) {
+    out.m = orbit_velocity_motion(em, st, l.origin, l.start, l.v0, age);
   } else {
     out.m = move_particle(l.start, l.v0, em.acceleration, em.drag_per_s, age);
   }

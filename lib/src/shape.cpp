@@ -39,7 +39,26 @@ ShapeSample sample_shape(const Shape& shape, Vec2 emitter_dir, double u, double 
       s.offset = {rho * a * c, rho * b * sn};
       // The gradient of x^2/a^2 + y^2/b^2, defined even at the centre.
       const Vec2 g{c / a, sn / b};
-      s.normal = g * (1.0 / length(g));
+      s.normal = shape.along_direction ? emitter_dir : g * (1.0 / length(g));
+      break;
+    }
+    case ShapeKind::kPoints: {
+      // Point i = min(n - 1, floor(n u)); with normals, the emitter direction
+      // is measured from the point's (unit) normal, a zero normal leaving it.
+      const size_t n = shape.points.size();
+      if (n == 0) break;
+      const double fi = std::floor(static_cast<double>(n) * u);
+      const size_t i = fi >= static_cast<double>(n - 1) ? n - 1 : static_cast<size_t>(fi);
+      s.offset = shape.points[i];
+      if (i < shape.normals.size()) {
+        const Vec2 nm = shape.normals[i];
+        const double l = length(nm);
+        if (l > 0) {
+          const Vec2 un = nm * (1.0 / l);
+          s.normal = {un.x * emitter_dir.x - un.y * emitter_dir.y,
+                      un.y * emitter_dir.x + un.x * emitter_dir.y};
+        }
+      }
       break;
     }
   }

@@ -164,7 +164,7 @@ TEST_CASE("bad input gives file:line:col messages", "[load]") {
       {"[[emitter]]\nshape = { kind = \"ellipse\", size = [10, 0] }\n",
        "an ellipse needs both sizes > 0"},
       {"[[emitter]]\nshape = { kind = \"cube\" }\n",
-       "shape.kind must be \"point\", \"box\" or \"ellipse\""},
+       "shape.kind must be \"point\", \"box\", \"ellipse\" or \"points\""},
       {"[[emitter]]\nflipbook = { mode = \"loop\" }\n", "flipbook needs a layout"},
       {"[[emitter]]\nbursts = [{ time = 1 }]\n", "a burst needs a count"},
       {"[[emitter]]\nbursts = [{ count = 1, repeat = 3 }]\n", "needs an interval > 0"},

@@ -75,6 +75,8 @@ TEST_CASE("docs/model.md's channel table numbers the code's channels", "[hash]")
       {Channel::kTurbulenceX, "| 17 | seed of the turbulence x field"},
       {Channel::kTurbulenceY, "| 18 | seed of the turbulence y field"},
       {Channel::kTurbulenceEnvelope, "| 19 | turbulence amplitude envelope roll |"},
+      {Channel::kDamping, "| 34 | damping (6.3) |"},
+      {Channel::kOrbitVelocity, "| 35 | orbit velocity (6.4) |"},
   };
   for (const auto& [channel, row] : rows) {
     INFO(row);
@@ -83,6 +85,14 @@ TEST_CASE("docs/model.md's channel table numbers the code's channels", "[hash]")
     CHECK(std::string(row).rfind("| " + n + " |", 0) == 0);
   }
   CHECK_THAT(doc, Catch::Contains("| 14 + 32w | flipbook random cell"));
+  CHECK_THAT(doc, Catch::Contains("| 48 + k | size envelope roll of key k"));
+  CHECK_THAT(doc, Catch::Contains("| 80 + k | transparency envelope roll of key k"));
+  CHECK_THAT(doc, Catch::Contains("| 112 + k | squash envelope roll of key k"));
+  CHECK(static_cast<uint32_t>(Channel::kSizeKeyEnvelope0) == 48);
+  CHECK(static_cast<uint32_t>(Channel::kTransparencyKeyEnvelope0) == 80);
+  CHECK(static_cast<uint32_t>(Channel::kSquashKeyEnvelope0) == 112);
+  for (uint32_t k = 0; k < 20; ++k)
+    for (uint32_t base : {48u, 80u, 112u}) CHECK((base + k) % 32 != 14);
   CHECK(flipbook_window_channel(0) == 14);
   CHECK(flipbook_window_channel(2) == 14 + 64);
 }

@@ -69,6 +69,9 @@ struct Flipbook {
   int cols = 1, rows = 1;
   FlipbookMode mode = FlipbookMode::kLoop;
   Range fps{10, 10};
+  // fps counts whole plays of the N cells per life (flipbook.cycles):
+  // the particle's rate is fps * N / life.
+  bool per_life = false;
   bool random_start = false;
   int cells() const { return cols * rows; }
 };
@@ -160,12 +163,25 @@ struct ColorRamp {
 // each particle's own motion is integrated from its birth with a fixed step
 // (semi-implicit Euler), so it is still a pure function of its age.
 inline constexpr double kDefaultForceStepS = 1.0 / 60;
+//
+// Damping and orbit velocity (model.md 6.3, 6.4; Godot's particle process):
+// damping takes a particle's speed down by d px/s every second, keeping its
+// direction, until it stops; orbit velocity turns its offset from the
+// origin about the origin at w degrees/s on top of its own motion. Each is
+// closed form alone (damping without acceleration or drag; orbit velocity
+// with acceleration but no drag or damping) and integrated with the step
+// above otherwise.
 struct Forces {
   Range radial{0, 0}, tangential{0, 0};  // px/s^2
+  Range damping{0, 0};                   // px/s^2, >= 0
+  Range orbit_velocity{0, 0};            // degrees/s, counter-clockwise positive
   double step_s = kDefaultForceStepS;
-  bool enabled() const {
-    return radial.min != 0 || radial.max != 0 || tangential.min != 0 || tangential.max != 0;
-  }
+  static bool nonzero(const Range& r) { return r.min != 0 || r.max != 0; }
+  // Radial or tangential acceleration: integrated whatever else is set.
+  bool enabled() const { return nonzero(radial) || nonzero(tangential); }
+  bool has_damping() const { return nonzero(damping); }
+  bool has_orbit_velocity() const { return nonzero(orbit_velocity); }
+  bool any() const { return enabled() || has_damping() || has_orbit_velocity(); }
 };
 
 // Orbit motion (model.md 6.2, cocos2d's radius mode): the particle circles
@@ -217,6 +233,9 @@ struct Emitter {
   Curve size_px = Curve::constant(8);
   Curve transparency = Curve::constant(0);
   Curve squash = Curve::constant(0);
+  // Envelope rolls of size, transparency and squash (model.md 7.2): one per
+  // curve (false), or one per keypoint (Roblox's NumberSequence envelopes).
+  bool envelope_per_key = false;
   ColorCurve color = ColorCurve::constant({1, 1, 1});
   // The start/end forms of size, transparency and colour (when enabled,
   // they replace the curves above).
@@ -255,6 +274,17 @@ struct Emitter {
   double stream_rate_per_s = 0;     // after the Little's-law clamp (and loop rounding)
   uint64_t loop_keys = 0;           // N = r T for a looped effect (0 when not looped)
 };
+
+// Whether a particle's motion is integrated step by step from its birth
+// (model.md 6.1, 6.3, 6.4) rather than solved in closed form.
+inline bool integrated_motion(const Emitter& em) {
+  const Forces& f = em.forces;
+  if (f.enabled()) return true;
+  const bool accel = em.acceleration.x != 0 || em.acceleration.y != 0;
+  const bool drag = em.drag_per_s != 0;
+  if (f.has_damping() && (accel || drag || f.has_orbit_velocity())) return true;
+  return f.has_orbit_velocity() && drag;
+}
 
 struct Canvas {
   int width = 256, height = 256;

@@ -61,6 +61,13 @@ enum class Channel : uint32_t {
   kOrbitRadius = 31,
   kOrbitRadiusEnd = 32,
   kOrbitAngularSpeed = 33,
+  kDamping = 34,
+  kOrbitVelocity = 35,
+  // Per-keypoint envelope rolls (model.md 7.2, envelope_rolls = "per_key"):
+  // key k of size, transparency and squash rolls on base + k, k < 20.
+  kSizeKeyEnvelope0 = 48,
+  kTransparencyKeyEnvelope0 = 80,
+  kSquashKeyEnvelope0 = 112,
 };
 
 // unit(st, ch) = M(st ^ ((ch + 1) * 0x85EBCA77)) / 2^32, in [0, 1).

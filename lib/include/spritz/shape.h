@@ -2,11 +2,13 @@
 // direction it leaves in, from two uniform rolls (u, v) and an in/out coin.
 #pragma once
 
+#include <vector>
+
 #include "spritz/vec2.h"
 
 namespace spritz {
 
-enum class ShapeKind { kPoint, kBox, kEllipse };
+enum class ShapeKind { kPoint, kBox, kEllipse, kPoints };
 enum class ShapeStyle { kVolume, kSurface };
 enum class InOut { kOutward, kInward, kBoth };
 
@@ -16,6 +18,12 @@ struct Shape {
   InOut in_out = InOut::kOutward;
   double a = 0, b = 0;  // semi-axes, design px (half of the configured size)
   double inner = 0;     // ellipse annulus: inner radius as a fraction of the outer, [0, 1)
+  // kPoints: the places particles start from (one picked per particle), and
+  // optionally a normal per point that the emitter direction is measured from.
+  std::vector<Vec2> points, normals;
+  // An ellipse emits along its outward normal, unless this is set: then
+  // along the emitter direction, as a box does (Godot's spheres and rings).
+  bool along_direction = false;
 };
 
 struct ShapeSample {

@@ -41,12 +41,15 @@ inline const Keys kEmitterKeys = {"name",
                                   "rotation_end",
                                   "radial_acceleration",
                                   "tangential_acceleration",
+                                  "damping",
+                                  "orbit_velocity",
                                   "integration",
                                   "orbit",
                                   "orientation",
                                   "size",
                                   "transparency",
                                   "squash",
+                                  "envelope_rolls",
                                   "color",
                                   "brightness",
                                   "light_emission",
@@ -80,8 +83,11 @@ inline const Keys kCollisionKeys = {"response", "restitution", "friction", "max_
 inline const Keys kColliderKeys = {"kind", "point", "normal", "center", "radius", "size", "side"};
 inline const Keys kTrailKeys = {"count", "length", "fade", "scale", "style"};
 inline const Keys kTurbulenceKeys = {"amplitude", "frequency", "speed", "phase"};
-inline const Keys kFlipbookKeys = {"layout", "mode", "fps", "random_start"};
-inline const Keys kShapeKeys = {"kind", "size", "style", "in_out", "inner"};
+inline const Keys kFlipbookKeys = {"layout", "mode", "fps", "cycles", "random_start"};
+inline const Keys kShapeKeys = {"kind",  "size",  "style",  "in_out",
+                                "inner", "along", "points", "normals"};
+// The most points a "points" shape may list.
+inline constexpr size_t kMaxShapePoints = 65536;
 inline const Keys kBurstKeys = {"time", "count", "repeat", "interval"};
 inline const Keys kCheckKeys = {"times", "threshold", "max_diff_pixels", "max_diff_ratio",
                                 "max_channel_diff"};

@@ -127,6 +127,11 @@ void Translator::read_forces(const toml::table& t, Emitter& em) {
     if (auto r = range(*n, "radial_acceleration", any)) em.forces.radial = *r;
   if (auto n = t.get("tangential_acceleration"))
     if (auto r = range(*n, "tangential_acceleration", any)) em.forces.tangential = *r;
+  const double huge = std::numeric_limits<double>::max();
+  if (auto n = t.get("damping"))
+    if (auto r = range(*n, "damping", 0, huge)) em.forces.damping = *r;
+  if (auto n = t.get("orbit_velocity"))
+    if (auto r = range(*n, "orbit_velocity", any)) em.forces.orbit_velocity = *r;
   if (auto n = t.get("integration")) {
     const toml::table* it = inline_table(*n, kIntegrationKeys, "integration",
                                          "integration must be a table { step = 0.0166667 }");
@@ -136,26 +141,30 @@ void Translator::read_forces(const toml::table& t, Emitter& em) {
           em.forces.step_s = *v;
   }
   if (const toml::node* o = t.get("orbit")) {
-    const bool moving = em.forces.enabled() || em.acceleration.x != 0 || em.acceleration.y != 0 ||
-                        em.drag_per_s != 0;
+    const bool moving =
+        em.forces.any() || em.acceleration.x != 0 || em.acceleration.y != 0 || em.drag_per_s != 0;
     if (moving || t.get("colliders") || t.get("collision"))
       error(*o,
             "orbit motion replaces the ballistic motion: it takes no acceleration, drag, "
-            "radial or tangential acceleration or colliders (set them to 0 or remove them)");
+            "radial or tangential acceleration, damping, orbit_velocity or colliders (set them "
+            "to 0 or remove them)");
     return;
   }
-  if (!em.forces.enabled()) return;
-  const toml::node& at = t.get("radial_acceleration") ? *t.get("radial_acceleration")
-                                                      : *t.get("tangential_acceleration");
-  if (em.lifetime_s.max / em.forces.step_s > kMaxForceSteps)
-    error(at, "radial and tangential acceleration integrate each particle's life in steps of " +
+  if (!em.forces.any()) return;
+  const char* first = nullptr;
+  for (const char* k :
+       {"radial_acceleration", "tangential_acceleration", "damping", "orbit_velocity"})
+    if (t.get(k) && !first) first = k;
+  const toml::node& at = *t.get(first);
+  if (integrated_motion(em) && em.lifetime_s.max / em.forces.step_s > kMaxForceSteps)
+    error(at, std::string(first) + " integrates each particle's life in steps of " +
                   fmt_number(em.forces.step_s) + " s, and a lifetime of " +
                   fmt_number(em.lifetime_s.max) + " s needs more than 1e6 of them: " +
                   "shorten the lifetime or lengthen integration.step");
   if (t.get("colliders") || t.get("collision"))
-    error(at,
-          "radial and tangential acceleration cannot be combined with colliders (collisions "
-          "are solved on the closed-form motion)");
+    error(at, std::string(first) +
+                  " cannot be combined with colliders (collisions are solved on the closed-form "
+                  "ballistic motion)");
 }
 
 // orbit = { radius, radius_end, angular_speed } (model.md 6.2).
@@ -270,6 +279,9 @@ void Translator::read_appearance(const toml::table& t, Emitter& em) {
   }
   if (auto n = t.get("squash"))
     if (auto c = curve(*n, "squash")) em.squash = *c;
+  if (auto n = t.get("envelope_rolls"))
+    if (auto i = choice(*n, "envelope_rolls", {"per_curve", "per_key"}))
+      em.envelope_per_key = *i == 1;
   if (auto n = t.get("color")) {
     if (n->is_table())
       read_color_ramp(*n, em.color_ramp);
@@ -341,8 +353,9 @@ void Translator::read_shape(const toml::node& n, Shape& shape) {
       n, kShapeKeys, "shape", "shape must be a table { kind = \"ellipse\", size = [w, h] }");
   if (!t) return;
   if (auto k = t->get("kind"))
-    if (auto i = choice(*k, "shape.kind", {"point", "box", "ellipse"}))
+    if (auto i = choice(*k, "shape.kind", {"point", "box", "ellipse", "points"}))
       shape.kind = static_cast<ShapeKind>(*i);
+  read_shape_points(*t, n, shape);
   double w = 0, h = 0;
   if (auto s = t->get("size")) {
     if (s->is_number()) {
@@ -364,6 +377,14 @@ void Translator::read_shape(const toml::node& n, Shape& shape) {
       shape.in_out = static_cast<InOut>(*i);
   if (auto s = t->get("inner"))
     if (auto v = bounded(*s, "shape.inner", 0, 0.999999, "within [0, 1)")) shape.inner = *v;
+  if (auto s = t->get("along")) {
+    if (auto i = choice(*s, "shape.along", {"normal", "direction"}))
+      shape.along_direction = *i == 1;
+    if (shape.kind != ShapeKind::kEllipse)
+      error(*s,
+            "shape.along belongs to kind = \"ellipse\" (a box and points emit along the "
+            "direction already)");
+  }
   if (shape.kind == ShapeKind::kEllipse) {
     if (shape.a == 0 && shape.b == 0) {
       shape.kind = ShapeKind::kPoint;  // both semi-axes 0: a point
@@ -372,6 +393,35 @@ void Translator::read_shape(const toml::node& n, Shape& shape) {
             "an ellipse needs both sizes > 0 (or both 0 for a point)");
     }
   }
+}
+
+// shape = { kind = "points", points = [[x, y], ...], normals = [[x, y], ...] }.
+void Translator::read_shape_points(const toml::table& t, const toml::node& n, Shape& shape) {
+  const auto list = [&](const char* key, std::vector<Vec2>& out) {
+    const toml::node* p = t.get(key);
+    if (!p) return;
+    if (shape.kind != ShapeKind::kPoints) {
+      error(*p, std::string("shape.") + key + " belongs to kind = \"points\"");
+      return;
+    }
+    const toml::array* a = p->as_array();
+    if (!a || a->empty() || a->size() > kMaxShapePoints) {
+      error(*p, std::string("shape.") + key + " must be 1 to 65536 [x, y] pairs");
+      return;
+    }
+    for (const toml::node& e : *a)
+      if (auto v = vec2(e, std::string("shape.") + key)) out.push_back(*v);
+  };
+  list("points", shape.points);
+  list("normals", shape.normals);
+  if (shape.kind != ShapeKind::kPoints) return;
+  if (!t.get("points")) error(n, "shape kind \"points\" needs points = [[x, y], ...]");
+  if (t.get("size") || t.get("inner") || t.get("style"))
+    error(n, "shape kind \"points\" takes points and normals, not size, style or inner");
+  if (t.get("normals") && shape.normals.size() != shape.points.size())
+    error(*t.get("normals"), "shape.normals must give one normal per point (" +
+                                 std::to_string(shape.points.size()) + "), got " +
+                                 std::to_string(shape.normals.size()));
 }
 
 void Translator::read_flipbook(const toml::node& n, Flipbook& fb) {
@@ -400,6 +450,14 @@ void Translator::read_flipbook(const toml::node& n, Flipbook& fb) {
       fb.mode = static_cast<FlipbookMode>(*i);
   if (auto f = t->get("fps"))
     if (auto r = range(*f, "flipbook.fps", 0, kMaxFlipbookFps)) fb.fps = *r;
+  if (auto f = t->get("cycles")) {
+    if (t->get("fps"))
+      error(*f, "flipbook takes fps (cells per second) or cycles (plays per life), not both");
+    else if (auto r = range(*f, "flipbook.cycles", 0, kMaxFlipbookFps)) {
+      fb.fps = *r;
+      fb.per_life = true;
+    }
+  }
   if (auto r = t->get("random_start"))
     if (auto b = boolean(*r, "flipbook.random_start")) fb.random_start = *b;
 }

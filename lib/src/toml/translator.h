@@ -57,6 +57,7 @@ class Translator : public TomlReader {
   void resolve_subs(Effect& fx);
   std::optional<Curve> unit_curve(const toml::node& n, std::string_view what);
   void read_shape(const toml::node& n, Shape& shape);
+  void read_shape_points(const toml::table& t, const toml::node& n, Shape& shape);
   void read_bursts(const toml::node& n, Emitter& em, uint64_t max_count);
   void read_check(const toml::table& t, CheckSpec& check);
 };

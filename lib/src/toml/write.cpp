@@ -201,14 +201,27 @@ void write_parts(std::ostream& o, const Emitter& em) {
     const Flipbook& f = em.flipbook;
     o << "flipbook = { layout = [" << f.cols << ", " << f.rows
       << "], mode = " << word(f.mode, {"oneshot", "loop", "pingpong", "random"})
-      << ", fps = " << range(f.fps) << ", random_start = " << (f.random_start ? "true" : "false")
-      << " }\n";
+      << (f.per_life ? ", cycles = " : ", fps = ") << range(f.fps)
+      << ", random_start = " << (f.random_start ? "true" : "false") << " }\n";
   }
   const Shape& s = em.shape;
-  o << "shape = { kind = " << word(s.kind, {"point", "box", "ellipse"}) << ", size = ["
-    << num(2 * s.a) << ", " << num(2 * s.b) << "], style = " << word(s.style, {"volume", "surface"})
-    << ", in_out = " << word(s.in_out, {"outward", "inward", "both"})
-    << ", inner = " << num(s.inner) << " }\n";
+  if (s.kind == ShapeKind::kPoints) {
+    const auto list = [&](const std::vector<Vec2>& v) {
+      std::string out = "[";
+      for (size_t i = 0; i < v.size(); ++i) out += (i ? ", " : "") + vec2(v[i]);
+      return out + "]";
+    };
+    o << "shape = { kind = \"points\", in_out = " << word(s.in_out, {"outward", "inward", "both"})
+      << ", points = " << list(s.points);
+    if (!s.normals.empty()) o << ", normals = " << list(s.normals);
+    o << " }\n";
+  } else
+    o << "shape = { kind = " << word(s.kind, {"point", "box", "ellipse"}) << ", size = ["
+      << num(2 * s.a) << ", " << num(2 * s.b)
+      << "], style = " << word(s.style, {"volume", "surface"})
+      << ", in_out = " << word(s.in_out, {"outward", "inward", "both"})
+      << ", inner = " << num(s.inner) << (s.along_direction ? ", along = \"direction\"" : "")
+      << " }\n";
   if (em.trail.count > 0) {
     const Trail& t = em.trail;
     o << "trail = { count = " << t.count << ", length = " << num(t.length_s)
@@ -231,10 +244,13 @@ void write_parts(std::ostream& o, const Emitter& em) {
 
 // Radial and tangential acceleration and the orbit (model.md 6.1, 6.2).
 void write_forces(std::ostream& o, const Emitter& em) {
-  if (em.forces.enabled())
-    o << "radial_acceleration = " << range(em.forces.radial) << "\n"
-      << "tangential_acceleration = " << range(em.forces.tangential) << "\n"
-      << "integration = { step = " << num(em.forces.step_s) << " }\n";
+  const Forces& f = em.forces;
+  if (f.enabled())
+    o << "radial_acceleration = " << range(f.radial) << "\n"
+      << "tangential_acceleration = " << range(f.tangential) << "\n";
+  if (f.has_damping()) o << "damping = " << range(f.damping) << "\n";
+  if (f.has_orbit_velocity()) o << "orbit_velocity = " << range(f.orbit_velocity) << "\n";
+  if (f.any()) o << "integration = { step = " << num(f.step_s) << " }\n";
   if (em.orbit.enabled) {
     const Orbit& b = em.orbit;
     o << "orbit = { radius = " << range(b.radius);
@@ -266,6 +282,7 @@ void write_emitter(std::ostream& o, const Emitter& em, const WriteOptions& optio
     << "transparency = "
     << (em.transparency_ramp.enabled ? ramp(em.transparency_ramp) : curve(em.transparency)) << "\n"
     << "squash = " << curve(em.squash) << "\n"
+    << (em.envelope_per_key ? "envelope_rolls = \"per_key\"\n" : "")
     << "color = " << (em.color_ramp.enabled ? color_ramp(em.color_ramp) : color_curve(em.color))
     << "\n"
     << "orientation = "
