@@ -25,7 +25,8 @@ struct EffectArgs {
   std::string effect;  // path, "-" for stdin, empty for the bundled default
   std::optional<int64_t> seed;
   std::vector<std::string> sets;
-  std::string from;  // --from: toml, cocos2d or pex; empty: detected from the content
+  std::string
+      from;  // --from: toml, cocos2d, pex, godot or roblox; empty: detected from the content
 };
 
 // Loads the effect named by `args` (overrides validated with the file).
@@ -199,9 +200,17 @@ struct ImportArgs {
   std::optional<double> position_x, position_y;
   bool y_down = false, y_up = false;
   double step = 1.0 / 60;
+  double px_per_stud = 0;
+  std::string view = "front";
+  int emit_count = 16;
   bool json = false;
 };
 int run_import(const ImportArgs& args);
+// Where imported effects' textures are looked for (--texture-dir,
+// --texture-map), for every command that loads one. Reads the map.
+void set_import_search(const std::vector<std::string>& dirs, const std::string& map_path);
+// The ImportOptions those give (the rest defaults).
+ImportOptions import_search_options();
 
 // The clock values `spritz check` renders: [check] times, or by default the
 // middles of the duration's thirds (duration/6, duration/2, 5 duration/6).

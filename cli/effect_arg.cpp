@@ -17,7 +17,9 @@ EffectFormat effect_format(const std::string& from, std::string_view text,
                            const std::string& name) {
   if (from.empty()) return detect_effect_format(text, name);
   const auto f = parse_effect_format(from);
-  if (!f) throw Error("--from must be toml, cocos2d or pex, got \"" + printable(from) + "\"");
+  if (!f)
+    throw Error("--from must be toml, cocos2d, pex, godot or roblox, got \"" + printable(from) +
+                "\"");
   return *f;
 }
 
@@ -31,6 +33,7 @@ struct CachedImport {
   std::shared_ptr<const ImportResult> result;
 };
 std::mutex g_import_mutex;
+ImportOptions g_search;  // --texture-dir, --texture-map
 std::map<std::pair<std::string, EffectFormat>, CachedImport> g_imports;
 
 std::shared_ptr<const ImportResult> imported(const std::string& text, const std::string& name,
@@ -39,7 +42,7 @@ std::shared_ptr<const ImportResult> imported(const std::string& text, const std:
   CachedImport& c = g_imports[{name, format}];
   if (!c.result || c.text != text) {
     c.result = std::make_shared<const ImportResult>(
-        import_effect(text, name, base, format, ImportOptions{}, read_beside));
+        import_effect(text, name, base, format, g_search, read_beside));
     c.text = text;
   }
   return c.result;
@@ -50,10 +53,9 @@ std::shared_ptr<const ImportResult> imported(const std::string& text, const std:
 Effect load_imported(const std::string& text, const std::string& name, const std::string& base,
                      EffectFormat format, LoadOptions options) {
   const ImportResult& r = *imported(text, name, base, format);
-  if (!r.texture_name.empty()) {
-    const std::string path =
-        (std::filesystem::path(base) / r.texture_name).lexically_normal().string();
-    provide_texture(path, r.texture_png);
+  for (const ImportResult::Texture& t : r.textures) {
+    const std::string path = (std::filesystem::path(base) / t.name).lexically_normal().string();
+    provide_texture(path, t.png);
     options.provided_textures.push_back(path);
   }
   Effect fx = load_effect(r.toml, name, base, options);
@@ -67,8 +69,9 @@ Effect load_imported(const std::string& text, const std::string& name, const std
   // The import's own warnings (a missing texture, a blend spritz cannot
   // do) go with the effect's, which every command prints.
   fx.warnings.insert(fx.warnings.begin(), r.warnings.begin(), r.warnings.end());
-  if (r.texture_origin != "textureImageData" && !r.texture_origin.empty())
-    fx.source_files.push_back(r.texture_origin);
+  for (const ImportResult::Texture& t : r.textures)
+    if (t.from_file) fx.source_files.push_back(t.origin);
+  for (const std::string& f : r.source_files) fx.source_files.push_back(f);
   return fx;
 }
 
@@ -100,6 +103,19 @@ std::optional<std::vector<uint8_t>> read_beside(const std::string& path) {
   std::error_code ec;
   if (!std::filesystem::is_regular_file(path, ec)) return std::nullopt;
   return read_texture_file(path);
+}
+
+void set_import_search(const std::vector<std::string>& dirs, const std::string& map_path) {
+  std::lock_guard<std::mutex> lock(g_import_mutex);
+  g_search.texture_dirs = dirs;
+  g_search.texture_map_name = map_path;
+  g_search.texture_map_text = map_path.empty() ? "" : read_text_file(map_path);
+  g_imports.clear();
+}
+
+ImportOptions import_search_options() {
+  std::lock_guard<std::mutex> lock(g_import_mutex);
+  return g_search;
 }
 
 void forget_imports() {

@@ -29,7 +29,14 @@ std::string diagnostics_json(const std::vector<Diagnostic>& list) {
 }
 
 ImportOptions import_options(const ImportArgs& args) {
-  ImportOptions o;
+  ImportOptions o = import_search_options();
+  if (!(args.px_per_stud >= 0 && args.px_per_stud <= 1e4))
+    throw Error("--px-per-stud must be within (0, 1e4], got " + json_number(args.px_per_stud));
+  o.px_per_stud = args.px_per_stud;
+  o.view = args.view;
+  if (args.emit_count < 0 || args.emit_count > 1000000)
+    throw Error("--emit must be within [0, 1e6], got " + std::to_string(args.emit_count));
+  o.emit_count = args.emit_count;
   if (!args.size.empty()) parse_size(args.size, &o.canvas_width, &o.canvas_height);
   o.position_x = args.position_x;
   o.position_y = args.position_y;
@@ -53,49 +60,56 @@ int run_import(const ImportArgs& args) {
   const EffectFormat format = effect_format(args.from, text, name);
   if (format == EffectFormat::kToml)
     throw Error(SourceLoc{name, 0, 0},
-                "is a spritz TOML effect already (import reads .plist and .pex; --from forces "
-                "a format)");
+                "is a spritz TOML effect already (import reads .plist, .pex, Godot and Roblox "
+                "files; --from forces a format)");
   const ImportResult r = import_effect(text, name, base, format, options, read_beside);
 
-  // Where things go: the TOML, and the texture beside it.
+  // Where things go: the TOML, and the textures beside it.
   const bool to_stdout = args.output == "-";
   std::string toml_path = args.output;
   if (toml_path.empty()) toml_path = r.fx.name + ".toml";
   const fs::path dir = to_stdout ? fs::path(".") : fs::path(toml_path).parent_path();
-  const std::string texture_path =
-      r.texture_name.empty() ? "" : (dir / r.texture_name).lexically_normal().string();
-  // Check both before writing either: no half an import.
+  std::vector<std::string> texture_paths;
+  for (const ImportResult::Texture& t : r.textures)
+    texture_paths.push_back((dir / t.name).lexically_normal().string());
+  // Check them all before writing any: no half an import.
   if (!to_stdout) {
     ensure_output_dir(toml_path);
     check_not_input(toml_path);
   }
-  if (!texture_path.empty()) {
-    ensure_output_dir(texture_path);
-    check_not_input(texture_path);
+  for (const std::string& p : texture_paths) {
+    ensure_output_dir(p);
+    check_not_input(p);
   }
 
-  // The TOML must load as it is, with its texture: check it before writing.
+  // The TOML must load as it is, with its textures: check it before writing.
   LoadOptions lo;
   const std::string load_base = dir.empty() ? "." : dir.string();
-  if (!texture_path.empty()) lo.provided_textures.push_back(texture_path);
+  lo.provided_textures = texture_paths;
   load_effect(r.toml, to_stdout ? "<stdout>" : toml_path, load_base, lo);
 
-  if (!texture_path.empty())
-    write_file_atomic(texture_path, r.texture_png.data(), r.texture_png.size());
+  for (size_t i = 0; i < r.textures.size(); ++i)
+    write_file_atomic(texture_paths[i], r.textures[i].png.data(), r.textures[i].png.size());
   if (to_stdout)
     std::fwrite(r.toml.data(), 1, r.toml.size(), stdout);
   else
     write_file_atomic(toml_path, r.toml.data(), r.toml.size());
 
   if (args.json) {
+    std::string textures = "[";
+    for (size_t i = 0; i < r.textures.size(); ++i)
+      textures += std::string(i ? "," : "") + "{\"path\":" + json_string(texture_paths[i]) +
+                  ",\"origin\":" + json_string(r.textures[i].origin) + "}";
+    textures += "]";
     const std::string line =
         "{\"event\":\"import\",\"source\":" + json_string(name) +
         ",\"format\":" + json_string(effect_format_name(format)) +
         ",\"effect\":" + json_string(to_stdout ? "-" : toml_path) +
-        ",\"texture\":" + (texture_path.empty() ? "null" : json_string(texture_path)) +
+        ",\"emitters\":" + std::to_string(r.fx.emitters.size()) +
+        ",\"texture\":" + (texture_paths.empty() ? "null" : json_string(texture_paths[0])) +
         ",\"texture_origin\":" +
-        json_string(r.texture_origin.empty() ? "builtin:soft" : r.texture_origin) +
-        ",\"canvas\":[" + std::to_string(r.fx.canvas.width) + "," +
+        json_string(r.textures.empty() ? "builtin" : r.textures[0].origin) +
+        ",\"textures\":" + textures + ",\"canvas\":[" + std::to_string(r.fx.canvas.width) + "," +
         std::to_string(r.fx.canvas.height) + "],\"warnings\":" + diagnostics_json(r.warnings) +
         ",\"notes\":" + diagnostics_json(r.notes) + "}\n";
     std::fwrite(line.data(), 1, line.size(), to_stdout ? stderr : stdout);
@@ -104,10 +118,13 @@ int run_import(const ImportArgs& args) {
       std::fprintf(stderr, "%s\n", Diagnostic{d.loc, "warning: " + d.message}.to_string().c_str());
     for (const Diagnostic& d : r.notes)
       std::fprintf(stderr, "%s\n", Diagnostic{d.loc, "note: " + d.message}.to_string().c_str());
-    std::fprintf(stderr, "spritz: imported %s (%s) to %s%s%s, canvas %dx%d\n",
-                 printable(name).c_str(), effect_format_name(format),
-                 to_stdout ? "stdout" : printable(toml_path).c_str(),
-                 texture_path.empty() ? "" : " and ", printable(texture_path).c_str(),
+    std::string also;
+    for (const std::string& p : texture_paths)
+      also += (also.empty() ? " and " : ", ") + printable(p);
+    std::fprintf(stderr, "spritz: imported %s (%s, %zu emitter%s) to %s%s, canvas %dx%d\n",
+                 printable(name).c_str(), effect_format_name(format), r.fx.emitters.size(),
+                 r.fx.emitters.size() == 1 ? "" : "s",
+                 to_stdout ? "stdout" : printable(toml_path).c_str(), also.c_str(),
                  r.fx.canvas.width, r.fx.canvas.height);
   }
   return kExitOk;

@@ -20,11 +20,22 @@ namespace {
 
 using namespace spritz;
 
+// Where imported effects' textures are looked for (every effect command).
+std::vector<std::string> g_texture_dirs;
+std::string g_texture_map;
+
 void add_from_option(CLI::App* cmd, std::string& from) {
   cmd->add_option("--from", from,
-                  "The effect's format: toml, cocos2d (.plist) or pex (default: detected from "
-                  "the content)")
-      ->check(CLI::IsMember({"toml", "cocos2d", "pex"}));
+                  "The effect's format: toml, cocos2d (.plist), pex, godot (.tscn/.tres) or "
+                  "roblox (.rbxmx/.rbxlx/.model.json) (default: detected from the content)")
+      ->check(CLI::IsMember({"toml", "cocos2d", "pex", "godot", "roblox"}));
+  cmd->add_option("--texture-dir", g_texture_dirs,
+                  "An imported effect's textures are also looked for here, by file name (a "
+                  "Godot project's art; Roblox assets as <id>.png) (repeatable)")
+      ->take_all();
+  cmd->add_option("--texture-map", g_texture_map,
+                  "A TOML table from Roblox asset id or URI to a PNG file, relative to the map: "
+                  "123456 = \"fire.png\"");
 }
 
 void add_effect_options(CLI::App* cmd, EffectArgs& a, int64_t& seed, CLI::Option*& seed_opt) {
@@ -336,12 +347,16 @@ int main(int argc, char** argv) {
   // import
   ImportArgs import;
   CLI::App* im = app.add_subcommand(
-      "import", "Translate a Particle Designer / cocos2d .plist or Starling .pex effect to TOML");
-  im->add_option("effect", import.effect, "Effect file (.plist or .pex); '-' reads stdin")
+      "import",
+      "Translate a Particle Designer / cocos2d .plist, Starling .pex, Godot .tscn/.tres or Roblox "
+      ".rbxmx/.rbxlx/.model.json effect to TOML");
+  im->add_option(
+        "effect", import.effect,
+        "Effect file (.plist, .pex, .tscn, .tres, .rbxmx, .rbxlx, .model.json); '-' reads stdin")
       ->required();
   im->add_option("-o,--output", import.output,
                  "The TOML file (default: <name>.toml in the working directory; '-': stdout). "
-                 "The texture goes beside it as <name>-texture.png");
+                 "Textures go beside it as <name>-texture.png (or <name>-<emitter>.png)");
   add_from_option(im, import.from);
   im->add_option("--size", import.size,
                  "Canvas WxH in design px (default: fitted to where the particles go)");
@@ -361,13 +376,24 @@ int main(int argc, char** argv) {
                "for .plist)")
       ->excludes(yd);
   im->add_option("--step", import.step,
-                 "Integration step of radial and tangential acceleration, s (default 1/60, "
-                 "cocos2d's frame)");
+                 "Integration step of radial and tangential acceleration, damping and orbit "
+                 "velocity, s (default 1/60, cocos2d's frame)");
+  im->add_option("--px-per-stud", import.px_per_stud,
+                 "Roblox: design px per stud (default: fitted so the particles fill the canvas)");
+  im->add_option("--view", import.view,
+                 "Roblox: the view onto the 3D effect: front (looking along -Z, the default), "
+                 "side (along -X) or top (down -Y)")
+      ->check(CLI::IsMember({"front", "side", "top"}));
+  im->add_option("--emit", import.emit_count,
+                 "Roblox: the burst of an emitter that only Emit()s and has no EmitCount "
+                 "attribute (default 16, Emit()'s own)");
   im->add_flag("--json", import.json, "One JSON object on stdout: what was written and every note");
   im->footer(
       "Examples:\n  spritz import fire.plist -o fx/fire.toml\n"
       "  spritz import sun.pex --size 512x512 --json\n"
-      "Every command also reads .plist and .pex directly: spritz render fire.plist --time 1 -o "
+      "  spritz import explosion.tscn -o fx/explosion.toml\n"
+      "  spritz import Fire.rbxmx --texture-map assets.toml --view side\n"
+      "Every command also reads these files directly: spritz render fire.plist --time 1 -o "
       "f.png");
 
   // An unknown command: CLI11 would say "A subcommand is required".
@@ -443,6 +469,7 @@ int main(int argc, char** argv) {
   if (png_mode == "small") set_png_mode(PngMode::kSmall);
   const int code = [&]() -> int {
     try {
+      set_import_search(g_texture_dirs, g_texture_map);
       // A bad SPRITZ_SIMD stops every drawing command before it reads anything.
       if (r->parsed() || at->parsed() || c->parsed()) sprite_kernel();
       if (r->parsed() || at->parsed() || c->parsed() || in->parsed()) memory_budget();

@@ -9,7 +9,9 @@
 #include <limits>
 #include <filesystem>
 
+#include "common.h"
 #include "config.h"
+#include "godot_text.h"
 #include "spritz/eval.h"
 #include "spritz/load.h"
 #include "spritz/raster/png.h"
@@ -35,7 +37,10 @@ Range spread_range(double value, double variance) {
   return {value - v, value + v};
 }
 
-// A number as a message shows it: up to 6 significant digits.
+}  // namespace
+
+namespace import_detail {
+
 std::string fmt(double v) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.6g", v);
@@ -50,6 +55,13 @@ std::string effect_name_from(const std::string& source_name) {
   if (stem.size() > 64) stem.resize(64);
   return stem.empty() ? "imported" : stem;
 }
+
+}  // namespace import_detail
+
+namespace {
+
+using import_detail::effect_name_from;
+using import_detail::fmt;
 
 class Mapper {
  public:
@@ -355,7 +367,8 @@ void import_texture(const Config& c, const std::string& base_dir, const ReadFile
   Emitter& em = r.fx.emitters.front();
   std::optional<import_detail::Rgba8Image> img;
   const import_detail::ConfigValue* name = c.get("textureFileName");
-  std::string tried;
+  std::string tried, origin;
+  bool from_file = false;
   if (name && !name->text.empty()) {
     const fs::path named(name->text);
     std::vector<fs::path> candidates;
@@ -371,7 +384,8 @@ void import_texture(const Config& c, const std::string& base_dir, const ReadFile
       tried += (tried.empty() ? "" : ", ") + printable(path);
       if (auto bytes = read_file(path)) {
         img = decode_image(*bytes, "texture " + printable(path), name->loc);
-        r.texture_origin = path;
+        origin = path;
+        from_file = true;
         break;
       }
     }
@@ -381,7 +395,7 @@ void import_texture(const Config& c, const std::string& base_dir, const ReadFile
     const std::vector<uint8_t> packed = import_detail::decode_base64(data->text, data->loc);
     const std::vector<uint8_t> raw = import_detail::inflate_texture(packed, data->loc);
     img = decode_image(raw, "the embedded texture (textureImageData)", data->loc);
-    r.texture_origin = "textureImageData";
+    origin = "textureImageData";
     if (!tried.empty())
       r.notes.push_back({name->loc, "texture file not found (" + tried +
                                         "): the embedded textureImageData is used"});
@@ -402,24 +416,35 @@ void import_texture(const Config& c, const std::string& base_dir, const ReadFile
       for (size_t k = 0; k < 3; ++k)
         img->rgba[i + k] = static_cast<uint8_t>((img->rgba[i + k] * img->rgba[i + 3] + 127) / 255);
   }
-  r.texture_png = encode_png(img->rgba.data(), img->width, img->height);
-  r.texture_name = r.fx.name + "-texture.png";
+  ImportResult::Texture tex;
+  tex.png = encode_png(img->rgba.data(), img->width, img->height);
+  tex.name = r.fx.name + "-texture.png";
+  tex.origin = origin;
+  tex.from_file = from_file;
   em.texture.kind = TextureRef::Kind::kFile;
-  em.texture.path = r.texture_name;
+  em.texture.path = tex.name;
+  r.textures.push_back(std::move(tex));
 }
 
+}  // namespace
+
+namespace import_detail {
+
 // The header comment: where the effect came from and every note.
-std::string header(const Config& c, const ImportResult& r) {
+std::string header(const std::string& source_name, const std::string& what,
+                   const ImportResult& r) {
   // Every line printable: file names and values quoted from the source may
   // hold any bytes, and the TOML must stay valid UTF-8.
-  std::string h = "Imported by spritz import from " + printable(fs::path(c.source_name).filename().string()) +
-                  " (" + (r.format == EffectFormat::kPex ? "Starling .pex" : "Particle Designer / cocos2d .plist") +
+  std::string h = "Imported by spritz import from " +
+                  printable(fs::path(source_name).filename().string()) + " (" + what +
                   "); docs/import.md explains the mapping.";
   // The texture's file name only: the header must not depend on the folder
   // the import was run from (rendering the source and the TOML give the
   // same bytes, metadata included).
-  if (!r.texture_origin.empty())
-    h += "\nTexture: " + printable(fs::path(r.texture_origin).filename().string()) + ".";
+  const bool one = r.textures.size() == 1 && r.fx.emitters.size() == 1;
+  for (const ImportResult::Texture& t : r.textures)
+    h += (one ? "\nTexture: " : "\nTexture " + printable(t.name) + ": ") +
+         printable(fs::path(t.origin).filename().string()) + ".";
   std::vector<Diagnostic> all = r.warnings;
   all.insert(all.end(), r.notes.begin(), r.notes.end());
   sort_by_location(all);
@@ -430,42 +455,60 @@ std::string header(const Config& c, const ImportResult& r) {
   return h;
 }
 
-std::string probe_name(const ImportResult& r) {
-  return r.fx.name + " (imported)";
-}
-
 // Frames the particles: the canvas that holds where they go over the
-// effect (its period, or its whole run), and the emitter's place that
-// centres them, unless the options fix either.
+// effect (its period, or its whole run), and the emitters' place that
+// centres them (all moved together), unless the options fix either.
 void fit_canvas(ImportResult& r, const ImportOptions& o) {
   Effect probe = r.fx;
-  Emitter& pe = probe.emitters.front();
-  pe.texture = TextureRef::parse("builtin:soft");
   // A thinned stream goes to the same places: fit on at most about 2e4
   // particle evaluations (force steps counted) per sample, whatever the file.
-  double alive = pe.rate_per_s * pe.lifetime_s.max;
-  for (const BurstGroup& b : pe.bursts) alive += b.count;
-  const double steps = pe.forces.enabled() ? pe.lifetime_s.max / pe.forces.step_s : 1;
-  const double cost = alive * std::max(1.0, steps);
+  double cost = 0;
+  for (Emitter& pe : probe.emitters) {
+    pe.texture = TextureRef::parse("builtin:soft");
+    double alive = pe.rate_per_s * pe.lifetime_s.max;
+    for (const BurstGroup& b : pe.bursts) alive += b.count;
+    const double steps = integrated_motion(pe) ? pe.lifetime_s.max / pe.forces.step_s : 1;
+    cost += alive * std::max(1.0, steps);
+  }
   if (cost > 2e4) {
     const double f = 2e4 / cost;
-    pe.rate_per_s *= f;
-    for (double& k : pe.rate_curve.key_r) k *= f;
-    pe.max_particles = static_cast<uint32_t>(std::max(1.0, std::ceil(pe.max_particles * f)));
-    for (BurstGroup& b : pe.bursts)
-      b.count = static_cast<uint32_t>(std::max(1.0, std::floor(b.count * f)));
+    for (Emitter& pe : probe.emitters) {
+      pe.rate_per_s *= f;
+      for (double& k : pe.rate_curve.key_r) k *= f;
+      pe.max_particles = static_cast<uint32_t>(std::max(1.0, std::ceil(pe.max_particles * f)));
+      for (BurstGroup& b : pe.bursts)
+        b.count = static_cast<uint32_t>(std::max(1.0, std::floor(b.count * f)));
+    }
   }
-  Effect fx = load_effect(write_effect(probe), probe_name(r), ".");
+  Effect fx = load_effect(write_effect(probe), r.fx.name + " (imported)", ".");
   Bounds b;
   Frame frame;
   const int samples = 48;
   const double span = fx.duration_s;
+  // One emitter: everywhere its particles go. Several (a scene): where 99%
+  // of them are, each particle's extent counted, so a few that fly off
+  // for ever (a scene's particles meant to hit colliders) do not shrink
+  // the rest to dots.
+  std::vector<double> xs0, xs1, ys0, ys1;
   for (int i = 0; i < samples; ++i) {
     const double t = span * i / samples;
     evaluate(fx, clock_at_time(fx, t), frame);
     extend_bounds(frame, b);
+    for (const EmitterFrame& ef : frame.emitters)
+      for (const Particle& p : ef.particles) {
+        if (p.alpha <= 0 || p.w <= 0) continue;
+        const double e = 0.5 * std::hypot(p.w, p.h);
+        xs0.push_back(p.x - e), xs1.push_back(p.x + e), ys0.push_back(p.y - e), ys1.push_back(p.y + e);
+      }
   }
-  Emitter& em = r.fx.emitters.front();
+  if (r.fx.emitters.size() > 1 && xs0.size() >= 200) {
+    const auto q = [](std::vector<double>& v, double f) {
+      const size_t k = std::min(v.size() - 1, static_cast<size_t>(f * double(v.size())));
+      std::nth_element(v.begin(), v.begin() + k, v.end());
+      return v[k];
+    };
+    b.x0 = q(xs0, 0.005), b.x1 = q(xs1, 0.995), b.y0 = q(ys0, 0.005), b.y1 = q(ys1, 0.995);
+  }
   const bool fixed_size = o.canvas_width > 0 && o.canvas_height > 0;
   if (b.empty) {
     r.fx.canvas.width = fixed_size ? o.canvas_width : 256;
@@ -473,31 +516,64 @@ void fit_canvas(ImportResult& r, const ImportOptions& o) {
     return;
   }
   const double margin = 4;
-  if (!o.position_x) em.position.x = -0.5 * (b.x0 + b.x1);
-  if (!o.position_y) em.position.y = -0.5 * (b.y0 + b.y1);
+  // With one emitter --position places it; with several, the whole group
+  // moves so the given point is where the first emitter was.
+  Vec2 shift{o.position_x ? 0 : -0.5 * (b.x0 + b.x1), o.position_y ? 0 : -0.5 * (b.y0 + b.y1)};
+  // Where the particles reach past the largest canvas, several emitters
+  // keep their own middle in view instead (their particles' start).
+  if (r.fx.emitters.size() > 1 && !fixed_size) {
+    double ex0 = 1e300, ex1 = -1e300, ey0 = 1e300, ey1 = -1e300;
+    for (const Emitter& em : r.fx.emitters) {
+      ex0 = std::min(ex0, em.position.x), ex1 = std::max(ex1, em.position.x);
+      ey0 = std::min(ey0, em.position.y), ey1 = std::max(ey1, em.position.y);
+    }
+    if (b.x1 - b.x0 > kMaxFittedSide - 2 * margin && !o.position_x) {
+      shift.x = -0.5 * (ex0 + ex1);
+      b.x0 = std::max(b.x0, -shift.x - kMaxFittedSide / 2.0), b.x1 = std::min(b.x1, -shift.x + kMaxFittedSide / 2.0);
+    }
+    if (b.y1 - b.y0 > kMaxFittedSide - 2 * margin && !o.position_y) {
+      shift.y = -0.5 * (ey0 + ey1);
+      b.y0 = std::max(b.y0, -shift.y - kMaxFittedSide / 2.0), b.y1 = std::min(b.y1, -shift.y + kMaxFittedSide / 2.0);
+    }
+  }
+  const Vec2 first = r.fx.emitters.front().position;
+  if (o.position_x) shift.x = *o.position_x - first.x;
+  if (o.position_y) shift.y = *o.position_y - first.y;
+  for (Emitter& em : r.fx.emitters) em.position = em.position + shift;
   if (fixed_size) {
     r.fx.canvas.width = o.canvas_width;
     r.fx.canvas.height = o.canvas_height;
     return;
   }
-  const auto side = [&](double lo, double hi, double pos) {
-    const double half = std::max(hi + pos, -(lo + pos)) + margin;
+  const auto side = [&](double lo, double hi, double s) {
+    const double half = std::max(hi + s, -(lo + s)) + margin;
     return static_cast<int>(std::clamp(2 * std::ceil(half), 16.0, double(kMaxFittedSide)));
   };
-  r.fx.canvas.width = side(b.x0, b.x1, em.position.x);
-  r.fx.canvas.height = side(b.y0, b.y1, em.position.y);
+  r.fx.canvas.width = side(b.x0, b.x1, shift.x);
+  r.fx.canvas.height = side(b.y0, b.y1, shift.y);
   if (r.fx.canvas.width == kMaxFittedSide || r.fx.canvas.height == kMaxFittedSide)
     r.notes.push_back({SourceLoc{r.fx.name, 0, 0},
                        "the particles reach farther than a " + std::to_string(kMaxFittedSide) +
                            " px canvas; it is capped there (--size sets another)"});
 }
 
-}  // namespace
+ImportResult finish(ImportResult r, const std::string& source_name, const std::string& what) {
+  sort_by_location(r.warnings);
+  sort_by_location(r.notes);
+  WriteOptions wo;
+  wo.header = header(source_name, what, r);
+  r.toml = write_effect(r.fx, wo);
+  return r;
+}
+
+}  // namespace import_detail
 
 std::optional<EffectFormat> parse_effect_format(std::string_view name) {
   if (name == "toml") return EffectFormat::kToml;
   if (name == "cocos2d" || name == "plist") return EffectFormat::kCocos2d;
   if (name == "pex") return EffectFormat::kPex;
+  if (name == "godot") return EffectFormat::kGodot;
+  if (name == "roblox") return EffectFormat::kRoblox;
   return std::nullopt;
 }
 
@@ -506,6 +582,8 @@ const char* effect_format_name(EffectFormat format) {
     case EffectFormat::kToml: return "toml";
     case EffectFormat::kCocos2d: return "cocos2d";
     case EffectFormat::kPex: return "pex";
+    case EffectFormat::kGodot: return "godot";
+    case EffectFormat::kRoblox: return "roblox";
   }
   return "toml";
 }
@@ -515,6 +593,12 @@ EffectFormat detect_effect_format(std::string_view text, const std::string& sour
   if (text.substr(0, 3) == "\xEF\xBB\xBF") i = 3;
   while (i < text.size() && (text[i] == ' ' || text[i] == '\t' || text[i] == '\r' || text[i] == '\n'))
     ++i;
+  if (import_detail::godot::looks_like_godot(text)) return EffectFormat::kGodot;
+  if (i < text.size() && text[i] == '{') return EffectFormat::kRoblox;  // a Rojo model
+  if (text.substr(i, 8) == "<roblox!")
+    throw Error(import_detail::loc_at(text, i, source_name),
+                "a binary Roblox file (.rbxm/.rbxl): spritz reads the XML forms; save it from "
+                "Studio as .rbxmx or .rbxlx");
   if (i >= text.size() || text[i] != '<') return EffectFormat::kToml;
   // The root element: the first tag that is not a declaration, comment or DOCTYPE.
   size_t p = i;
@@ -526,33 +610,37 @@ EffectFormat detect_effect_format(std::string_view text, const std::string& sour
     }
     if (rest.substr(0, 5) == "plist") return EffectFormat::kCocos2d;
     if (rest.substr(0, 21) == "particleEmitterConfig") return EffectFormat::kPex;
+    if (rest.substr(0, 6) == "roblox") return EffectFormat::kRoblox;
     break;
   }
   const size_t at = p == std::string_view::npos ? i : p;
   throw Error(import_detail::loc_at(text, at, source_name),
-              "an XML file whose root element is neither <plist> (Particle Designer / cocos2d) "
-              "nor <particleEmitterConfig> (Starling .pex): spritz cannot read it");
+              "an XML file whose root element is not <plist> (Particle Designer / cocos2d), "
+              "<particleEmitterConfig> (Starling .pex) or <roblox> (Roblox .rbxmx/.rbxlx): "
+              "spritz cannot read it");
 }
 
 ImportResult import_effect(std::string_view text, const std::string& source_name,
                            const std::string& base_dir, EffectFormat format,
                            const ImportOptions& options, const ReadFile& read_file) {
-  if (format == EffectFormat::kToml) throw Error("import takes a .plist or .pex effect, not TOML");
+  if (format == EffectFormat::kToml)
+    throw Error("import takes a .plist, .pex, Godot or Roblox effect, not TOML");
   if (!(options.step_s >= 1e-4 && options.step_s <= 1))
     throw Error("the integration step must be within [1e-4, 1] s");
+  if (format == EffectFormat::kGodot)
+    return import_detail::import_godot(text, source_name, base_dir, options, read_file);
+  if (format == EffectFormat::kRoblox)
+    return import_detail::import_roblox(text, source_name, base_dir, options, read_file);
   const Config c = import_detail::parse_config(text, source_name, format);
   ImportResult r;
   r.format = format;
   Mapper m(c, options, r);
   m.map();
   import_texture(c, base_dir, read_file, m.premultiply_texture, r);
-  fit_canvas(r, options);
-  sort_by_location(r.warnings);
-  sort_by_location(r.notes);
-  WriteOptions wo;
-  wo.header = header(c, r);
-  r.toml = write_effect(r.fx, wo);
-  return r;
+  import_detail::fit_canvas(r, options);
+  return import_detail::finish(std::move(r), source_name,
+                               format == EffectFormat::kPex ? "Starling .pex"
+                                                            : "Particle Designer / cocos2d .plist");
 }
 
 }  // namespace spritz

@@ -52,9 +52,8 @@ ImportResult import_path(const fs::path& p, const ImportOptions& o = {}) {
 // The effect an import describes, loaded as every command loads it.
 Effect load_imported(const ImportResult& r, const fs::path& source) {
   LoadOptions lo;
-  if (!r.texture_name.empty())
-    lo.provided_textures.push_back(
-        (source.parent_path() / r.texture_name).lexically_normal().string());
+  for (const ImportResult::Texture& t : r.textures)
+    lo.provided_textures.push_back((source.parent_path() / t.name).lexically_normal().string());
   return load_effect(r.toml, source.string(), source.parent_path().string(), lo);
 }
 
@@ -370,9 +369,10 @@ TEST_CASE("a plist maps onto the model: rates, rolls, forces and its embedded te
   CHECK(r.fx.canvas.tonemap == Tonemap::kClamp);
   // The named file is missing: the embedded gzip PNG, premultiplied for
   // SRC_ALPHA's second alpha, and a note at the name's line.
-  CHECK(r.texture_origin == "textureImageData");
-  CHECK(r.texture_name == "spark-texture.png");
-  const DecodedPng png = decode_png(r.texture_png, "texture");
+  REQUIRE(r.textures.size() == 1);
+  CHECK(r.textures[0].origin == "textureImageData");
+  CHECK(r.textures[0].name == "spark-texture.png");
+  const DecodedPng png = decode_png(r.textures[0].png, "texture");
   CHECK(png.width == 16);
   for (size_t i = 0; i < png.rgba.size(); i += 4) CHECK(png.rgba[i] <= png.rgba[i + 3]);
   bool noted = false;
@@ -398,7 +398,8 @@ TEST_CASE("an embedded zlib TIFF and a short duration's burst", "[import]") {
   CHECK(em.lifetime_s.min == 0);
   CHECK(em.lifetime_s.max == Approx(1.4));
   CHECK(em.light_emission == 0);  // ONE, ONE_MINUS_SRC_ALPHA: premultiplied over
-  const DecodedPng png = decode_png(r.texture_png, "texture");
+  REQUIRE(r.textures.size() == 1);
+  const DecodedPng png = decode_png(r.textures[0].png, "texture");
   CHECK(png.width == 8);
   CHECK(png.height == 8);
   // Straight alpha back from libtiff's premultiplied RGBA: the centre is
@@ -419,7 +420,8 @@ TEST_CASE("a Starling .pex: radius mode, y down, the texture beside it", "[impor
   // particle half a turn from its angle.
   CHECK(em.direction_deg == -(270 + 180));
   CHECK(em.orbit.angular_speed_deg_per_s.min == -140);
-  CHECK(r.texture_origin == (kData / "ring_dot.png").lexically_normal().string());
+  REQUIRE(r.textures.size() == 1);
+  CHECK(r.textures[0].origin == (kData / "ring_dot.png").lexically_normal().string());
   ImportOptions up;
   up.y_down = false;
   CHECK(import_path(kData / "ring.pex", up).fx.emitters[0].orbit.angular_speed_deg_per_s.min ==
@@ -500,7 +502,7 @@ TEST_CASE("a texture named but nowhere: builtin:soft with a warning at the name"
                                         "gone.png)",
                                         0) == 0);
   CHECK(r.fx.emitters[0].texture.builtin());
-  CHECK(r.texture_png.empty());
+  CHECK(r.textures.empty());
 }
 
 TEST_CASE("imported particles agree with the reference simulator, particle by particle",

@@ -23,7 +23,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     return 0;
   }
   LoadOptions lo;
-  if (!r.texture_name.empty()) lo.provided_textures.push_back(r.texture_name);
+  for (const auto& t : r.textures) lo.provided_textures.push_back(t.name);
   const Effect fx = load_effect(r.toml, "fuzz.plist", ".", lo);  // must not throw
   Frame frame;
   for (double t : {0.0, 0.5, 3.0}) {

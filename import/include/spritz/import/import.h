@@ -1,5 +1,7 @@
 // Importing effects made in other tools (docs/import.md): Particle Designer /
-// cocos2d `.plist` files and their Starling sibling `.pex`, translated into
+// cocos2d `.plist` files and their Starling sibling `.pex`, Godot scenes and
+// resources (`.tscn`, `.tres`) and Roblox ParticleEmitters (`.rbxmx`,
+// `.rbxlx`, Rojo `.model.json`), translated into
 // the model's own terms and written as spritz TOML (write.h), with the
 // texture they use decoded (PNG or TIFF, embedded or beside the file) and
 // re-encoded as a PNG. The library reads no file itself: the caller hands
@@ -18,16 +20,17 @@
 
 namespace spritz {
 
-enum class EffectFormat { kToml, kCocos2d, kPex };
+enum class EffectFormat { kToml, kCocos2d, kPex, kGodot, kRoblox };
 
-// "toml", "cocos2d", "pex"; nullopt for anything else.
+// "toml", "cocos2d", "pex", "godot", "roblox"; nullopt for anything else.
 std::optional<EffectFormat> parse_effect_format(std::string_view name);
 const char* effect_format_name(EffectFormat format);
 
 // The format of an effect file, from its content: XML whose root element is
-// <plist> is cocos2d, <particleEmitterConfig> is pex, anything that does not
-// start with '<' is TOML. Throws spritz::Error (file:line:col) for XML that
-// is neither.
+// <plist> is cocos2d, <particleEmitterConfig> is pex, <roblox> is Roblox; a
+// [gd_scene or [gd_resource header is Godot; a JSON object (a first `{`) is a
+// Rojo model; anything else is TOML. Throws spritz::Error (file:line:col) for
+// XML that is none of these, and for a binary Roblox file.
 EffectFormat detect_effect_format(std::string_view text, const std::string& source_name);
 
 struct ImportOptions {
@@ -42,6 +45,20 @@ struct ImportOptions {
   std::optional<bool> y_down;
   // The step radial and tangential acceleration are integrated with.
   double step_s = kDefaultForceStepS;
+  // Folders a texture the file names is looked for in (by its file name)
+  // when it is not where the file says: a Godot project's textures, a
+  // folder of Roblox assets (`<id>.png` or the name).
+  std::vector<std::string> texture_dirs;
+  // Roblox: an id-to-file map's text and name (`--texture-map map.toml`:
+  // `"rbxassetid://123" = "fire.png"` or `123 = "fire.png"`, paths relative
+  // to the map), the pixels per stud (0: fitted to the canvas), and the view
+  // ("front" looks along -Z, "side" along -X, "top" down -Y).
+  std::string texture_map_text, texture_map_name;
+  double px_per_stud = 0;
+  std::string view = "front";
+  // Roblox: the burst an emitter that only Emit()s (Rate 0 or disabled,
+  // without an EmitCount attribute) gets at time 0.
+  int emit_count = 16;
 };
 
 inline constexpr int kMaxFittedSide = 2048;
@@ -59,11 +76,19 @@ struct ImportResult {
   // The translation: an effect as the TOML front-end would read it (not
   // finished: write_effect it, then load_effect the text).
   Effect fx;
-  // The texture as a PNG, when the effect has one (file or embedded);
-  // fx's emitter names it by texture_name, relative to the TOML file.
-  std::vector<uint8_t> texture_png;
-  std::string texture_name;    // "<stem>-texture.png", or empty
-  std::string texture_origin;  // where it came from, for messages
+  // The textures as PNGs (files, embedded, or rasterised gradients); fx's
+  // emitters name them by `name`, relative to the TOML file
+  // ("<stem>-texture.png", "<stem>-<emitter>.png").
+  struct Texture {
+    std::string name;
+    std::vector<uint8_t> png;
+    std::string origin;  // where it came from (a path, or what was embedded)
+    bool from_file = false;  // origin is a file the effect depends on
+  };
+  std::vector<Texture> textures;
+  // Other files the import read (a Godot scene's .tres resources): preview
+  // watches them.
+  std::vector<std::string> source_files;
   // What could not be carried over exactly, each at its place in the file.
   // Warnings change what is drawn noticeably (a missing texture, a blend
   // spritz cannot do); notes are the documented approximations.

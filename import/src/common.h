@@ -1,0 +1,30 @@
+// What the importers share: messages' numbers, effect names, the canvas fit,
+// the header and the finishing write, and the per-format entry points.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "spritz/import/import.h"
+
+namespace spritz::import_detail {
+
+// A number as a message shows it: up to 6 significant digits.
+std::string fmt(double v);
+// The effect's name from the source's file name.
+std::string effect_name_from(const std::string& source_name);
+// Fits the canvas to where the particles go and centres them (every
+// emitter moved together), unless the options fix either.
+void fit_canvas(ImportResult& r, const ImportOptions& o);
+// Sorts the diagnostics and writes the TOML with its header ("what" names
+// the source format).
+ImportResult finish(ImportResult r, const std::string& source_name, const std::string& what);
+
+ImportResult import_godot(std::string_view text, const std::string& source_name,
+                          const std::string& base_dir, const ImportOptions& options,
+                          const ReadFile& read_file);
+ImportResult import_roblox(std::string_view text, const std::string& source_name,
+                           const std::string& base_dir, const ImportOptions& options,
+                           const ReadFile& read_file);
+
+}  // namespace spritz::import_detail

@@ -1,0 +1,1023 @@
+// Roblox ParticleEmitters into the model (docs/import.md, following
+// roblox-format.md): the instance tree of an .rbxmx model or .rbxlx place
+// (XML, through pugixml) or a Rojo .model.json (JSON, through
+// nlohmann-json), every emitter placed by its Part or Attachment parent and
+// seen from a chosen view.
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+
+#include <nlohmann/json.hpp>
+#include <pugixml.hpp>
+#include <toml++/toml.h>
+
+#include "common.h"
+#include "config.h"
+#include "texture.h"
+#include "spritz/raster/png.h"
+
+namespace spritz::import_detail {
+
+namespace {
+
+namespace fs = std::filesystem;
+constexpr double kPi = 3.14159265358979323846;
+constexpr size_t kMaxInstances = 200000;
+constexpr int kMaxDepth = 256;
+
+// One property as the file holds it: numbers (a float, an enum's value, a
+// NumberRange's two, a sequence's flat list, a vector's or CFrame's
+// components), a bool, or text (a string, a URI, an enum item's name).
+struct Prop {
+  std::string type;  // the XML element or JSON explicit type ("float", "NumberSequence", ...)
+  std::vector<double> nums;
+  std::string text;
+  bool boolean = false;
+  bool is_bool = false, is_text = false;
+  SourceLoc loc;
+};
+
+struct Instance {
+  std::string cls, name;
+  std::map<std::string, Prop> props;
+  std::vector<std::unique_ptr<Instance>> children;
+  Instance* parent = nullptr;
+  SourceLoc loc;
+  const Prop* get(const std::string& k) const {
+    auto it = props.find(k);
+    return it == props.end() ? nullptr : &it->second;
+  }
+};
+
+// Byte offsets to line:col, with a line table (a place file can be large).
+class Lines {
+ public:
+  Lines(std::string_view text, std::string name) : text_(text), name_(std::move(name)) {
+    starts_.push_back(0);
+    for (size_t i = 0; i < text.size(); ++i)
+      if (text[i] == '\n') starts_.push_back(i + 1);
+  }
+  SourceLoc at(size_t offset) const {
+    offset = std::min(offset, text_.size());
+    const auto it = std::upper_bound(starts_.begin(), starts_.end(), offset) - 1;
+    uint32_t col = 1;
+    for (size_t k = *it; k < offset && k - *it < 100000; ++k)
+      if ((static_cast<unsigned char>(text_[k]) & 0xC0) != 0x80) ++col;
+    return {name_, static_cast<uint32_t>(it - starts_.begin() + 1), col};
+  }
+
+ private:
+  std::string_view text_;
+  std::string name_;
+  std::vector<size_t> starts_;
+};
+
+std::vector<double> split_numbers(const std::string& s, const SourceLoc& at, const std::string& what) {
+  std::vector<double> out;
+  const char* p = s.c_str();
+  while (*p) {
+    while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r') ++p;
+    if (!*p) break;
+    char* end = nullptr;
+    std::string word;
+    const char* b = p;
+    while (*p && *p != ' ' && *p != '\t' && *p != '\n' && *p != '\r') ++p;
+    word.assign(b, p);
+    if (word == "INF" || word == "inf") out.push_back(HUGE_VAL);
+    else if (word == "-INF" || word == "-inf") out.push_back(-HUGE_VAL);
+    else if (word == "NAN" || word == "nan") out.push_back(std::nan(""));
+    else {
+      const double v = std::strtod(word.c_str(), &end);
+      if (end != word.c_str() + word.size())
+        throw Error(at, what + " holds " + printable(word) + ", which is not a number");
+      out.push_back(v);
+    }
+    if (out.size() > 100000) throw Error(at, what + " holds more than 100000 numbers");
+  }
+  return out;
+}
+
+// Keypoint times as spritz takes them (strictly increasing from 0 to 1):
+// Roblox allows keys at one time (a step); of such a run the first moves a
+// hair earlier and the last stays, the ones between are dropped. Returns
+// the indices kept, with their times in `t`.
+std::vector<size_t> key_times(std::vector<double>& t) {
+  const size_t n = t.size();
+  for (double& x : t) x = std::clamp(x, 0.0, 1.0);
+  t.front() = 0;
+  t.back() = 1;
+  std::vector<size_t> keep;
+  std::vector<double> kt;
+  for (size_t j = 0; j < n;) {
+    size_t e = j;
+    while (e + 1 < n && t[e + 1] <= t[j]) ++e;
+    const double at = std::max(t[j], kt.empty() ? 0.0 : kt.back());
+    if (e > j && at - 1e-6 >= 0 && at - 1e-6 > (kt.empty() ? -1.0 : kt.back())) {
+      keep.push_back(j);
+      kt.push_back(at - 1e-6);
+    }
+    if (kt.empty() || at > kt.back()) {
+      keep.push_back(e);
+      kt.push_back(at);
+    }
+    j = e + 1;
+  }
+  if (kt.empty() || kt.front() != 0) {
+    keep.insert(keep.begin(), 0);
+    kt.insert(kt.begin(), 0);
+  }
+  t = kt;
+  return keep;
+}
+
+// ---- XML (.rbxmx, .rbxlx) ----
+
+Prop xml_prop(const pugi::xml_node& e, const Lines& lines) {
+  Prop p;
+  p.type = e.name();
+  p.loc = lines.at(static_cast<size_t>(e.offset_debug()));
+  const std::string t = p.type;
+  const std::string what = std::string(e.attribute("name").value());
+  if (t == "bool") {
+    p.is_bool = true;
+    p.boolean = std::string(e.child_value()) == "true";
+  } else if (t == "float" || t == "double" || t == "int" || t == "int64" || t == "token" ||
+             t == "NumberRange" || t == "NumberSequence" || t == "ColorSequence") {
+    p.nums = split_numbers(e.child_value(), p.loc, what);
+  } else if (t == "Vector2" || t == "Vector3" || t == "Color3" || t == "CoordinateFrame") {
+    static const char* const kv[] = {"X", "Y", "Z", "R00", "R01", "R02", "R10", "R11", "R12", "R20", "R21", "R22"};
+    static const char* const kc[] = {"R", "G", "B"};
+    if (t == "Color3" && !e.child("R")) {
+      // Color3uint8 packed as one integer.
+      p.nums = split_numbers(e.child_value(), p.loc, what);
+    } else {
+      const size_t n = t == "Vector2" ? 2 : t == "CoordinateFrame" ? 12 : 3;
+      for (size_t i = 0; i < n; ++i) {
+        const pugi::xml_node c = e.child(t == "Color3" ? kc[i] : kv[i]);
+        const std::vector<double> v = split_numbers(c.child_value(), p.loc, what);
+        p.nums.push_back(v.empty() ? 0 : v[0]);
+      }
+    }
+  } else if (t == "Content" || t == "ContentId") {
+    p.is_text = true;
+    for (const char* k : {"url", "uri"})
+      if (e.child(k)) p.text = e.child(k).child_value();
+  } else {
+    p.is_text = true;
+    p.text = e.child_value();
+  }
+  return p;
+}
+
+void xml_items(const pugi::xml_node& parent, Instance& into, const Lines& lines, size_t& count, int depth) {
+  if (depth > kMaxDepth) throw Error(lines.at(static_cast<size_t>(parent.offset_debug())), "items are nested more than 256 deep");
+  for (const pugi::xml_node& item : parent.children("Item")) {
+    if (++count > kMaxInstances) throw Error(lines.at(static_cast<size_t>(item.offset_debug())), "more than 200000 instances: refused");
+    auto inst = std::make_unique<Instance>();
+    inst->cls = item.attribute("class").value();
+    inst->loc = lines.at(static_cast<size_t>(item.offset_debug()));
+    inst->parent = &into;
+    for (const pugi::xml_node& e : item.child("Properties").children()) {
+      const std::string name = e.attribute("name").value();
+      if (name.empty()) continue;
+      inst->props[name] = xml_prop(e, lines);
+    }
+    if (const Prop* n = inst->get("Name")) inst->name = n->text;
+    xml_items(item, *inst, lines, count, depth + 1);
+    into.children.push_back(std::move(inst));
+  }
+}
+
+std::unique_ptr<Instance> parse_xml(std::string_view text, const std::string& name) {
+  const Lines lines(text, name);
+  pugi::xml_document doc;
+  const pugi::xml_parse_result res = doc.load_buffer(text.data(), text.size(), pugi::parse_default);
+  if (!res) throw Error(lines.at(static_cast<size_t>(res.offset)), std::string("malformed XML: ") + res.description());
+  const pugi::xml_node root = doc.child("roblox");
+  if (!root) throw Error(SourceLoc{name, 1, 1}, "not a Roblox XML file: its root element is not <roblox>");
+  auto top = std::make_unique<Instance>();
+  top->cls = "<file>";
+  top->loc = lines.at(static_cast<size_t>(root.offset_debug()));
+  size_t count = 0;
+  xml_items(root, *top, lines, count, 0);
+  return top;
+}
+
+// ---- JSON (Rojo .model.json) ----
+
+// The place of every object key, in document order: nlohmann's parser
+// (3.11) keeps no positions, so a scan of the validated text finds them.
+std::vector<size_t> key_offsets(std::string_view t) {
+  std::vector<size_t> out;
+  for (size_t i = 0; i < t.size(); ++i) {
+    if (t[i] != '"') continue;
+    const size_t start = i++;
+    while (i < t.size() && t[i] != '"') i += t[i] == '\\' ? 2 : 1;
+    size_t j = i + 1;
+    while (j < t.size() && std::isspace(static_cast<unsigned char>(t[j]))) ++j;
+    if (j < t.size() && t[j] == ':') out.push_back(start);
+  }
+  return out;
+}
+
+// A JSON value with the place of the key that holds it.
+struct JNode {
+  nlohmann::ordered_json* v = nullptr;
+};
+
+class JsonReader {
+ public:
+  JsonReader(std::string_view text, const std::string& name) : lines_(text, name), name_(name) {
+    try {
+      json_ = nlohmann::ordered_json::parse(text.begin(), text.end());
+    } catch (const nlohmann::json::parse_error& e) {
+      throw Error(lines_.at(e.byte > 0 ? e.byte - 1 : 0), std::string("malformed JSON: ") +
+                                                              (std::strchr(e.what(), ':') ? std::strchr(e.what(), ':') + 2 : e.what()));
+    }
+    offsets_ = key_offsets(text);
+    number_keys(json_);
+  }
+
+  std::unique_ptr<Instance> instances() {
+    auto top = std::make_unique<Instance>();
+    top->cls = "<file>";
+    top->loc = {name_, 1, 1};
+    size_t count = 0;
+    auto inst = instance(json_, top.get(), count, 0, {name_, 1, 1});
+    top->children.push_back(std::move(inst));
+    return top;
+  }
+
+ private:
+  Lines lines_;
+  std::string name_;
+  nlohmann::ordered_json json_;
+  std::vector<size_t> offsets_;
+  std::map<const void*, size_t> key_index_;  // a value -> its key's number in document order
+  size_t next_key_ = 0;
+
+  void number_keys(nlohmann::ordered_json& j) {
+    if (j.is_object()) {
+      for (auto& [k, v] : j.items()) {
+        key_index_[&v] = next_key_++;
+        number_keys(v);
+      }
+    } else if (j.is_array()) {
+      for (auto& v : j) number_keys(v);
+    }
+  }
+  SourceLoc loc_of(const nlohmann::ordered_json& v, const SourceLoc& fallback) const {
+    auto it = key_index_.find(&v);
+    if (it == key_index_.end() || it->second >= offsets_.size()) return fallback;
+    return lines_.at(offsets_[it->second]);
+  }
+  static const nlohmann::ordered_json* field(const nlohmann::ordered_json& o, const char* a, const char* b) {
+    if (!o.is_object()) return nullptr;
+    if (o.contains(a)) return &o[a];
+    if (o.contains(b)) return &o[b];
+    return nullptr;
+  }
+
+  std::unique_ptr<Instance> instance(const nlohmann::ordered_json& o, Instance* parent, size_t& count, int depth,
+                                     const SourceLoc& at) {
+    if (depth > kMaxDepth) throw Error(at, "instances are nested more than 256 deep");
+    if (++count > kMaxInstances) throw Error(at, "more than 200000 instances: refused");
+    if (!o.is_object()) throw Error(at, "an instance must be a JSON object");
+    auto inst = std::make_unique<Instance>();
+    inst->parent = parent;
+    inst->loc = at;
+    if (auto* c = field(o, "className", "ClassName")) {
+      if (!c->is_string()) throw Error(loc_of(*c, at), "className must be a string");
+      inst->cls = c->get<std::string>();
+    }
+    if (auto* n = field(o, "name", "Name"))
+      if (n->is_string()) inst->name = n->get<std::string>();
+    if (auto* ps = field(o, "properties", "Properties")) {
+      if (!ps->is_object()) throw Error(loc_of(*ps, at), "properties must be an object");
+      for (const auto& [k, v] : ps->items()) inst->props[k] = json_prop(v, loc_of(v, at), k);
+    }
+    if (auto* as = field(o, "attributes", "Attributes")) {
+      if (as->is_object())
+        for (const auto& [k, v] : as->items())
+          if (v.is_number()) {
+            Prop p;
+            p.type = "attribute";
+            p.nums = {v.get<double>()};
+            p.loc = loc_of(v, at);
+            inst->props["@" + k] = p;
+          }
+    }
+    if (auto* ch = field(o, "children", "Children")) {
+      if (!ch->is_array()) throw Error(loc_of(*ch, at), "children must be an array");
+      for (const auto& c : *ch) inst->children.push_back(instance(c, inst.get(), count, depth + 1, loc_of(*ch, at)));
+    }
+    return inst;
+  }
+
+  static void numbers_of(const nlohmann::ordered_json& a, std::vector<double>& out, const SourceLoc& at,
+                         const std::string& what) {
+    for (const auto& x : a) {
+      if (!x.is_number()) throw Error(at, what + " must hold numbers");
+      out.push_back(x.get<double>());
+    }
+  }
+
+  Prop json_prop(const nlohmann::ordered_json& v, const SourceLoc& at, const std::string& key) {
+    Prop p;
+    p.loc = at;
+    if (v.is_boolean()) {
+      p.is_bool = true;
+      p.boolean = v.get<bool>();
+      p.type = "bool";
+    } else if (v.is_number()) {
+      p.nums = {v.get<double>()};
+      p.type = "float";
+    } else if (v.is_string()) {
+      p.is_text = true;
+      p.text = v.get<std::string>();
+      p.type = "string";
+    } else if (v.is_array()) {
+      numbers_of(v, p.nums, at, key);
+      p.type = p.nums.size() == 2 ? "Vector2" : p.nums.size() == 12 ? "CoordinateFrame" : "Vector3";
+    } else if (v.is_object() && v.size() == 1) {
+      const auto& [type, x] = *v.items().begin();
+      p.type = type;
+      if (type == "NumberRange" && x.is_array()) {
+        numbers_of(x, p.nums, at, key);
+      } else if ((type == "NumberSequence" || type == "ColorSequence") && x.is_object() &&
+                 x.contains("keypoints") && x["keypoints"].is_array()) {
+        for (const auto& kp : x["keypoints"]) {
+          if (!kp.is_object() || !kp.contains("time") || !kp["time"].is_number())
+            throw Error(at, key + " keypoints need a numeric time");
+          p.nums.push_back(kp["time"].get<double>());
+          if (type == "NumberSequence") {
+            if (!kp.contains("value") || !kp["value"].is_number()) throw Error(at, key + " keypoints need a numeric value");
+            p.nums.push_back(kp["value"].get<double>());
+            p.nums.push_back(kp.contains("envelope") && kp["envelope"].is_number() ? kp["envelope"].get<double>() : 0);
+          } else {
+            if (!kp.contains("color") || !kp["color"].is_array() || kp["color"].size() != 3)
+              throw Error(at, key + " keypoints need a color [r, g, b]");
+            numbers_of(kp["color"], p.nums, at, key);
+            p.nums.push_back(0);
+          }
+        }
+      } else if (type == "Enum" && x.is_number()) {
+        p.nums = {x.get<double>()};
+        p.type = "token";
+      } else if (x.is_number()) {
+        p.nums = {x.get<double>()};
+      } else if (x.is_boolean()) {
+        p.is_bool = true;
+        p.boolean = x.get<bool>();
+      } else if (x.is_string()) {
+        p.is_text = true;
+        p.text = x.get<std::string>();
+      } else if (x.is_array()) {
+        numbers_of(x, p.nums, at, key);
+      } else if (x.is_object() && (type == "CFrame" || type == "CoordinateFrame")) {
+        if (x.contains("position") && x["position"].is_array()) numbers_of(x["position"], p.nums, at, key);
+        if (x.contains("orientation") && x["orientation"].is_array())
+          for (const auto& row : x["orientation"])
+            if (row.is_array()) numbers_of(row, p.nums, at, key);
+        p.type = "CoordinateFrame";
+      }
+    }
+    return p;
+  }
+};
+
+// ---- Attributes (AttributesSerialize, rbx-dom's attribute blob) ----
+
+std::map<std::string, double> numeric_attributes(const std::vector<uint8_t>& b) {
+  std::map<std::string, double> out;
+  size_t i = 0;
+  const auto u32 = [&](uint32_t& v) {
+    if (i + 4 > b.size()) return false;
+    v = uint32_t(b[i]) | uint32_t(b[i + 1]) << 8 | uint32_t(b[i + 2]) << 16 | uint32_t(b[i + 3]) << 24;
+    i += 4;
+    return true;
+  };
+  uint32_t n = 0;
+  if (!u32(n)) return out;
+  for (uint32_t k = 0; k < n && k < 4096; ++k) {
+    uint32_t len = 0;
+    if (!u32(len) || i + len + 1 > b.size()) break;
+    const std::string name(b.begin() + i, b.begin() + i + len);
+    i += len;
+    const uint8_t type = b[i++];
+    size_t size = 0;
+    uint32_t count = 0;
+    switch (type) {
+      case 0x02: if (!u32(len)) return out; size = len; break;
+      case 0x03: size = 1; break;
+      case 0x05: case 0x0E: size = 4; break;
+      case 0x06: case 0x09: case 0x10: case 0x1B: size = 8; break;
+      case 0x0F: case 0x11: size = 12; break;
+      case 0x0A: case 0x1C: size = 16; break;
+      case 0x17: if (!u32(count)) return out; size = size_t(count) * 12; break;
+      case 0x19: if (!u32(count)) return out; size = size_t(count) * 20; break;
+      default: return out;  // a type of unknown size: what came before stands
+    }
+    if (i + size > b.size()) break;
+    if (type == 0x06) {
+      double v;
+      std::memcpy(&v, &b[i], 8);
+      if (std::isfinite(v)) out[name] = v;
+    } else if (type == 0x05) {
+      float v;
+      std::memcpy(&v, &b[i], 4);
+      if (std::isfinite(v)) out[name] = v;
+    }
+    i += size;
+  }
+  return out;
+}
+
+// ---- The mapping ----
+
+// A rotation and place in Roblox's world (y up).
+struct Frame3 {
+  std::array<double, 3> p{0, 0, 0};
+  std::array<double, 9> r{1, 0, 0, 0, 1, 0, 0, 0, 1};  // row-major
+  std::array<double, 3> apply(const std::array<double, 3>& v) const {
+    return {r[0] * v[0] + r[1] * v[1] + r[2] * v[2], r[3] * v[0] + r[4] * v[1] + r[5] * v[2],
+            r[6] * v[0] + r[7] * v[1] + r[8] * v[2]};
+  }
+  Frame3 then(const Frame3& local) const {  // this * local
+    Frame3 out;
+    const auto lp = apply(local.p);
+    for (int k = 0; k < 3; ++k) out.p[k] = p[k] + lp[k];
+    for (int i = 0; i < 3; ++i)
+      for (int j = 0; j < 3; ++j) {
+        double s = 0;
+        for (int k = 0; k < 3; ++k) s += r[i * 3 + k] * local.r[k * 3 + j];
+        out.r[i * 3 + j] = s;
+      }
+    return out;
+  }
+};
+
+struct View {
+  // Screen x and y as world axes (x right, y up on screen).
+  std::array<double, 3> right, up, toward;  // toward: the axis out of the screen
+};
+
+View view_named(const std::string& v) {
+  if (v == "side") return {{0, 0, -1}, {0, 1, 0}, {1, 0, 0}};
+  if (v == "top") return {{1, 0, 0}, {0, 0, -1}, {0, 1, 0}};
+  return {{1, 0, 0}, {0, 1, 0}, {0, 0, 1}};
+}
+
+double dot3(const std::array<double, 3>& a, const std::array<double, 3>& b) {
+  return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
+}
+
+struct Pending {
+  const Instance* inst;
+  Emitter em;
+  double reach_studs = 0;  // for the default scale
+  Vec2 pos_studs;
+};
+
+class RobloxImporter {
+ public:
+  RobloxImporter(const std::string& source_name, const std::string& base_dir, const ImportOptions& o,
+                 const ReadFile& read_file)
+      : name_(source_name), base_(base_dir), o_(o), read_file_(read_file), view_(view_named(o.view)) {}
+
+  ImportResult run(const Instance& top);
+
+ private:
+  std::string name_, base_;
+  const ImportOptions& o_;
+  const ReadFile& read_file_;
+  View view_;
+  ImportResult r_;
+  std::map<std::string, std::string> map_;  // texture map: id or URI -> path
+  std::string map_dir_;
+  std::map<std::string, std::string> texture_names_;  // URI -> written file name, or builtin
+  std::set<std::string> unresolved_;
+  std::vector<SourceLoc> unresolved_at_;
+
+  void warn(const SourceLoc& at, std::string m) { r_.warnings.push_back({at, std::move(m)}); }
+  void note(const SourceLoc& at, std::string m) { r_.notes.push_back({at, std::move(m)}); }
+  void read_map();
+  void collect(const Instance& i, std::vector<const Instance*>& out);
+  Frame3 frame_of(const Instance& i, bool* attachment, std::array<double, 3>* part_size) const;
+  Pending map_emitter(const Instance& e);
+  std::string texture_for(const Instance& e, const SourceLoc& at);
+
+  static double num(const Instance& i, const std::string& k, double def, size_t at = 0) {
+    const Prop* p = i.get(k);
+    if (!p || p->nums.size() <= at) return def;
+    const double v = p->nums[at];
+    if (!std::isfinite(v) || std::abs(v) > 1e9)
+      throw Error(p->loc, k + " must be a finite number within ±1e9");
+    return v;
+  }
+  static bool boolean(const Instance& i, const std::string& k, bool def) {
+    const Prop* p = i.get(k);
+    return p && p->is_bool ? p->boolean : def;
+  }
+  SourceLoc loc(const Instance& i, const std::string& k) const {
+    const Prop* p = i.get(k);
+    return p ? p->loc : i.loc;
+  }
+  // An enum: a token's number, or a Rojo enum item's name.
+  int enum_of(const Instance& i, const std::string& k, int def,
+              std::initializer_list<const char*> names) const {
+    const Prop* p = i.get(k);
+    if (!p) return def;
+    if (p->is_text) {
+      int n = 0;
+      for (const char* s : names) {
+        if (p->text == s) return n;
+        ++n;
+      }
+      throw Error(p->loc, k + " " + printable(p->text) + " is not one Roblox defines");
+    }
+    return p->nums.empty() ? def : static_cast<int>(p->nums[0]);
+  }
+  Range range(const Instance& i, const std::string& k, Range def) const {
+    const Prop* p = i.get(k);
+    if (!p || p->nums.empty()) return def;
+    const double a = num(i, k, 0, 0), b = p->nums.size() > 1 ? num(i, k, 0, 1) : a;
+    return {std::min(a, b), std::max(a, b)};
+  }
+  std::optional<Curve> sequence(const Instance& i, const std::string& k, double scale, double lo,
+                                double hi, const char* what);
+};
+
+void RobloxImporter::read_map() {
+  if (o_.texture_map_text.empty()) return;
+  toml::table t;
+  try {
+    t = toml::parse(o_.texture_map_text, o_.texture_map_name);
+  } catch (const toml::parse_error& e) {
+    throw Error(SourceLoc{o_.texture_map_name, static_cast<uint32_t>(e.source().begin.line),
+                          static_cast<uint32_t>(e.source().begin.column)},
+                "the texture map is not valid TOML: " + std::string(e.description()));
+  }
+  map_dir_ = fs::path(o_.texture_map_name).parent_path().string();
+  for (const auto& [k, v] : t) {
+    const auto* s = v.as_string();
+    if (!s)
+      throw Error(SourceLoc{o_.texture_map_name, static_cast<uint32_t>(v.source().begin.line),
+                            static_cast<uint32_t>(v.source().begin.column)},
+                  "the texture map's values must be file paths (strings)");
+    map_[std::string(k.str())] = s->get();
+  }
+}
+
+void RobloxImporter::collect(const Instance& i, std::vector<const Instance*>& out) {
+  if (i.cls == "ParticleEmitter") out.push_back(&i);
+  for (const auto& c : i.children) collect(*c, out);
+}
+
+// The emitter's frame: its Attachment's (on its part) or its Part's; a
+// model root or folder is the world origin.
+Frame3 RobloxImporter::frame_of(const Instance& e, bool* attachment, std::array<double, 3>* size) const {
+  *attachment = false;
+  *size = {0, 0, 0};
+  const auto frame = [&](const Instance& i) {
+    Frame3 f;
+    if (const Prop* c = i.get("CFrame"); c && c->nums.size() == 12) {
+      for (int k = 0; k < 3; ++k) f.p[k] = c->nums[k];
+      for (int k = 0; k < 9; ++k) f.r[k] = c->nums[3 + k];
+    } else if (const Prop* q = i.get("Position"); q && q->nums.size() == 3) {
+      for (int k = 0; k < 3; ++k) f.p[k] = q->nums[k];
+    }
+    for (double x : f.p)
+      if (!std::isfinite(x) || std::abs(x) > 1e7) throw Error(i.loc, "a CFrame's position must be within ±1e7 studs");
+    for (double x : f.r)
+      if (!std::isfinite(x) || std::abs(x) > 2) throw Error(i.loc, "a CFrame's rotation must be finite (within ±2)");
+    return f;
+  };
+  const Instance* p = e.parent;
+  if (!p) return {};
+  const auto part_size = [&](const Instance& part) {
+    for (const char* k : {"size", "Size"})
+      if (const Prop* s = part.get(k); s && s->nums.size() == 3) {
+        for (int j = 0; j < 3; ++j) (*size)[j] = std::clamp(std::abs(s->nums[j]), 0.0, 1e6);
+        return;
+      }
+  };
+  if (p->cls == "Attachment") {
+    *attachment = true;
+    const Frame3 local = frame(*p);
+    if (p->parent && (p->parent->get("CFrame") || p->parent->get("Position"))) return frame(*p->parent).then(local);
+    return local;
+  }
+  if (p->get("CFrame") || p->get("Position")) {
+    part_size(*p);
+    return frame(*p);
+  }
+  return {};
+}
+
+// A NumberSequence as a curve (times clamped to [0, 1], values scaled and
+// clamped), at most 20 keys as Roblox allows.
+std::optional<Curve> RobloxImporter::sequence(const Instance& i, const std::string& k, double scale,
+                                              double lo, double hi, const char* what) {
+  const Prop* p = i.get(k);
+  if (!p) return std::nullopt;
+  if (p->nums.size() == 1) {  // a bare number (Rojo implicit): a constant
+    Curve c = Curve::constant(std::clamp(p->nums[0] * scale, lo, hi));
+    return c;
+  }
+  if (p->nums.size() % 3 || p->nums.size() < 6)
+    throw Error(p->loc, k + " must be a NumberSequence of (time, value, envelope) keypoints, at least two");
+  Curve c;
+  const size_t n = p->nums.size() / 3;
+  std::vector<double> t(n);
+  for (size_t j = 0; j < n; ++j) {
+    t[j] = p->nums[3 * j];
+    if (!std::isfinite(t[j])) throw Error(p->loc, k + " holds a keypoint time that is not finite");
+  }
+  const std::vector<size_t> keep = key_times(t);
+  if (keep.size() > kMaxCurveKeys)
+    throw Error(p->loc, k + " has " + std::to_string(n) + " keypoints; Roblox allows at most 20");
+  c.count = static_cast<int>(keep.size());
+  bool clamped = false;
+  for (size_t j = 0; j < keep.size(); ++j) {
+    const double v = p->nums[3 * keep[j] + 1], e = p->nums[3 * keep[j] + 2];
+    if (!std::isfinite(v) || !std::isfinite(e) || std::abs(v) > 1e9 || std::abs(e) > 1e9)
+      throw Error(p->loc, k + " holds a keypoint that is not finite");
+    const double sv = std::clamp(v * scale, lo, hi);
+    clamped |= sv != v * scale;
+    c.t[j] = t[j], c.value[j] = sv, c.envelope[j] = std::abs(e * scale);
+  }
+  if (clamped) warn(p->loc, k + " holds values outside " + what + ": clamped");
+  return c;
+}
+
+// The texture: the map, the folders, else the closest built-in (one
+// warning per texture).
+std::string RobloxImporter::texture_for(const Instance& e, const SourceLoc& at) {
+  std::string uri = "rbxasset://textures/particles/sparkles_main.dds";  // the class default
+  for (const char* k : {"TextureContent", "Texture"})
+    if (const Prop* p = e.get(k); p && p->is_text) {
+      uri = p->text;
+      break;
+    }
+  auto it = texture_names_.find(uri);
+  if (it != texture_names_.end()) return it->second;
+  // The asset id, when the URI has one.
+  std::string id;
+  for (const char* key : {"rbxassetid://", "?id=", "&id="}) {
+    const size_t f = uri.find(key);
+    if (f != std::string::npos) {
+      size_t b = f + std::strlen(key), q = b;
+      while (q < uri.size() && std::isdigit(static_cast<unsigned char>(uri[q]))) ++q;
+      id = uri.substr(b, q - b);
+      break;
+    }
+  }
+  const std::string stem = fs::path(uri.substr(uri.find_last_of("/\\") + 1)).stem().string();
+  std::vector<std::string> tried;
+  const auto in_map = [&](const std::string& key) {
+    auto m = map_.find(key);
+    if (m != map_.end()) tried.push_back((fs::path(map_dir_) / m->second).lexically_normal().string());
+  };
+  in_map(uri);
+  if (!id.empty()) in_map(id);
+  for (const std::string& d : o_.texture_dirs) {
+    if (!id.empty()) tried.push_back((fs::path(d) / (id + ".png")).lexically_normal().string());
+    if (!stem.empty()) tried.push_back((fs::path(d) / (stem + ".png")).lexically_normal().string());
+  }
+  for (const std::string& p : tried) {
+    auto bytes = read_file_(p);
+    if (!bytes) continue;
+    const Rgba8Image img = decode_image(*bytes, "texture " + printable(p), at);
+    ImportResult::Texture t;
+    t.name = r_.fx.name + "-" + (id.empty() ? stem : id) + ".png";
+    for (char& c : t.name)
+      if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.')) c = '_';
+    t.png = encode_png(img.rgba.data(), img.width, img.height);
+    t.origin = p;
+    t.from_file = true;
+    r_.textures.push_back(t);
+    return texture_names_[uri] = t.name;
+  }
+  // The closest built-in by what the name says.
+  std::string b = "builtin:soft";
+  std::string lower = uri;
+  for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (lower.find("sparkle") != std::string::npos || lower.find("star") != std::string::npos) b = "builtin:star";
+  else if (lower.find("smoke") != std::string::npos || lower.find("cloud") != std::string::npos) b = "builtin:smoke";
+  else if (lower.find("spark") != std::string::npos) b = "builtin:spark";
+  warn(at, "the texture " + printable(uri) + " is not available offline" +
+               (tried.empty() ? std::string(" (give --texture-dir or --texture-map)") : " (not at " + std::to_string(tried.size()) + " places tried)") +
+               ": " + b + " is drawn instead");
+  return texture_names_[uri] = b;
+}
+
+Pending RobloxImporter::map_emitter(const Instance& e) {
+  Pending out{&e, Emitter{}, 0, {}};
+  Emitter& em = out.em;
+  const double s = std::clamp(num(e, "TimeScale", 1), 0.0, 1.0);
+  bool attachment = false;
+  std::array<double, 3> part{0, 0, 0};
+  const Frame3 f = frame_of(e, &attachment, &part);
+  const auto proj = [&](const std::array<double, 3>& v) { return Vec2{dot3(v, view_.right), dot3(v, view_.up)}; };
+  out.pos_studs = proj(f.p);
+  // Emission. Rate 0 or disabled: the Emit() count the attributes hold, else --emit.
+  const double rate = std::clamp(num(e, "Rate", 20), 0.0, 400.0);
+  if (num(e, "Rate", 20) > 400) warn(loc(e, "Rate"), "Rate above 400 is clamped to 400, as Roblox does");
+  Range life = range(e, "Lifetime", {5, 10});
+  if (life.max > 20) warn(loc(e, "Lifetime"), "Lifetime above 20 s is clamped to 20, as Roblox does");
+  life = {std::clamp(life.min, 0.0, 20.0), std::clamp(life.max, 0.0, 20.0)};
+  em.lifetime_s = {life.min / std::max(s, 1e-9), std::max(life.max, 1e-6) / std::max(s, 1e-9)};
+  std::map<std::string, double> attrs;
+  if (const Prop* a = e.get("AttributesSerialize"); a && a->is_text && !a->text.empty())
+    attrs = numeric_attributes(decode_base64(a->text, a->loc));
+  for (const auto& [k, p] : e.props)
+    if (k.size() > 1 && k[0] == '@' && !p.nums.empty()) attrs[k.substr(1)] = p.nums[0];
+  const bool enabled = boolean(e, "Enabled", true);
+  if (enabled && rate > 0) {
+    em.rate_per_s = rate * s;
+  } else {
+    em.rate_per_s = 0;
+    BurstGroup b;
+    const auto count = attrs.find("EmitCount");
+    const double n = count != attrs.end() ? std::clamp(std::round(count->second), 0.0, 1e6) : o_.emit_count;
+    b.count = static_cast<uint32_t>(n);
+    const auto delay = attrs.find("EmitDelay");
+    if (delay != attrs.end()) b.time_s = std::clamp(delay->second, 0.0, 1e6);
+    em.bursts.push_back(b);
+    note(loc(e, enabled ? "Rate" : "Enabled"),
+         std::string(enabled ? "Rate 0" : "Enabled false") + ": the emitter only Emit()s; imported as a burst of " +
+             std::to_string(b.count) + " at " + fmt(b.time_s) + " s (" +
+             (count != attrs.end() ? "its EmitCount attribute" : "--emit") + ")");
+  }
+  em.max_particles = static_cast<uint32_t>(std::clamp(std::ceil(em.rate_per_s * em.lifetime_s.max) + 1 +
+                                                          (em.bursts.empty() ? 0 : em.bursts[0].count),
+                                                      1.0, 1e7));
+  // Direction: the face's axis turned by the parent, seen from the view.
+  static const std::array<std::array<double, 3>, 6> kFaces = {
+      {{1, 0, 0}, {0, 1, 0}, {0, 0, 1}, {-1, 0, 0}, {0, -1, 0}, {0, 0, -1}}};
+  int face = enum_of(e, "EmissionDirection", 1, {"Right", "Top", "Back", "Left", "Bottom", "Front"});
+  if (face < 0 || face > 5) {
+    warn(loc(e, "EmissionDirection"), "EmissionDirection " + std::to_string(face) + " is not a face: Top is used");
+    face = 1;
+  }
+  const auto axis = f.apply(kFaces[face]);
+  const Vec2 d = proj(axis);
+  const double dl = std::sqrt(d.x * d.x + d.y * d.y);
+  // SpreadAngle: the component whose deviation axis lies most in the view
+  // plane spreads in it; the other tilts out of it.
+  std::array<double, 3> a1{1, 0, 0}, a2{0, 0, 1};
+  if (face == 0 || face == 3) a1 = {0, 1, 0}, a2 = {0, 0, 1};
+  if (face == 2 || face == 5) a1 = {1, 0, 0}, a2 = {0, 1, 0};
+  const Vec2 p1 = proj(f.apply(a1)), p2 = proj(f.apply(a2));
+  double sx = std::abs(num(e, "SpreadAngle", e.get("SpreadAngle") ? 0 : num(e, "VelocitySpread", 0), 0));
+  double sy = std::abs(num(e, "SpreadAngle", sx, 1));
+  if (!e.get("SpreadAngle") && e.get("VelocitySpread")) sy = sx;
+  const bool first_in_plane = std::hypot(p1.x, p1.y) >= std::hypot(p2.x, p2.y);
+  const double in_plane = first_in_plane ? sx : sy, out_plane = first_in_plane ? sy : sx;
+  Range speed = range(e, "Speed", {5, 5});
+  if (dl < 1e-6) {
+    // Facing the camera: particles fly out of the screen, a radial fan.
+    em.direction_deg = 90;
+    em.spread_deg = 180;
+    const double sn = std::sin(std::min(std::max(sx, sy), 90.0) * kPi / 180);
+    speed = {0, std::max(std::abs(speed.min), std::abs(speed.max)) * sn};
+    note(loc(e, "EmissionDirection"), "the emitter points along the view: its particles fly out of the "
+                                      "screen, imported as a fan (--view sets another view)");
+  } else {
+    em.direction_deg = std::atan2(d.y, d.x) * 180 / kPi;
+    em.spread_deg = std::min(in_plane, 180.0);
+    const double c = std::cos(std::min(out_plane, 90.0) * kPi / 180);
+    // Speed along the view plane: the axis's own foreshortening, and the
+    // out-of-plane spread's cos at the slow end.
+    speed = {speed.min * dl * (speed.min >= 0 ? (c < 1e-9 ? 0.0 : c) : 1), speed.max * dl};
+    if (speed.min > speed.max) std::swap(speed.min, speed.max);
+  }
+  const double k = 1;  // studs for now: scaled to px once every emitter is known
+  em.speed_px_per_s = {speed.min * k * s, speed.max * k * s};
+  const std::array<double, 3> acc{num(e, "Acceleration", 0, 0), num(e, "Acceleration", 0, 1), num(e, "Acceleration", 0, 2)};
+  const Vec2 a = proj(acc);
+  em.acceleration = a * (s * s);
+  em.drag_per_s = num(e, "Drag", 0) * std::log(2.0) * s;
+  if (em.drag_per_s != 0 && (a.x != 0 || a.y != 0))
+    note(loc(e, "Drag"), "Drag with Acceleration: spritz's drag also slows what the acceleration adds "
+                         "(terminal velocity a / k)");
+  em.space = boolean(e, "LockedToPart", false) ? Space::kLocal : Space::kWorld;
+  if (num(e, "VelocityInheritance", 0) != 0)
+    note(loc(e, "VelocityInheritance"), "VelocityInheritance is dropped: a file has no moving parent");
+  if (boolean(e, "WindAffectsDrag", false)) note(loc(e, "WindAffectsDrag"), "WindAffectsDrag is dropped: no wind offline");
+  // Shape: the part's size seen from the view; a point under an Attachment.
+  const int shape = enum_of(e, "Shape", 0, {"Box", "Sphere", "Cylinder", "Disc"});
+  const int style = enum_of(e, "ShapeStyle", 0, {"Volume", "Surface"});
+  const int inout = enum_of(e, "ShapeInOut", 0, {"Outward", "Inward", "InAndOut"});
+  const double sw = std::abs(part[0] * dot3(view_.right, {1, 0, 0}) + part[1] * dot3(view_.right, {0, 1, 0}) +
+                             part[2] * dot3(view_.right, {0, 0, 1}));
+  const double shh = std::abs(part[0] * dot3(view_.up, {1, 0, 0}) + part[1] * dot3(view_.up, {0, 1, 0}) +
+                              part[2] * dot3(view_.up, {0, 0, 1}));
+  if (!attachment && sw > 0 && shh > 0) {
+    em.shape.kind = shape == 0 ? ShapeKind::kBox : ShapeKind::kEllipse;
+    em.shape.a = sw / 2, em.shape.b = shh / 2;
+    em.shape.style = style == 1 && shape != 1 ? ShapeStyle::kSurface : ShapeStyle::kVolume;
+    if (shape == 3) em.shape.inner = std::clamp(num(e, "ShapePartial", 1) < 1 ? num(e, "ShapePartial", 1) : 0.0, 0.0, 0.999999);
+    if (shape == 0) em.shape.style = ShapeStyle::kVolume;
+  }
+  em.shape.in_out = inout == 1 ? InOut::kInward : inout == 2 ? InOut::kBoth : InOut::kOutward;
+  // Appearance (sizes in studs for now).
+  if (auto c = sequence(e, "Size", 1, 0, 1e6, "[0, 1e6] studs")) em.size_px = *c;
+  else em.size_px = Curve::constant(1);
+  if (auto c = sequence(e, "Transparency", 1, 0, 1, "[0, 1]")) em.transparency = *c;
+  if (auto c = sequence(e, "Squash", 1, -1e3, 1e3, "[-1000, 1000]")) em.squash = *c;
+  em.envelope_per_key = true;
+  if (const Prop* c = e.get("Color")) {
+    ColorCurve cc;
+    if (c->nums.size() == 3) {
+      cc = ColorCurve::constant({c->nums[0], c->nums[1], c->nums[2]});
+    } else {
+      if (c->nums.size() % 5 || c->nums.size() < 10 || c->nums.size() / 5 > kMaxCurveKeys)
+        throw Error(c->loc, "Color must be a ColorSequence of 2 to 20 (time, r, g, b, 0) keypoints");
+      std::vector<double> t(c->nums.size() / 5);
+      for (size_t j = 0; j < t.size(); ++j) {
+        t[j] = c->nums[5 * j];
+        if (!std::isfinite(t[j])) throw Error(c->loc, "Color holds a keypoint time that is not finite");
+      }
+      const std::vector<size_t> keep = key_times(t);
+      cc.count = static_cast<int>(keep.size());
+      for (size_t j = 0; j < keep.size(); ++j) {
+        const size_t q = 5 * keep[j];
+        cc.t[j] = t[j];
+        cc.srgb[j] = {std::clamp(c->nums[q + 1], 0.0, 1.0), std::clamp(c->nums[q + 2], 0.0, 1.0),
+                      std::clamp(c->nums[q + 3], 0.0, 1.0)};
+      }
+    }
+    em.color = cc;
+  }
+  const double le = num(e, "LightEmission", 0), li = num(e, "LightInfluence", 0);
+  if (le < 0 || le > 1) warn(loc(e, "LightEmission"), "LightEmission " + fmt(le) + " is outside [0, 1]: clamped");
+  if (li < 0 || li > 1) warn(loc(e, "LightInfluence"), "LightInfluence " + fmt(li) + " is outside [0, 1]: clamped");
+  em.light_emission = std::clamp(le, 0.0, 1.0);
+  em.light_influence = std::clamp(li, 0.0, 1.0);
+  em.brightness = std::clamp(num(e, "Brightness", 1), 0.0, 1e6);
+  em.z_offset = static_cast<int64_t>(std::llround(std::clamp(num(e, "ZOffset", 0), -1e6, 1e6) * 1000));
+  const int orient = enum_of(e, "Orientation", 0, {"FacingCamera", "FacingCameraWorldUp", "VelocityParallel", "VelocityPerpendicular"});
+  const Range rot = range(e, "Rotation", {0, 0}), spin = range(e, "RotSpeed", {0, 0});
+  em.rotation_deg = {-rot.max, -rot.min};
+  em.rotation_speed_deg_per_s = {-spin.max * s, -spin.min * s};
+  if (orient == 2) {
+    em.orientation = Orientation::kVelocityParallel;
+    em.rotation_deg = {em.rotation_deg.min + 90, em.rotation_deg.max + 90};
+  } else if (orient == 3) {
+    em.orientation = Orientation::kVelocityPerpendicular;
+    note(loc(e, "Orientation"), "VelocityPerpendicular turns the quad in 3D (seen edge-on in the plane): drawn "
+                                "turned a quarter from the velocity, face-on");
+  }
+  // Flipbook.
+  const int layout = enum_of(e, "FlipbookLayout", 0, {"None", "Grid2x2", "Grid4x4", "Grid8x8", "Custom"});
+  if (layout > 0) {
+    Flipbook& fb = em.flipbook;
+    fb.enabled = true;
+    const int g = layout == 1 ? 2 : layout == 2 ? 4 : 8;
+    fb.cols = layout == 4 ? std::clamp(static_cast<int>(num(e, "FlipbookSizeX", 1)), 1, 256) : g;
+    fb.rows = layout == 4 ? std::clamp(static_cast<int>(num(e, "FlipbookSizeY", 1)), 1, 256) : g;
+    const int mode = enum_of(e, "FlipbookMode", 0, {"Loop", "OneShot", "PingPong", "Random"});
+    fb.mode = mode == 1 ? FlipbookMode::kOneshot : mode == 2 ? FlipbookMode::kPingpong : mode == 3 ? FlipbookMode::kRandom : FlipbookMode::kLoop;
+    const Range fr = range(e, "FlipbookFramerate", {1, 1});
+    fb.fps = {std::clamp(fr.min, 0.0, 30.0) * s, std::clamp(fr.max, 0.0, 30.0) * s};
+    fb.random_start = boolean(e, "FlipbookStartRandom", false);
+    if (boolean(e, "FlipbookBlendFrames", true))
+      note(loc(e, "FlipbookLayout"), "FlipbookBlendFrames: Roblox crossfades cells; spritz cuts from one to the next");
+    if (fb.cols * fb.rows == 1) fb.enabled = false;
+  }
+  if (s < 1) note(loc(e, "TimeScale"), "TimeScale " + fmt(s) + ": rates, speeds, spins and the flipbook are slowed, "
+                                       "lifetimes lengthened, accelerations scaled by its square (exact)");
+  // Reach, in studs, for the default scale.
+  const double t = life.max / std::max(s, 1e-9);
+  out.reach_studs = std::max(std::abs(em.speed_px_per_s.min), std::abs(em.speed_px_per_s.max)) * t +
+                    0.5 * std::hypot(em.acceleration.x, em.acceleration.y) * t * t + em.size_px.max_value() +
+                    std::max(em.shape.a, em.shape.b);
+  return out;
+}
+
+ImportResult RobloxImporter::run(const Instance& top) {
+  r_.format = EffectFormat::kRoblox;
+  Effect& fx = r_.fx;
+  fx.name = effect_name_from(name_);
+  fx.fps = 60;
+  fx.canvas.tonemap = Tonemap::kClamp;
+  read_map();
+  std::vector<const Instance*> emitters;
+  collect(top, emitters);
+  if (emitters.empty()) {
+    std::map<std::string, int> classes;
+    std::function<void(const Instance&)> count = [&](const Instance& i) {
+      if (i.cls != "<file>") ++classes[i.cls];
+      for (const auto& c : i.children) count(*c);
+    };
+    count(top);
+    std::string what;
+    int shown = 0;
+    for (const auto& [c, n] : classes)
+      if (shown++ < 8) what += (what.empty() ? "" : ", ") + std::to_string(n) + " " + printable(c);
+    throw Error(top.loc, "no ParticleEmitter in this file: it holds " + (what.empty() ? std::string("no instances") : what));
+  }
+  if (emitters.size() > 256) throw Error(emitters[256]->loc, "more than 256 ParticleEmitters: refused");
+  std::vector<Pending> pending;
+  for (const Instance* e : emitters) {
+    if (num(*e, "TimeScale", 1) <= 0) {
+      warn(loc(*e, "TimeScale"), "TimeScale 0 freezes this emitter: nothing is emitted, so it is left out");
+      continue;
+    }
+    pending.push_back(map_emitter(*e));
+  }
+  if (pending.empty()) throw Error(top.loc, "no ParticleEmitter could be imported (every one is frozen by TimeScale 0)");
+  // The scale: px per stud given, or the largest reach at about 200 px (80%
+  // of a 512 px canvas's half), or 40% of the shorter side of --size.
+  double reach = 0;
+  Vec2 lo{1e300, 1e300}, hi{-1e300, -1e300};
+  for (const Pending& p : pending) {
+    reach = std::max(reach, p.reach_studs);
+    lo = {std::min(lo.x, p.pos_studs.x), std::min(lo.y, p.pos_studs.y)};
+    hi = {std::max(hi.x, p.pos_studs.x), std::max(hi.y, p.pos_studs.y)};
+  }
+  const Vec2 centre{(lo.x + hi.x) / 2, (lo.y + hi.y) / 2};
+  reach += std::max(hi.x - lo.x, hi.y - lo.y) / 2;
+  const double target = o_.canvas_width > 0 ? 0.4 * std::min(o_.canvas_width, o_.canvas_height) : 200;
+  double k = o_.px_per_stud > 0 ? o_.px_per_stud : reach > 0 ? target / reach : 10;
+  k = std::clamp(k, 1e-3, 1e4);
+  if (o_.px_per_stud <= 0)
+    note(top.loc, "scale: " + fmt(k) + " px per stud, fitted so the farthest particle reaches about " +
+                      fmt(target) + " px (--px-per-stud sets it)");
+  std::set<std::string> names;
+  double longest = 0;
+  bool any_burst = false;
+  for (Pending& p : pending) {
+    Emitter& em = p.em;
+    em.position = (p.pos_studs - centre) * k;
+    em.speed_px_per_s = {em.speed_px_per_s.min * k, em.speed_px_per_s.max * k};
+    em.acceleration = em.acceleration * k;
+    em.shape.a *= k, em.shape.b *= k;
+    for (int j = 0; j < em.size_px.count; ++j) em.size_px.value[j] *= k, em.size_px.envelope[j] *= k;
+    const std::string tex = texture_for(*p.inst, p.inst->loc);
+    if (tex.rfind("builtin:", 0) == 0) {
+      em.texture = TextureRef::parse(tex);
+      // A still built-in in a flipbook would show slices of itself: only the
+      // animated ones (smoke, sparkle) fill cells.
+      if (em.flipbook.enabled && tex != "builtin:smoke" && tex != "builtin:sparkle") {
+        em.flipbook.enabled = false;
+        note(loc(*p.inst, "FlipbookLayout"), "the flipbook is dropped: its texture is not available, "
+                                             "and " + tex + " is a still image");
+      }
+    } else {
+      em.texture.kind = TextureRef::Kind::kFile;
+      em.texture.path = tex;  // beside the TOML
+    }
+    std::string nm;
+    for (char c : p.inst->name) nm += std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' ? c : '_';
+    if (nm.empty() || std::all_of(nm.begin(), nm.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); }))
+      nm = "emitter" + nm;
+    if (nm.size() > 48) nm.resize(48);
+    std::string unique = nm;
+    for (int n = 2; names.count(unique); ++n) unique = nm + "_" + std::to_string(n);
+    names.insert(unique);
+    em.name = unique;
+    longest = std::max(longest, em.lifetime_s.max);
+    any_burst |= !em.bursts.empty();
+    fx.emitters.push_back(std::move(em));
+  }
+  // Streams loop in their steady state; an Emit()-only effect plays once.
+  // A stream loops over its longest life; a burst-only effect plays until
+  // its last particle dies.
+  fx.loop = !any_burst;
+  double end = 0;
+  for (const Emitter& em : fx.emitters)
+    for (const BurstGroup& b : em.bursts) end = std::max(end, b.time_s + em.lifetime_s.max);
+  fx.duration_s = fx.loop ? std::max(1.0, std::ceil(longest * 2) / 2)
+                          : std::max(1.0 / fx.fps, std::ceil(std::max(end, longest) * fx.fps) / fx.fps);
+  fit_canvas(r_, o_);
+  note(top.loc, std::string("read ") + std::to_string(fx.emitters.size()) + " ParticleEmitter" +
+                    (fx.emitters.size() == 1 ? "" : "s") + ", seen from the " + o_.view + " view");
+  return std::move(r_);
+}
+
+}  // namespace
+
+ImportResult import_roblox(std::string_view text, const std::string& source_name,
+                           const std::string& base_dir, const ImportOptions& options,
+                           const ReadFile& read_file) {
+  if (options.view != "front" && options.view != "side" && options.view != "top")
+    throw Error("the view must be front, side or top, got \"" + printable(options.view) + "\"");
+  size_t i = 0;
+  while (i < text.size() && std::isspace(static_cast<unsigned char>(text[i]))) ++i;
+  const bool json = i < text.size() && text[i] == '{';
+  std::unique_ptr<Instance> top = json ? JsonReader(text, source_name).instances() : parse_xml(text, source_name);
+  RobloxImporter imp(source_name, base_dir, options, read_file);
+  ImportResult r = imp.run(*top);
+  return finish(std::move(r), source_name, json ? "Rojo model JSON" : "Roblox XML");
+}
+
+}  // namespace spritz::import_detail
