@@ -161,3 +161,73 @@ TEST_CASE("every effect of the shared corpus imports, validates and renders", "[
   CHECK(files >= 49);
   CHECK(empty <= 1);
 }
+
+TEST_CASE("Godot and Roblox files: import and direct rendering give the same bytes", "[cli]") {
+  const fs::path d = fresh_dir("import_engines");
+  const std::string map = " --texture-map " + q(kData / "roblox/assets.toml");
+  const struct {
+    fs::path src;
+    std::string opts;
+    std::vector<std::string> textures;
+  } cases[] = {
+      {kData / "godot/project/fx/embers.tscn", "", {"embers-Embers.png"}},
+      {kData / "godot/project/fx/torch3.tscn", "", {}},
+      {kData / "roblox/campfire.rbxmx", map, {"campfire-1234567.png"}},
+      {kData / "roblox/sparks.model.json", "", {}},
+  };
+  for (const auto& c : cases) {
+    INFO(c.src);
+    const std::string stem = c.src.stem().stem().string();
+    const Run im = run_spritz("import " + q(c.src) + c.opts + " -o fx/" + stem + ".toml", d);
+    REQUIRE(im.code == 0);
+    for (const std::string& t : c.textures) CHECK(fs::exists(d / "fx" / t));
+    size_t lit = 0;
+    for (const char* t : {"0.3", "1.1"}) {
+      REQUIRE(run_spritz("render " + q(c.src) + c.opts + " --time " + t + " -q -o direct.png", d)
+                  .code == 0);
+      REQUIRE(run_spritz("render fx/" + stem + ".toml --time " + t + " -q -o toml.png", d).code ==
+              0);
+      CHECK(read_bytes(d / "direct.png") == read_bytes(d / "toml.png"));
+      lit += lit_pixels(d / "toml.png");
+    }
+    CHECK(lit > 50);
+    const Run v = run_spritz("validate " + q(c.src) + c.opts, d);
+    CHECK(v.code == 0);
+  }
+  // --json lists every texture and the emitters.
+  const Run j =
+      run_spritz("import " + q(kData / "godot/project/fx/embers.tscn") + " -o j.toml --json", d);
+  REQUIRE(j.code == 0);
+  CHECK(j.out.find("\"format\":\"godot\"") != std::string::npos);
+  CHECK(j.out.find("\"emitters\":3") != std::string::npos);
+  CHECK(j.out.find("\"textures\":[{\"path\":") != std::string::npos);
+  // --from forces a format; a Roblox option on the import command.
+  const Run side = run_spritz("import " + q(kData / "roblox/sparks.model.json") +
+                                  " --from roblox --view side --px-per-stud 8 -o s.toml",
+                              d);
+  CHECK(side.code == 0);
+  CHECK(read_text(d / "s.toml").find("fitted so the farthest") ==
+        std::string::npos);  // the scale was given
+  CHECK(
+      run_spritz("import " + q(kData / "roblox/sparks.model.json") + " --view diagonal", d).code ==
+      2);
+}
+
+TEST_CASE("bad Godot and Roblox files exit 2 at their place and write nothing", "[cli]") {
+  const fs::path d = fresh_dir("import_engines_bad");
+  write(d / "bad.tscn", "[gd_scene format=3]\n[node name=\"A\" type=\"Node2D\"]\n");
+  const Run a = run_spritz("import bad.tscn -o out.toml", d);
+  CHECK(a.code == 2);
+  CHECK(a.err.find("bad.tscn:1:1: no particle emitter could be imported") != std::string::npos);
+  write(d / "bad.rbxmx", "<roblox version=\"4\"><Item class=\"ParticleEmitter\">");
+  const Run b = run_spritz("render bad.rbxmx --time 1 -o f.png", d);
+  CHECK(b.code == 2);
+  CHECK(b.err.find("bad.rbxmx:1:") != std::string::npos);
+  write(d / "bad.model.json", "{\"className\": \"ParticleEmitter\", \"properties\": {\"Rate\": [}");
+  const Run c = run_spritz("import bad.model.json -o out.toml", d);
+  CHECK(c.code == 2);
+  CHECK(c.err.find("malformed JSON") != std::string::npos);
+  const Run m = run_spritz("render bad.model.json --texture-map nowhere.toml --time 1 -o f.png", d);
+  CHECK(m.code == 2);
+  CHECK(only(d, {"bad.tscn", "bad.rbxmx", "bad.model.json"}));
+}

@@ -1,4 +1,4 @@
-// .plist / .pex text -> detect -> import (no file beside it) -> the TOML it
+// .plist / .pex / Godot / Roblox text -> detect -> import (no file beside it) -> the TOML it
 // writes loads -> evaluate at a few clocks. Any input ends in an effect or
 // in spritz::Error with a message; the TOML an import writes always loads.
 #include <string>
