@@ -548,7 +548,9 @@ Process GodotImporter::read_process(const Section& s, const Doc& in, bool cpu_no
     const double sr = std::clamp(num(s, sk + "_random", 0), 0.0, 1.0);
     const double other = sc + (1 - sc) * sr;  // mix(scale, 1, random u): toward 1
     p.scale = {std::min(sc, other), std::max(sc, other)};
-    p.hue = range3(s, "hue_variation", 0);
+    const double hv = num(s, "hue_variation", 0);
+    const double hr = std::clamp(num(s, "hue_variation_random", 0), 0.0, 1.0);
+    p.hue = {std::min(hv * (1 - 2 * hr), hv), std::max(hv * (1 - 2 * hr), hv)};  // mix(1, 2u - 1, r)
     p.anim_speed = range3(s, "anim_speed", 0);
     p.anim_offset = range3(s, "anim_offset", 0);
   }
@@ -803,8 +805,7 @@ void GodotImporter::map_appearance(const Section& node, const Process& p, const 
   em.transparency = tr;
   if (ramp && ramp->constant)
     note(node.loc, "the colour ramp is constant-interpolated: sampled into linear keys");
-  if (p.hue.min != 0 || p.hue.max != 0)
-    note(node.loc, "hue_variation is dropped: spritz's colour envelope varies brightness, not hue");
+  em.hue_variation = p.hue;  // turns, the shader's own matrix (model.md 7.6)
   // Blend (CanvasItemMaterial).
   const int blend = cm ? static_cast<int>(num(*cm, "blend_mode", 0)) : 0;
   em.light_emission = blend == 1 ? 1 : 0;
@@ -955,9 +956,12 @@ bool GodotImporter::map_node(const Section& node, const Xform& x, Effect& fx, Ti
   Vec2 g = local ? turn(p.gravity, x.rot) * sc : p.gravity;
   em.acceleration = {g.x * s * s, -g.y * s * s};
   em.space = local ? Space::kLocal : Space::kWorld;
-  em.forces.radial = {p.radial.min * sc * s * s, p.radial.max * sc * s * s};
-  em.forces.tangential = {-p.tangential.max * sc * s * s, -p.tangential.min * sc * s * s};
-  em.forces.damping = {std::max(0.0, p.damping.min) * sc * s * s, std::max(0.0, p.damping.max) * sc * s * s};
+  // In world space the process runs in the scene's pixels (only the launch
+  // goes through the node's transform); in local space all of it scales.
+  const double fs = local ? sc : 1.0;
+  em.forces.radial = {p.radial.min * fs * s * s, p.radial.max * fs * s * s};
+  em.forces.tangential = {-p.tangential.max * fs * s * s, -p.tangential.min * fs * s * s};
+  em.forces.damping = {std::max(0.0, p.damping.min) * fs * s * s, std::max(0.0, p.damping.max) * fs * s * s};
   em.forces.orbit_velocity = {p.orbit.min * 360 * s, p.orbit.max * 360 * s};
   em.forces.step_s = o_.step_s / s;
   if (integrated_motion(em) && em.lifetime_s.max / em.forces.step_s > 1e6)
@@ -1003,11 +1007,14 @@ bool GodotImporter::map_node(const Section& node, const Xform& x, Effect& fx, Ti
         const Vec2 w = turn(Vec2{q.x * x.scale.x, q.y * x.scale.y}, x.rot);
         sh.points.push_back({w.x, -w.y});
       }
-      if (p.shape == 5)
-        for (const Vec2& q : p.normals) {
-          const Vec2 w = turn(q, x.rot);
-          sh.normals.push_back({w.x, -w.y});
-        }
+      if (p.shape == 5 && !p.normals.empty()) {
+        // Godot turns the launch onto each normal with a mirror (rotm =
+        // [n, (n.y, -n.x)]: the launch angle phi goes to angle(n) - phi),
+        // then by the node. In spritz's y-up terms that is the normal
+        // flipped and the direction measured from it as phi - rotation.
+        for (const Vec2& q : p.normals) sh.normals.push_back({q.x, -q.y});
+        em.direction_deg = (std::atan2(p.direction.y, p.direction.x) - x.rot) * 180 / kPi;
+      }
       break;
     default:
       warn(p.shape_loc, "emission_shape " + std::to_string(p.shape) + " is not one Godot defines: a point");
@@ -1024,9 +1031,19 @@ bool GodotImporter::map_node(const Section& node, const Xform& x, Effect& fx, Ti
     if (ref && ref->sec && ref->type == "CanvasItemMaterial") cm = ref->sec;
   }
   map_appearance(node, p, x, cm, s, em);
-  for (const char* k : {"sub_emitter", "trail_enabled", "turbulence_enabled", "collision_mode"})
-    if ((proc->prop(k) || node.prop(k)) && std::string(k) != "collision_mode")
-      note(node.loc, std::string(k) + " is dropped: not imported");
+  // What spritz does not import (docs/import.md): each said where it is.
+  static const char* const kDropped[] = {
+      "sub_emitter", "sub_emitter_mode", "trail_enabled", "turbulence_enabled", "collision_mode",
+      "color_initial_ramp", "emission_curve", "angle_curve", "angular_velocity_curve",
+      "hue_variation_curve", "orbit_velocity_curve", "damping_curve", "radial_accel_curve",
+      "tangential_accel_curve", "linear_accel_curve", "anim_speed_curve", "anim_offset_curve",
+      "directional_velocity_min", "radial_velocity_min", "velocity_limit_curve",
+      "scale_over_velocity_curve", "inherit_velocity_ratio", "particle_flag_damping_as_friction"};
+  for (const char* k : kDropped)
+    for (const Section* sec : {proc, &node})
+      if (const Value* v = sec->prop(k); v && !(v->kind == Value::Kind::kBool && !v->boolean) &&
+                                         !(v->is_number() && v->number == 0))
+        note(v->loc, std::string(k) + " is not imported (docs/import.md, Godot)");
   fx.emitters.push_back(std::move(em));
   return true;
 }
@@ -1072,6 +1089,10 @@ void GodotImporter::map_timing(Effect& fx, const std::vector<Timing>& timings) {
     } else {
       em.rate_per_s = t.amount / t.cycle;
     }
+    // spritz's Little's-law clamp holds the rate to P / life at every
+    // instant: room for the squeezed rate, not only Godot's pool.
+    em.max_particles = static_cast<uint32_t>(std::clamp(
+        std::max<double>(em.max_particles, std::ceil(em.rate_per_s * em.lifetime_s.max) + 1), 1.0, 1e7));
     if (t.preprocess > 0) {
       if (pre < 0) pre = t.preprocess;
       else if (pre != t.preprocess)

@@ -249,7 +249,15 @@ class JsonReader {
     top->cls = "<file>";
     top->loc = {name_, 1, 1};
     size_t count = 0;
+    if (json_.is_object() && !field(json_, "className", "ClassName"))
+      throw Error(SourceLoc{name_, 1, 1},
+                  "this JSON names no className: a Rojo .meta.json without one only adds "
+                  "properties to the file beside it; import a .model.json, or an init.meta.json "
+                  "that sets className");
     auto inst = instance(json_, top.get(), count, 0, {name_, 1, 1});
+    // Rojo names an init.meta.json's instance after its folder.
+    if (inst->name.empty() && fs::path(name_).filename() == "init.meta.json")
+      inst->name = fs::absolute(fs::path(name_)).parent_path().filename().string();
     top->children.push_back(std::move(inst));
     return top;
   }
@@ -346,7 +354,9 @@ class JsonReader {
       numbers_of(v, p.nums, at, key);
       p.type = p.nums.size() == 2 ? "Vector2" : p.nums.size() == 12 ? "CoordinateFrame" : "Vector3";
     } else if (v.is_object() && v.size() == 1) {
-      const auto& [type, x] = *v.items().begin();
+      const auto first = v.begin();  // an iterator into v itself: key and value outlive it
+      const std::string type = first.key();
+      const nlohmann::ordered_json& x = first.value();
       p.type = type;
       if (type == "NumberRange" && x.is_array()) {
         numbers_of(x, p.nums, at, key);
@@ -745,7 +755,13 @@ Pending RobloxImporter::map_emitter(const Instance& e) {
   } else {
     em.rate_per_s = 0;
     BurstGroup b;
-    const auto count = attrs.find("EmitCount");
+    auto count = attrs.find("EmitCount");
+    if (count != attrs.end() && std::round(count->second) < 1) {
+      warn(loc(e, "AttributesSerialize"), "the EmitCount attribute is " + fmt(count->second) +
+                                              ", which emits nothing: --emit's " +
+                                              std::to_string(o_.emit_count) + " are used instead");
+      count = attrs.end();
+    }
     const double n = count != attrs.end() ? std::clamp(std::round(count->second), 0.0, 1e6) : o_.emit_count;
     b.count = static_cast<uint32_t>(n);
     const auto delay = attrs.find("EmitDelay");

@@ -131,6 +131,26 @@ double lerp(double a, double b, double t) {
   return a + (b - a) * t;
 }
 
+constexpr double kTwoPi = 6.28318530717958647692;
+
+// model.md 7.6: the hue turn Godot's particle shader applies (its matrix, as
+// the shader's column-major mat4 multiplies a colour), clamped to [0, 1].
+Rgb turn_hue(Rgb c, double angle) {
+  const double co = std::cos(angle), si = std::sin(angle);
+  // Columns for r, g and b: luma + co * chroma + si * the quarter turn.
+  static constexpr double kB[3][3] = {
+      {0.299, 0.587, 0.114}, {0.299, 0.587, 0.114}, {0.299, 0.587, 0.114}};
+  static constexpr double kC[3][3] = {
+      {0.701, -0.587, -0.114}, {-0.299, 0.413, -0.114}, {-0.300, -0.588, 0.886}};
+  static constexpr double kS[3][3] = {
+      {0.168, 0.330, -0.497}, {-0.328, 0.035, 0.292}, {1.250, -1.050, -0.203}};
+  const double in[3] = {c.r, c.g, c.b};
+  double out[3] = {0, 0, 0};
+  for (int j = 0; j < 3; ++j)
+    for (int i = 0; i < 3; ++i) out[i] += (kB[j][i] + kC[j][i] * co + kS[j][i] * si) * in[j];
+  return {std::clamp(out[0], 0.0, 1.0), std::clamp(out[1], 0.0, 1.0), std::clamp(out[2], 0.0, 1.0)};
+}
+
 // A number curve with its envelope (model.md 7.2): one roll on `one` for
 // the whole curve, or with per-key rolls key k's own on key0 + k.
 double curve_value(const Curve& c, uint32_t st, double tau, double u, bool per_key, Channel key0) {
@@ -236,6 +256,9 @@ bool evaluate_particle(const Emitter& em, uint64_t key, double birth_s, double c
   out.h = h;
   out.rotation_deg = rot;
   out.color_srgb = particle_color(em, st, tau);
+  if (em.hue_variation.min != 0 || em.hue_variation.max != 0)
+    out.color_srgb =
+        turn_hue(out.color_srgb, em.hue_variation.at(unit(st, Channel::kHueVariation)) * kTwoPi);
   out.alpha = 1 - particle_transparency(em, st, tau);
   out.cell = em.flipbook.enabled ? flipbook_cell(em.flipbook, st, age, tau) : 0;
   out.trail = 0;

@@ -549,6 +549,16 @@ TEST_CASE("bad Godot and Roblox input: located messages, never a crash", "[impor
                      "name=\"Rate\">1e30</float></Properties></Item></roblox>",
                      "bad.rbxmx")
             .find("Rate must be a finite number") != std::string::npos);
+  CHECK(import_error("{\"properties\": {\"Rate\": 5}}", "Fire.meta.json")
+            .find("names no className") != std::string::npos);
+  // An init.meta.json that makes its folder a ParticleEmitter imports as one.
+  const ImportResult meta = import_text(
+      "{\"className\": \"ParticleEmitter\", \"properties\": {\"Rate\": 5, \"Speed\": "
+      "{\"NumberRange\": [2, 3]}}}",
+      "Fire/init.meta.json");
+  REQUIRE(meta.fx.emitters.size() == 1);
+  CHECK(meta.fx.emitters[0].name == "Fire");
+  CHECK(meta.fx.emitters[0].rate_per_s == 5);
   CHECK(import_error("<roblox!\x89\xff binary", "bad.rbxm").find("save it from Studio as .rbxmx") !=
         std::string::npos);
 }

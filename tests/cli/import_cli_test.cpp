@@ -231,3 +231,26 @@ TEST_CASE("bad Godot and Roblox files exit 2 at their place and write nothing", 
   CHECK(m.code == 2);
   CHECK(only(d, {"bad.tscn", "bad.rbxmx", "bad.model.json"}));
 }
+
+TEST_CASE("every Godot and Roblox corpus file validates and renders as its import does",
+          "[cli][corpus]") {
+  SPRITZ_SKIP_DATA_UNLESS(fs::exists(kCorpus / "godot") && fs::exists(kCorpus / "roblox"),
+                          "needs the shared corpus of Godot and Roblox files at " +
+                              kCorpus.string() + " (or $SPRITZ_CORPUS)");
+  const fs::path d = fresh_dir("import_corpus_engines");
+  int files = 0;
+  for (const char* dir : {"godot", "roblox"})
+    for (const auto& e : fs::directory_iterator(kCorpus / dir)) {
+      if (e.path().filename() == "SOURCES.md") continue;
+      INFO(e.path());
+      ++files;
+      const std::string stem = "fx" + std::to_string(files);
+      REQUIRE(run_spritz("import " + q(e.path()) + " -o " + stem + ".toml", d).code == 0);
+      CHECK(run_spritz("validate " + q(e.path()), d).code == 0);
+      const std::string opts = " --time 0.2 --size 96x96 -q -o ";
+      REQUIRE(run_spritz("render " + q(e.path()) + opts + "a.png", d).code == 0);
+      REQUIRE(run_spritz("render " + stem + ".toml" + opts + "b.png", d).code == 0);
+      CHECK(read_bytes(d / "a.png") == read_bytes(d / "b.png"));
+    }
+  CHECK(files >= 59);
+}

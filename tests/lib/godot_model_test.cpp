@@ -286,3 +286,38 @@ TEST_CASE("damping, orbit velocity and points are refused where they cannot work
   CHECK(load_error("[[emitter]]\nenvelope_rolls = \"sometimes\"\n").find("envelope_rolls") !=
         std::string::npos);
 }
+
+TEST_CASE("hue variation turns each particle's colour by Godot's matrix", "[hue]") {
+  const Effect fx = fx_from(R"(
+[[emitter]]
+rate = 60
+lifetime = 1
+color = [[0, "#ff8020"], [1, "#2060ff"]]
+hue_variation = [-0.25, 0.5]
+)");
+  const Emitter& em = fx.emitters[0];
+  const Frame f = evaluate(fx, 0.9);
+  REQUIRE(f.emitters[0].particles.size() > 30);
+  for (const Particle& p : f.emitters[0].particles) {
+    const uint32_t st = particle_stream(em.seed, static_cast<uint32_t>(p.key));
+    const double a = 2 * kPi * lerp(-0.25, 0.5, unit(st, Channel::kHueVariation));
+    const double tau = p.age_s / p.life_s;
+    const double in[3] = {lerp(1, 0x20 / 255.0, tau), lerp(0x80 / 255.0, 0x60 / 255.0, tau),
+                          lerp(0x20 / 255.0, 1, tau)};
+    // Godot's shader: mat4 columns (luma) + cos (chroma) + sin (quarter turn).
+    const double c = std::cos(a), s = std::sin(a);
+    const double m[3][3] = {{0.299 + 0.701 * c + 0.168 * s, 0.587 - 0.587 * c + 0.330 * s,
+                             0.114 - 0.114 * c - 0.497 * s},
+                            {0.299 - 0.299 * c - 0.328 * s, 0.587 + 0.413 * c + 0.035 * s,
+                             0.114 - 0.114 * c + 0.292 * s},
+                            {0.299 - 0.300 * c + 1.250 * s, 0.587 - 0.588 * c - 1.050 * s,
+                             0.114 + 0.886 * c - 0.203 * s}};
+    double out[3] = {0, 0, 0};
+    for (int j = 0; j < 3; ++j)
+      for (int i = 0; i < 3; ++i) out[i] += m[j][i] * in[j];
+    CHECK(p.color_srgb.r == Approx(std::clamp(out[0], 0.0, 1.0)).margin(1e-12));
+    CHECK(p.color_srgb.g == Approx(std::clamp(out[1], 0.0, 1.0)).margin(1e-12));
+    CHECK(p.color_srgb.b == Approx(std::clamp(out[2], 0.0, 1.0)).margin(1e-12));
+  }
+  CHECK(write_effect(fx).find("hue_variation = [-0.25, 0.5]") != std::string::npos);
+}

@@ -233,6 +233,9 @@ struct Emitter {
   Curve size_px = Curve::constant(8);
   Curve transparency = Curve::constant(0);
   Curve squash = Curve::constant(0);
+  // A per-particle turn of the colour's hue (model.md 7.6; Godot's
+  // hue_variation), in turns, rolled on channel 36; [0, 0] is none.
+  Range hue_variation{0, 0};
   // Envelope rolls of size, transparency and squash (model.md 7.2): one per
   // curve (false), or one per keypoint (Roblox's NumberSequence envelopes).
   bool envelope_per_key = false;

@@ -63,6 +63,7 @@ enum class Channel : uint32_t {
   kOrbitAngularSpeed = 33,
   kDamping = 34,
   kOrbitVelocity = 35,
+  kHueVariation = 36,
   // Per-keypoint envelope rolls (model.md 7.2, envelope_rolls = "per_key"):
   // key k of size, transparency and squash rolls on base + k, k < 20.
   kSizeKeyEnvelope0 = 48,

@@ -279,6 +279,8 @@ void Translator::read_appearance(const toml::table& t, Emitter& em) {
   }
   if (auto n = t.get("squash"))
     if (auto c = curve(*n, "squash")) em.squash = *c;
+  if (auto n = t.get("hue_variation"))
+    if (auto r = range(*n, "hue_variation", -1e6, 1e6)) em.hue_variation = *r;
   if (auto n = t.get("envelope_rolls"))
     if (auto i = choice(*n, "envelope_rolls", {"per_curve", "per_key"}))
       em.envelope_per_key = *i == 1;

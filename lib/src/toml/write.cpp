@@ -283,6 +283,9 @@ void write_emitter(std::ostream& o, const Emitter& em, const WriteOptions& optio
     << (em.transparency_ramp.enabled ? ramp(em.transparency_ramp) : curve(em.transparency)) << "\n"
     << "squash = " << curve(em.squash) << "\n"
     << (em.envelope_per_key ? "envelope_rolls = \"per_key\"\n" : "")
+    << (em.hue_variation.min != 0 || em.hue_variation.max != 0
+            ? "hue_variation = " + range(em.hue_variation) + "\n"
+            : "")
     << "color = " << (em.color_ramp.enabled ? color_ramp(em.color_ramp) : color_curve(em.color))
     << "\n"
     << "orientation = "
