@@ -13,6 +13,10 @@ namespace spritz::import_detail {
 std::string fmt(double v);
 // The effect's name from the source's file name.
 std::string effect_name_from(const std::string& source_name);
+// An emitter name from a node's or instance's name: letters, digits, _ and -
+// kept (others become _), at most 48 bytes, not all digits, and unique in fx
+// (a _2, _3 ... suffix).
+std::string emitter_name(const std::string& raw, const Effect& fx);
 // Fits the canvas to where the particles go and centres them (every
 // emitter moved together), unless the options fix either.
 void fit_canvas(ImportResult& r, const ImportOptions& o);

@@ -223,8 +223,8 @@ class GodotImporter {
   Range range4(const Section& s, const std::string& base, Range def) const;
   Range range3(const Section& s, const std::string& base, double def) const;
 
-  std::optional<GodotCurve> curve_of(const Value* v, const Doc& in);
-  std::optional<Gradient> gradient_of(const Value* v, const Doc& in);
+  std::optional<GodotCurve> curve_of(const Value* v, const Doc& in, int depth = 0);
+  std::optional<Gradient> gradient_of(const Value* v, const Doc& in, int depth = 0);
   static Gradient read_gradient(const Section& s);
   static GodotCurve read_curve(const Section& s);
   void read_points(const Section& s, const Doc& in, Process& p);
@@ -236,6 +236,13 @@ class GodotImporter {
   void map_appearance(const Section& node, const Process& p, const Xform& x, const Section* canvas_mat,
                       double s, Emitter& em);
   void map_timing(Effect& fx, const std::vector<Timing>& timings);
+  void map_color(const Section& node, const Process& p, const Section* cm, Emitter& em);
+  void map_flipbook(const Section& node, const Process& p, const Section* cm, int hf, int vf,
+                    Emitter& em);
+  const Section* process_of(const Section& node, const Doc** doc);
+  bool godot3_names(const Section& proc, const std::string& type);
+  void map_motion(const Section& node, const Process& p, const Xform& x, double s, Emitter& em);
+  void map_shape(const Section& node, const Process& p, const Xform& x, Emitter& em);
   std::string texture_file(const Rgba8Image& img, const std::string& origin, bool file,
                            const std::string& emitter);
   std::map<std::string, std::string> texture_names_;  // origin -> file name
@@ -438,23 +445,28 @@ Gradient GodotImporter::read_gradient(const Section& s) {
   return sorted;
 }
 
+// Resources that hold resources: a chain this long is a loop.
+constexpr int kMaxResourceDepth = 8;
+
 // A Curve, or a CurveTexture holding one (curve = SubResource(...)).
-std::optional<GodotCurve> GodotImporter::curve_of(const Value* v, const Doc& in) {
+std::optional<GodotCurve> GodotImporter::curve_of(const Value* v, const Doc& in, int depth) {
   if (!v || v->kind == Value::Kind::kNull) return std::nullopt;
+  if (depth > kMaxResourceDepth) throw Error(v->loc, "these resources refer to each other in a loop");
   auto ref = deref(*v, in);
   if (!ref || !ref->sec) return std::nullopt;
   if (ref->type == "Curve") return read_curve(*ref->sec);
-  if (const Value* c = ref->sec->prop("curve")) return curve_of(c, *ref->doc);
+  if (const Value* c = ref->sec->prop("curve")) return curve_of(c, *ref->doc, depth + 1);
   return std::nullopt;
 }
 
 // A Gradient, or a GradientTexture(1D) holding one.
-std::optional<Gradient> GodotImporter::gradient_of(const Value* v, const Doc& in) {
+std::optional<Gradient> GodotImporter::gradient_of(const Value* v, const Doc& in, int depth) {
   if (!v || v->kind == Value::Kind::kNull) return std::nullopt;
+  if (depth > kMaxResourceDepth) throw Error(v->loc, "these resources refer to each other in a loop");
   auto ref = deref(*v, in);
   if (!ref || !ref->sec) return std::nullopt;
   if (ref->type == "Gradient") return read_gradient(*ref->sec);
-  if (const Value* g = ref->sec->prop("gradient")) return gradient_of(g, *ref->doc);
+  if (const Value* g = ref->sec->prop("gradient")) return gradient_of(g, *ref->doc, depth + 1);
   if (ref->type.rfind("GradientTexture", 0) == 0) return read_gradient(Section{});
   return std::nullopt;
 }
@@ -757,6 +769,12 @@ void GodotImporter::map_appearance(const Section& node, const Process& p, const 
     em.rotation_deg = {90, 90};
     em.rotation_speed_deg_per_s = {0, 0};
   }
+  map_color(node, p, cm, em);
+  if (anim && hf * vf > 1) map_flipbook(node, p, cm, hf, vf, em);
+}
+
+// Colour, alpha, hue and blend (godot-format.md 2.3, 2.4).
+void GodotImporter::map_color(const Section& node, const Process& p, const Section* cm, Emitter& em) {
   // Colour: the initial colour (and the node's modulate), times the ramp in
   // Godot 4 and CPUParticles2D, replaced by it in Godot 3's GPU material.
   std::array<double, 4> mod{1, 1, 1, 1};
@@ -812,82 +830,87 @@ void GodotImporter::map_appearance(const Section& node, const Process& p, const 
   if (blend == 2 || blend == 3)
     warn(cm->loc, std::string("blend_mode ") + (blend == 2 ? "SUB" : "MUL") +
                       " has no spritz equivalent: drawn alpha-over");
-  // The flipbook: the phase is anim_offset + tau anim_speed, in plays per life.
-  if (anim && hf * vf > 1) {
-    Flipbook& fb = em.flipbook;
-    fb.enabled = true;
-    fb.cols = hf, fb.rows = vf;
-    const bool loop = cm ? flag(*cm, "particles_anim_loop", false) : true;
-    const bool random_offset = p.anim_offset.min <= 0.01 && p.anim_offset.max >= 0.99;
-    fb.random_start = random_offset;
-    if (p.anim_speed.max == 0) {
-      fb.mode = FlipbookMode::kLoop;
-      fb.fps = {0, 0};
-    } else if (loop) {
-      fb.mode = FlipbookMode::kLoop;
-      fb.per_life = true;
-      fb.fps = {std::max(0.0, p.anim_speed.min), std::max(0.0, p.anim_speed.max)};
-    } else {
-      fb.mode = FlipbookMode::kOneshot;
-      if (p.anim_speed.min != 1 || p.anim_speed.max != 1)
-        note(node.loc, "anim_speed " + fmt(p.anim_speed.min) + ".." + fmt(p.anim_speed.max) +
-                           " without particles_anim_loop: spritz's one-shot plays the cells once "
-                           "over the life (anim_speed 1)");
-    }
-    if (!random_offset && p.anim_offset.max * hf * vf >= 1)
-      note(node.loc, "anim_offset " + fmt(p.anim_offset.min) + ".." + fmt(p.anim_offset.max) +
-                         " is dropped: spritz starts on the first cell or a random one");
+}
+
+// The flipbook: the phase is anim_offset + tau anim_speed, in plays per
+// life (godot-format.md 2.4).
+void GodotImporter::map_flipbook(const Section& node, const Process& p, const Section* cm, int hf,
+                                 int vf, Emitter& em) {
+  Flipbook& fb = em.flipbook;
+  fb.enabled = true;
+  fb.cols = hf, fb.rows = vf;
+  const bool loop = cm ? flag(*cm, "particles_anim_loop", false) : true;
+  const bool random_offset = p.anim_offset.min <= 0.01 && p.anim_offset.max >= 0.99;
+  fb.random_start = random_offset;
+  if (p.anim_speed.max == 0) {
+    fb.mode = FlipbookMode::kLoop;
+    fb.fps = {0, 0};
+  } else if (loop) {
+    fb.mode = FlipbookMode::kLoop;
+    fb.per_life = true;
+    fb.fps = {std::max(0.0, p.anim_speed.min), std::max(0.0, p.anim_speed.max)};
+  } else {
+    fb.mode = FlipbookMode::kOneshot;
+    if (p.anim_speed.min != 1 || p.anim_speed.max != 1)
+      note(node.loc, "anim_speed " + fmt(p.anim_speed.min) + ".." + fmt(p.anim_speed.max) +
+                         " without particles_anim_loop: spritz's one-shot plays the cells once "
+                         "over the life (anim_speed 1)");
   }
+  if (!random_offset && p.anim_offset.max * hf * vf >= 1)
+    note(node.loc, "anim_offset " + fmt(p.anim_offset.min) + ".." + fmt(p.anim_offset.max) +
+                       " is dropped: spritz starts on the first cell or a random one");
 }
 
 // One particle node (godot-format.md 2, 3, 4, 5).
-bool GodotImporter::map_node(const Section& node, const Xform& x, Effect& fx, Timing& timing) {
+// The process a node runs: its material (GPU nodes) or the node itself
+// (CPUParticles2D); nullptr, with a warning, when it cannot be read.
+const Section* GodotImporter::process_of(const Section& node, const Doc** doc) {
   const std::string type = node.attr_text("type");
-  const bool cpu = type == "CPUParticles2D";
   const std::string name = node.attr_text("name");
-  // The process: a material for the GPU nodes, the node itself for the CPU one.
-  const Section* proc = &node;
-  const Doc* proc_doc = &main_;
-  if (!cpu) {
-    const Value* pm = node.prop("process_material");
-    if (!pm) {
-      warn(node.loc, "the " + type + " '" + printable(name) + "' has no process_material: Godot "
-                     "draws nothing for it, so it is left out");
-      return false;
-    }
-    if (pm->is_call("ExtResource") && !pm->items.empty()) {
-      const Value& a = pm->items[0];
-      const std::string id = a.kind == Value::Kind::kString ? a.text : fmt(a.number);
-      auto it = main_.exts.find(id);
-      if (it != main_.exts.end() && fs::path(it->second.path).extension() != ".tres") {
-        warn(pm->loc, "the process material " + printable(it->second.path) +
-                          " is a binary resource, which cannot be read as text: the " + type + " '" +
-                          printable(name) + "' is left out (save it as .tres in Godot)");
-        return false;
-      }
-    }
-    auto ref = deref(*pm, main_);
-    if (!ref) {
-      warn(pm->loc, "the " + type + " '" + printable(name) + "' is left out: its process material "
-                    "cannot be read");
-      return false;
-    }
-    if (ref->type == "ShaderMaterial") {
-      warn(pm->loc, "the " + type + " '" + printable(name) + "' runs a ShaderMaterial (custom "
-                    "particle code), which cannot be imported: it is left out");
-      return false;
-    }
-    if (ref->type != "ParticleProcessMaterial" && ref->type != "ParticlesMaterial") {
-      warn(pm->loc, "the process material of '" + printable(name) + "' is a " + printable(ref->type) +
-                        ", not a ParticleProcessMaterial: left out");
-      return false;
-    }
-    proc = ref->sec;
-    proc_doc = ref->doc;
+  *doc = &main_;
+  if (type == "CPUParticles2D") return &node;
+  const Value* pm = node.prop("process_material");
+  if (!pm) {
+    warn(node.loc, "the " + type + " '" + printable(name) + "' has no process_material: Godot "
+                   "draws nothing for it, so it is left out");
+    return nullptr;
   }
-  // Which names: Godot 3's param/param_random or Godot 4's _min/_max.
+  if (pm->is_call("ExtResource") && !pm->items.empty()) {
+    const Value& a = pm->items[0];
+    const std::string id = a.kind == Value::Kind::kString ? a.text : fmt(a.number);
+    auto it = main_.exts.find(id);
+    if (it != main_.exts.end() && fs::path(it->second.path).extension() != ".tres") {
+      warn(pm->loc, "the process material " + printable(it->second.path) +
+                        " is a binary resource, which cannot be read as text: the " + type + " '" +
+                        printable(name) + "' is left out (save it as .tres in Godot)");
+      return nullptr;
+    }
+  }
+  auto ref = deref(*pm, main_);
+  if (!ref) {
+    warn(pm->loc, "the " + type + " '" + printable(name) + "' is left out: its process material "
+                  "cannot be read");
+    return nullptr;
+  }
+  if (ref->type == "ShaderMaterial") {
+    warn(pm->loc, "the " + type + " '" + printable(name) + "' runs a ShaderMaterial (custom "
+                  "particle code), which cannot be imported: it is left out");
+    return nullptr;
+  }
+  if (ref->type != "ParticleProcessMaterial" && ref->type != "ParticlesMaterial") {
+    warn(pm->loc, "the process material of '" + printable(name) + "' is a " + printable(ref->type) +
+                      ", not a ParticleProcessMaterial: left out");
+    return nullptr;
+  }
+  *doc = ref->doc;
+  return ref->sec;
+}
+
+// Which names a process uses: Godot 3's param/param_random or Godot 4's
+// _min/_max, else what the class and the header say.
+bool GodotImporter::godot3_names(const Section& proc, const std::string& type) {
   bool names4 = false, names3 = false;
-  for (const auto& [k, v] : proc->props) {
+  for (const auto& [k, v] : proc.props) {
     const size_t n = k.size();
     if ((n > 4 && (k.compare(n - 4, 4, "_min") == 0 || k.compare(n - 4, 4, "_max") == 0)) ||
         k.rfind("particle_flag_", 0) == 0)
@@ -896,57 +919,22 @@ bool GodotImporter::map_node(const Section& node, const Xform& x, Effect& fx, Ti
         k == "initial_velocity" || k == "scale" || k == "scale_amount")
       names3 = true;
   }
+  const bool cpu = type == "CPUParticles2D";
   const bool class4 = type == "GPUParticles2D" || (cpu && main_.doc.format >= 3);
-  v3_ = names3 && !names4 ? true : names4 ? false : !class4 || main_.doc.format == 2;
-  if (type == "GPUParticles2D" && v3_ && !half_warned_) {
+  const bool v3 = names3 && !names4 ? true : names4 ? false : !class4 || main_.doc.format == 2;
+  if (type == "GPUParticles2D" && v3 && !half_warned_) {
     half_warned_ = true;
-    warn(proc->loc, "a Godot 4 GPUParticles2D whose material uses Godot 3 property names (a "
-                    "half-converted scene): read with Godot 3's names, as the file was meant");
+    warn(proc.loc, "a Godot 4 GPUParticles2D whose material uses Godot 3 property names (a "
+                   "half-converted scene): read with Godot 3's names, as the file was meant");
   }
-  Process p = read_process(*proc, *proc_doc, cpu, cpu && v3_);
-  // GPUParticles2D's fix-up (godot-format.md 2.3): a material still at the
-  // 3D default gravity and not in 2D mode becomes 2D with gravity (0, 98).
-  if (!cpu && !p.disable_z && p.gravity.x == 0 && p.gravity.y == -9.8) {
-    p.disable_z = true;
-    p.gravity = {0, 98};
-  }
-  Emitter em;
-  std::string nm;
-  for (char c : name) nm += std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' ? c : '_';
-  if (nm.empty() || std::all_of(nm.begin(), nm.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); }))
-    nm = "emitter" + nm;
-  if (nm.size() > 48) nm.resize(48);
-  std::string unique = nm;
-  for (int k = 2; std::any_of(fx.emitters.begin(), fx.emitters.end(), [&](const Emitter& e) { return e.name == unique; }); ++k)
-    unique = nm + "_" + std::to_string(k);
-  em.name = unique;
-  const double s = num(node, "speed_scale", 1);
-  const double amount = std::floor(num(node, "amount", 8)) * std::clamp(num(node, "amount_ratio", 1), 0.0, 1.0);
-  const double life = num(node, "lifetime", 1);
-  if (s <= 0 || amount < 1 || life <= 0) {
-    warn(node.loc, "the " + type + " '" + printable(name) + "' emits nothing (amount " + fmt(amount) +
-                       ", lifetime " + fmt(life) + ", speed_scale " + fmt(s) + "): left out");
-    return false;
-  }
-  if (amount > 1e7 || life > 1e6) throw Error(node.loc, "amount must be at most 1e7 and lifetime at most 1e6 s");
-  const double L = life / s;
-  timing.cycle = L;
-  timing.amount = amount;
-  timing.explosiveness = std::clamp(num(node, "explosiveness", 0), 0.0, 1.0);
-  timing.one_shot = flag(node, "one_shot", false);
-  timing.preprocess = std::max(0.0, num(node, "preprocess", 0)) / s;
-  timing.loc = node.loc;
-  em.lifetime_s = {L * (1 - p.lifetime_randomness), L};
-  em.max_particles = static_cast<uint32_t>(amount + 1);
-  if (num(node, "randomness", 0) != 0)
-    note(node.loc, "randomness (a jitter of each birth by under one gap) is dropped: births are "
-                   "evenly spaced");
-  if (!flag(node, "emitting", true))
-    note(node.loc, "emitting = false (a script starts it): imported as emitting from time 0");
-  if (node.prop("visible") && !flag(node, "visible", true))
-    note(node.loc, "visible = false (a script shows it): imported as drawn");
-  // Motion, in spritz's y-up terms: Godot's vectors turn with the node and
-  // flip their y; the node's scale multiplies speeds and shape offsets.
+  return v3;
+}
+
+// Launch, gravity and forces, in spritz's y-up terms (godot-format.md 4, 5).
+void GodotImporter::map_motion(const Section& node, const Process& p, const Xform& x, double s,
+                               Emitter& em) {
+  // Godot's vectors turn with the node and flip their y; the node's scale
+  // multiplies speeds and shape offsets.
   const double sc = std::sqrt(std::abs(x.scale.x * x.scale.y));
   const Vec2 dir = turn(p.direction, x.rot);
   em.direction_deg = std::atan2(-dir.y, dir.x) * 180 / kPi;
@@ -972,6 +960,10 @@ bool GodotImporter::map_node(const Section& node, const Xform& x, Effect& fx, Ti
   if (!p.disable_z)
     note(node.loc, "the material is not in 2D mode (particle_flag_disable_z): Godot spreads it in a "
                    "3D cone seen flat; spritz spreads it in the plane");
+}
+
+// The emission shape (godot-format.md 2.5), placed by the node.
+void GodotImporter::map_shape(const Section& node, const Process& p, const Xform& x, Emitter& em) {
   // The shape, centred on the node (plus the material's offset).
   Shape& sh = em.shape;
   const Vec2 off = turn(Vec2{p.shape_offset.x * x.scale.x, p.shape_offset.y * x.scale.y}, x.rot);
@@ -1022,6 +1014,52 @@ bool GodotImporter::map_node(const Section& node, const Xform& x, Effect& fx, Ti
   if (x.rot != 0 && (sh.kind == ShapeKind::kBox || (sh.kind == ShapeKind::kEllipse && sh.a != sh.b)))
     note(node.loc, "the node's rotation does not turn the emission box or ellipse (spritz's shapes "
                    "are axis-aligned)");
+}
+
+bool GodotImporter::map_node(const Section& node, const Xform& x, Effect& fx, Timing& timing) {
+  const std::string type = node.attr_text("type");
+  const bool cpu = type == "CPUParticles2D";
+  const std::string name = node.attr_text("name");
+  const Doc* proc_doc = nullptr;
+  const Section* proc = process_of(node, &proc_doc);
+  if (!proc) return false;
+  v3_ = godot3_names(*proc, type);
+  Process p = read_process(*proc, *proc_doc, cpu, cpu && v3_);
+  // GPUParticles2D's fix-up (godot-format.md 2.3): a material still at the
+  // 3D default gravity and not in 2D mode becomes 2D with gravity (0, 98).
+  if (!cpu && !p.disable_z && p.gravity.x == 0 && p.gravity.y == -9.8) {
+    p.disable_z = true;
+    p.gravity = {0, 98};
+  }
+  Emitter em;
+  em.name = emitter_name(name, fx);
+  const double s = num(node, "speed_scale", 1);
+  const double amount = std::floor(num(node, "amount", 8)) * std::clamp(num(node, "amount_ratio", 1), 0.0, 1.0);
+  const double life = num(node, "lifetime", 1);
+  if (s <= 0 || amount < 1 || life <= 0) {
+    warn(node.loc, "the " + type + " '" + printable(name) + "' emits nothing (amount " + fmt(amount) +
+                       ", lifetime " + fmt(life) + ", speed_scale " + fmt(s) + "): left out");
+    return false;
+  }
+  if (amount > 1e7 || life > 1e6) throw Error(node.loc, "amount must be at most 1e7 and lifetime at most 1e6 s");
+  const double L = life / s;
+  timing.cycle = L;
+  timing.amount = amount;
+  timing.explosiveness = std::clamp(num(node, "explosiveness", 0), 0.0, 1.0);
+  timing.one_shot = flag(node, "one_shot", false);
+  timing.preprocess = std::max(0.0, num(node, "preprocess", 0)) / s;
+  timing.loc = node.loc;
+  em.lifetime_s = {L * (1 - p.lifetime_randomness), L};
+  em.max_particles = static_cast<uint32_t>(amount + 1);
+  if (num(node, "randomness", 0) != 0)
+    note(node.loc, "randomness (a jitter of each birth by under one gap) is dropped: births are "
+                   "evenly spaced");
+  if (!flag(node, "emitting", true))
+    note(node.loc, "emitting = false (a script starts it): imported as emitting from time 0");
+  if (node.prop("visible") && !flag(node, "visible", true))
+    note(node.loc, "visible = false (a script shows it): imported as drawn");
+  map_motion(node, p, x, s, em);
+  map_shape(node, p, x, em);
   const int order = static_cast<int>(num(node, "draw_order", cpu || v3_ ? 0 : 1));
   em.draw_order = order == 2 ? DrawOrder::kNewestFirst : DrawOrder::kOldestFirst;
   // The CanvasItemMaterial: blend and flipbook.

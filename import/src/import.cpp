@@ -56,6 +56,22 @@ std::string effect_name_from(const std::string& source_name) {
   return stem.empty() ? "imported" : stem;
 }
 
+std::string emitter_name(const std::string& raw, const Effect& fx) {
+  std::string nm;
+  for (char c : raw)
+    nm += std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' ? c : '_';
+  if (nm.size() > 48) nm.resize(48);
+  if (std::all_of(nm.begin(), nm.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); }))
+    nm = "emitter" + nm;
+  const auto taken = [&](const std::string& n) {
+    return std::any_of(fx.emitters.begin(), fx.emitters.end(),
+                       [&](const Emitter& e) { return e.name == n; });
+  };
+  std::string unique = nm;
+  for (int k = 2; taken(unique); ++k) unique = nm + "_" + std::to_string(k);
+  return unique;
+}
+
 }  // namespace import_detail
 
 namespace {
@@ -455,13 +471,16 @@ std::string header(const std::string& source_name, const std::string& what,
   return h;
 }
 
-// Frames the particles: the canvas that holds where they go over the
-// effect (its period, or its whole run), and the emitters' place that
-// centres them (all moved together), unless the options fix either.
-void fit_canvas(ImportResult& r, const ImportOptions& o) {
-  Effect probe = r.fx;
-  // A thinned stream goes to the same places: fit on at most about 2e4
-  // particle evaluations (force steps counted) per sample, whatever the file.
+namespace {
+
+// Where the particles of `fx` go over its run (its period, or its whole
+// span), thinned to at most about 2e4 evaluations (force steps counted) per
+// sample: a thinned stream goes to the same places. One emitter: everywhere
+// its particles go. Several (a scene): where 99% of them are, each
+// particle's extent counted, so a few that fly off for ever (a scene's
+// particles meant to hit colliders) do not shrink the rest to dots.
+Bounds particle_bounds(const Effect& source) {
+  Effect probe = source;
   double cost = 0;
   for (Emitter& pe : probe.emitters) {
     pe.texture = TextureRef::parse("builtin:soft");
@@ -480,19 +499,13 @@ void fit_canvas(ImportResult& r, const ImportOptions& o) {
         b.count = static_cast<uint32_t>(std::max(1.0, std::floor(b.count * f)));
     }
   }
-  Effect fx = load_effect(write_effect(probe), r.fx.name + " (imported)", ".");
+  Effect fx = load_effect(write_effect(probe), source.name + " (imported)", ".");
   Bounds b;
   Frame frame;
   const int samples = 48;
-  const double span = fx.duration_s;
-  // One emitter: everywhere its particles go. Several (a scene): where 99%
-  // of them are, each particle's extent counted, so a few that fly off
-  // for ever (a scene's particles meant to hit colliders) do not shrink
-  // the rest to dots.
   std::vector<double> xs0, xs1, ys0, ys1;
   for (int i = 0; i < samples; ++i) {
-    const double t = span * i / samples;
-    evaluate(fx, clock_at_time(fx, t), frame);
+    evaluate(fx, clock_at_time(fx, fx.duration_s * i / samples), frame);
     extend_bounds(frame, b);
     for (const EmitterFrame& ef : frame.emitters)
       for (const Particle& p : ef.particles) {
@@ -501,7 +514,7 @@ void fit_canvas(ImportResult& r, const ImportOptions& o) {
         xs0.push_back(p.x - e), xs1.push_back(p.x + e), ys0.push_back(p.y - e), ys1.push_back(p.y + e);
       }
   }
-  if (r.fx.emitters.size() > 1 && xs0.size() >= 200) {
+  if (source.emitters.size() > 1 && xs0.size() >= 200) {
     const auto q = [](std::vector<double>& v, double f) {
       const size_t k = std::min(v.size() - 1, static_cast<size_t>(f * double(v.size())));
       std::nth_element(v.begin(), v.begin() + k, v.end());
@@ -509,6 +522,16 @@ void fit_canvas(ImportResult& r, const ImportOptions& o) {
     };
     b.x0 = q(xs0, 0.005), b.x1 = q(xs1, 0.995), b.y0 = q(ys0, 0.005), b.y1 = q(ys1, 0.995);
   }
+  return b;
+}
+
+}  // namespace
+
+// Frames the particles: the canvas that holds where they go, and the
+// emitters' place that centres them (all moved together), unless the
+// options fix either.
+void fit_canvas(ImportResult& r, const ImportOptions& o) {
+  Bounds b = particle_bounds(r.fx);
   const bool fixed_size = o.canvas_width > 0 && o.canvas_height > 0;
   if (b.empty) {
     r.fx.canvas.width = fixed_size ? o.canvas_width : 256;

@@ -515,12 +515,19 @@ class RobloxImporter {
   std::set<std::string> unresolved_;
   std::vector<SourceLoc> unresolved_at_;
 
+  // A world vector seen from the view: screen x and y.
+  Vec2 proj(const std::array<double, 3>& v) const { return {dot3(v, view_.right), dot3(v, view_.up)}; }
   void warn(const SourceLoc& at, std::string m) { r_.warnings.push_back({at, std::move(m)}); }
   void note(const SourceLoc& at, std::string m) { r_.notes.push_back({at, std::move(m)}); }
   void read_map();
   void collect(const Instance& i, std::vector<const Instance*>& out);
   Frame3 frame_of(const Instance& i, bool* attachment, std::array<double, 3>* part_size) const;
   Pending map_emitter(const Instance& e);
+  double scale(const Instance& top, const std::vector<Pending>& pending, Vec2* centre);
+  Range map_emission(const Instance& e, double s, Emitter& em);
+  void map_launch(const Instance& e, const Frame3& f, double s, Emitter& em);
+  void map_shape(const Instance& e, bool attachment, const std::array<double, 3>& part, Emitter& em);
+  void map_look(const Instance& e, double s, Emitter& em);
   std::string texture_for(const Instance& e, const SourceLoc& at);
 
   static double num(const Instance& i, const std::string& k, double def, size_t at = 0) {
@@ -728,16 +735,10 @@ std::string RobloxImporter::texture_for(const Instance& e, const SourceLoc& at) 
   return texture_names_[uri] = b;
 }
 
-Pending RobloxImporter::map_emitter(const Instance& e) {
-  Pending out{&e, Emitter{}, 0, {}};
-  Emitter& em = out.em;
-  const double s = std::clamp(num(e, "TimeScale", 1), 0.0, 1.0);
-  bool attachment = false;
-  std::array<double, 3> part{0, 0, 0};
-  const Frame3 f = frame_of(e, &attachment, &part);
-  const auto proj = [&](const std::array<double, 3>& v) { return Vec2{dot3(v, view_.right), dot3(v, view_.up)}; };
-  out.pos_studs = proj(f.p);
-  // Emission. Rate 0 or disabled: the Emit() count the attributes hold, else --emit.
+// Rate, lifetime and the Emit() bursts (roblox-format.md 4.1, 4.4); returns
+// the lifetime range in Roblox's own seconds.
+Range RobloxImporter::map_emission(const Instance& e, double s, Emitter& em) {
+  // Rate 0 or disabled: the Emit() count the attributes hold, else --emit.
   const double rate = std::clamp(num(e, "Rate", 20), 0.0, 400.0);
   if (num(e, "Rate", 20) > 400) warn(loc(e, "Rate"), "Rate above 400 is clamped to 400, as Roblox does");
   Range life = range(e, "Lifetime", {5, 10});
@@ -775,6 +776,12 @@ Pending RobloxImporter::map_emitter(const Instance& e) {
   em.max_particles = static_cast<uint32_t>(std::clamp(std::ceil(em.rate_per_s * em.lifetime_s.max) + 1 +
                                                           (em.bursts.empty() ? 0 : em.bursts[0].count),
                                                       1.0, 1e7));
+  return life;
+}
+
+// Direction, spread, speed, acceleration and drag, seen from the view
+// (roblox-format.md 5).
+void RobloxImporter::map_launch(const Instance& e, const Frame3& f, double s, Emitter& em) {
   // Direction: the face's axis turned by the parent, seen from the view.
   static const std::array<std::array<double, 3>, 6> kFaces = {
       {{1, 0, 0}, {0, 1, 0}, {0, 0, 1}, {-1, 0, 0}, {0, -1, 0}, {0, 0, -1}}};
@@ -828,7 +835,11 @@ Pending RobloxImporter::map_emitter(const Instance& e) {
   if (num(e, "VelocityInheritance", 0) != 0)
     note(loc(e, "VelocityInheritance"), "VelocityInheritance is dropped: a file has no moving parent");
   if (boolean(e, "WindAffectsDrag", false)) note(loc(e, "WindAffectsDrag"), "WindAffectsDrag is dropped: no wind offline");
-  // Shape: the part's size seen from the view; a point under an Attachment.
+}
+
+// The shape: the part's size seen from the view; a point under an Attachment.
+void RobloxImporter::map_shape(const Instance& e, bool attachment, const std::array<double, 3>& part,
+                               Emitter& em) {
   const int shape = enum_of(e, "Shape", 0, {"Box", "Sphere", "Cylinder", "Disc"});
   const int style = enum_of(e, "ShapeStyle", 0, {"Volume", "Surface"});
   const int inout = enum_of(e, "ShapeInOut", 0, {"Outward", "Inward", "InAndOut"});
@@ -844,7 +855,11 @@ Pending RobloxImporter::map_emitter(const Instance& e) {
     if (shape == 0) em.shape.style = ShapeStyle::kVolume;
   }
   em.shape.in_out = inout == 1 ? InOut::kInward : inout == 2 ? InOut::kBoth : InOut::kOutward;
-  // Appearance (sizes in studs for now).
+}
+
+// Size, transparency, squash, colour, light, orientation, spin and the
+// flipbook (roblox-format.md 4.2, 4.3; sizes in studs for now).
+void RobloxImporter::map_look(const Instance& e, double s, Emitter& em) {
   if (auto c = sequence(e, "Size", 1, 0, 1e6, "[0, 1e6] studs")) em.size_px = *c;
   else em.size_px = Curve::constant(1);
   if (auto c = sequence(e, "Transparency", 1, 0, 1, "[0, 1]")) em.transparency = *c;
@@ -909,6 +924,20 @@ Pending RobloxImporter::map_emitter(const Instance& e) {
       note(loc(e, "FlipbookLayout"), "FlipbookBlendFrames: Roblox crossfades cells; spritz cuts from one to the next");
     if (fb.cols * fb.rows == 1) fb.enabled = false;
   }
+}
+
+Pending RobloxImporter::map_emitter(const Instance& e) {
+  Pending out{&e, Emitter{}, 0, {}};
+  Emitter& em = out.em;
+  const double s = std::clamp(num(e, "TimeScale", 1), 0.0, 1.0);
+  bool attachment = false;
+  std::array<double, 3> part{0, 0, 0};
+  const Frame3 f = frame_of(e, &attachment, &part);
+  out.pos_studs = proj(f.p);
+  const Range life = map_emission(e, s, em);
+  map_launch(e, f, s, em);
+  map_shape(e, attachment, part, em);
+  map_look(e, s, em);
   if (s < 1) note(loc(e, "TimeScale"), "TimeScale " + fmt(s) + ": rates, speeds, spins and the flipbook are slowed, "
                                        "lifetimes lengthened, accelerations scaled by its square (exact)");
   // Reach, in studs, for the default scale.
@@ -917,6 +946,44 @@ Pending RobloxImporter::map_emitter(const Instance& e) {
                     0.5 * std::hypot(em.acceleration.x, em.acceleration.y) * t * t + em.size_px.max_value() +
                     std::max(em.shape.a, em.shape.b);
   return out;
+}
+
+// No emitter: say what the file holds instead.
+[[noreturn]] void refuse_empty(const Instance& top) {
+  std::map<std::string, int> classes;
+  std::function<void(const Instance&)> count = [&](const Instance& i) {
+    if (i.cls != "<file>") ++classes[i.cls];
+    for (const auto& c : i.children) count(*c);
+  };
+  count(top);
+  std::string what;
+  int shown = 0;
+  for (const auto& [c, n] : classes)
+    if (shown++ < 8) what += (what.empty() ? "" : ", ") + std::to_string(n) + " " + printable(c);
+  throw Error(top.loc, "no ParticleEmitter in this file: it holds " +
+                           (what.empty() ? std::string("no instances") : what));
+}
+
+// The scale in px per stud: given, or the largest reach at about 200 px (80%
+// of a 512 px canvas's half), or 40% of the shorter side of --size; and the
+// emitters' common centre, in studs.
+double RobloxImporter::scale(const Instance& top, const std::vector<Pending>& pending, Vec2* centre) {
+  double reach = 0;
+  Vec2 lo{1e300, 1e300}, hi{-1e300, -1e300};
+  for (const Pending& p : pending) {
+    reach = std::max(reach, p.reach_studs);
+    lo = {std::min(lo.x, p.pos_studs.x), std::min(lo.y, p.pos_studs.y)};
+    hi = {std::max(hi.x, p.pos_studs.x), std::max(hi.y, p.pos_studs.y)};
+  }
+  *centre = {(lo.x + hi.x) / 2, (lo.y + hi.y) / 2};
+  reach += std::max(hi.x - lo.x, hi.y - lo.y) / 2;
+  const double target = o_.canvas_width > 0 ? 0.4 * std::min(o_.canvas_width, o_.canvas_height) : 200;
+  const double k = std::clamp(o_.px_per_stud > 0 ? o_.px_per_stud : reach > 0 ? target / reach : 10,
+                              1e-3, 1e4);
+  if (o_.px_per_stud <= 0)
+    note(top.loc, "scale: " + fmt(k) + " px per stud, fitted so the farthest particle reaches about " +
+                      fmt(target) + " px (--px-per-stud sets it)");
+  return k;
 }
 
 ImportResult RobloxImporter::run(const Instance& top) {
@@ -928,19 +995,7 @@ ImportResult RobloxImporter::run(const Instance& top) {
   read_map();
   std::vector<const Instance*> emitters;
   collect(top, emitters);
-  if (emitters.empty()) {
-    std::map<std::string, int> classes;
-    std::function<void(const Instance&)> count = [&](const Instance& i) {
-      if (i.cls != "<file>") ++classes[i.cls];
-      for (const auto& c : i.children) count(*c);
-    };
-    count(top);
-    std::string what;
-    int shown = 0;
-    for (const auto& [c, n] : classes)
-      if (shown++ < 8) what += (what.empty() ? "" : ", ") + std::to_string(n) + " " + printable(c);
-    throw Error(top.loc, "no ParticleEmitter in this file: it holds " + (what.empty() ? std::string("no instances") : what));
-  }
+  if (emitters.empty()) refuse_empty(top);
   if (emitters.size() > 256) throw Error(emitters[256]->loc, "more than 256 ParticleEmitters: refused");
   std::vector<Pending> pending;
   for (const Instance* e : emitters) {
@@ -951,24 +1006,8 @@ ImportResult RobloxImporter::run(const Instance& top) {
     pending.push_back(map_emitter(*e));
   }
   if (pending.empty()) throw Error(top.loc, "no ParticleEmitter could be imported (every one is frozen by TimeScale 0)");
-  // The scale: px per stud given, or the largest reach at about 200 px (80%
-  // of a 512 px canvas's half), or 40% of the shorter side of --size.
-  double reach = 0;
-  Vec2 lo{1e300, 1e300}, hi{-1e300, -1e300};
-  for (const Pending& p : pending) {
-    reach = std::max(reach, p.reach_studs);
-    lo = {std::min(lo.x, p.pos_studs.x), std::min(lo.y, p.pos_studs.y)};
-    hi = {std::max(hi.x, p.pos_studs.x), std::max(hi.y, p.pos_studs.y)};
-  }
-  const Vec2 centre{(lo.x + hi.x) / 2, (lo.y + hi.y) / 2};
-  reach += std::max(hi.x - lo.x, hi.y - lo.y) / 2;
-  const double target = o_.canvas_width > 0 ? 0.4 * std::min(o_.canvas_width, o_.canvas_height) : 200;
-  double k = o_.px_per_stud > 0 ? o_.px_per_stud : reach > 0 ? target / reach : 10;
-  k = std::clamp(k, 1e-3, 1e4);
-  if (o_.px_per_stud <= 0)
-    note(top.loc, "scale: " + fmt(k) + " px per stud, fitted so the farthest particle reaches about " +
-                      fmt(target) + " px (--px-per-stud sets it)");
-  std::set<std::string> names;
+  Vec2 centre;
+  const double k = scale(top, pending, &centre);
   double longest = 0;
   bool any_burst = false;
   for (Pending& p : pending) {
@@ -992,15 +1031,7 @@ ImportResult RobloxImporter::run(const Instance& top) {
       em.texture.kind = TextureRef::Kind::kFile;
       em.texture.path = tex;  // beside the TOML
     }
-    std::string nm;
-    for (char c : p.inst->name) nm += std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' ? c : '_';
-    if (nm.empty() || std::all_of(nm.begin(), nm.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); }))
-      nm = "emitter" + nm;
-    if (nm.size() > 48) nm.resize(48);
-    std::string unique = nm;
-    for (int n = 2; names.count(unique); ++n) unique = nm + "_" + std::to_string(n);
-    names.insert(unique);
-    em.name = unique;
+    em.name = emitter_name(p.inst->name, fx);
     longest = std::max(longest, em.lifetime_s.max);
     any_burst |= !em.bursts.empty();
     fx.emitters.push_back(std::move(em));

@@ -159,7 +159,7 @@ orbit_velocity = [-200, 300]
   }
 }
 
-TEST_CASE("a points shape picks point floor(n u); with normals the direction is relative",
+TEST_CASE("a points shape picks point floor(n u), with normals the direction is relative",
           "[shape]") {
   const Effect fx = fx_from(R"(
 [[emitter]]
