@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <functional>
 #include <map>
+#include <numeric>
 #include <memory>
 #include <set>
 
@@ -1098,6 +1099,24 @@ void GodotImporter::map_timing(Effect& fx, const std::vector<Timing>& timings) {
     end = std::max(end, t.cycle * (t.one_shot ? 1 - t.explosiveness : 2) + fx.emitters[i].lifetime_s.max);
   }
   fx.loop = !any_once;
+  // A loop holds a whole number of every explosive node's cycles: a
+  // multiple of their least common multiple (in ms), when that stays within
+  // a minute and 1000 cycles of each.
+  if (fx.loop) {
+    uint64_t l = 1;
+    bool whole = true;
+    for (const Timing& t : timings) {
+      if (t.explosiveness <= 0) continue;
+      const double ms = std::round(t.cycle * 1000);
+      if (std::abs(ms - t.cycle * 1000) > 1e-6 || ms < 1) whole = false;
+      if (!whole) break;
+      const uint64_t c = static_cast<uint64_t>(ms);
+      l = l / std::gcd(l, c) * c;
+      if (l > 60000 || l / c > 1000) whole = false;
+    }
+    // The least multiple of it that is at least the longest cycle.
+    if (whole && l > 1) period = l / 1000.0 * std::ceil(period / (l / 1000.0) - 1e-9);
+  }
   fx.duration_s = fx.loop ? period : std::max(end, 1.0 / fx.fps);
   double pre = -1;
   for (size_t i = 0; i < timings.size(); ++i) {
@@ -1124,6 +1143,11 @@ void GodotImporter::map_timing(Effect& fx, const std::vector<Timing>& timings) {
         for (auto [kt, kr] : {std::pair{t0, r}, {t1, r}, {t1, 0.0}})
           em.rate_curve.key_t.push_back(kt), em.rate_curve.key_r.push_back(kr);
       }
+      // Looped: the next cycle's births start at the period's end, so the
+      // rate there is the first cycle's (the seam is the cycle's own step).
+      if (fx.loop && em.rate_curve.key_t.back() < fx.duration_s)
+        for (double kr : {0.0, r})
+          em.rate_curve.key_t.push_back(fx.duration_s), em.rate_curve.key_r.push_back(kr);
     } else {
       em.rate_per_s = t.amount / t.cycle;
     }

@@ -239,6 +239,10 @@ class JsonReader {
     } catch (const nlohmann::json::parse_error& e) {
       throw Error(lines_.at(e.byte > 0 ? e.byte - 1 : 0), std::string("malformed JSON: ") +
                                                               (std::strchr(e.what(), ':') ? std::strchr(e.what(), ':') + 2 : e.what()));
+    } catch (const nlohmann::json::exception& e) {
+      // A number beyond a double, say: nlohmann says which, not where.
+      const char* what = std::strchr(e.what(), ']');
+      throw Error(SourceLoc{name, 1, 1}, std::string("malformed JSON: ") + (what ? what + 2 : e.what()));
     }
     offsets_ = key_offsets(text);
     number_keys(json_);
@@ -1061,7 +1065,12 @@ ImportResult import_roblox(std::string_view text, const std::string& source_name
   size_t i = 0;
   while (i < text.size() && std::isspace(static_cast<unsigned char>(text[i]))) ++i;
   const bool json = i < text.size() && text[i] == '{';
-  std::unique_ptr<Instance> top = json ? JsonReader(text, source_name).instances() : parse_xml(text, source_name);
+  std::unique_ptr<Instance> top;
+  try {
+    top = json ? JsonReader(text, source_name).instances() : parse_xml(text, source_name);
+  } catch (const nlohmann::json::exception& e) {
+    throw Error(SourceLoc{source_name, 1, 1}, std::string("a JSON value spritz cannot read: ") + e.what());
+  }
   RobloxImporter imp(source_name, base_dir, options, read_file);
   ImportResult r = imp.run(*top);
   return finish(std::move(r), source_name, json ? "Rojo model JSON" : "Roblox XML");

@@ -65,7 +65,12 @@ void lint(Effect& fx) {
                               fmt_number(fx.duration_s) + ") only, so they are never used"});
       // The rate at clock 0 against the rate just before the period's end.
       const double a = rc.key_value(0, false), b = rc.key_value(fx.duration_s, true);
-      if (a != b)
+      // A step written at the period's end back to the first rate says the
+      // jump is meant (a burst of births that starts each cycle).
+      const size_t n = rc.key_t.size();
+      const bool stated = n >= 2 && rc.key_t[n - 1] == fx.duration_s &&
+                          rc.key_t[n - 2] == fx.duration_s && rc.key_r[n - 1] == a;
+      if (a != b && !stated)
         fx.warnings.push_back({em.rate_loc, who + " is " + fmt_number(a) + "/s at clock 0 but " +
                                                 fmt_number(b) + "/s when the period ends (" +
                                                 fmt_number(fx.duration_s) +

@@ -481,6 +481,14 @@ TEST_CASE("an emitter that can never show a particle loads with a warning at its
       warnings(
           "[effect]\nloop = true\nduration = 2\n[[emitter]]\nrate = [[0, 10], [1, 30], [2, 10]]\n")
           .empty());
+  // A step stated at the period's end back to the first rate is meant: no
+  // warning (an explosive emitter's cycles); a step to another rate is not.
+  CHECK(warnings("[effect]\nloop = true\nduration = 2\n[[emitter]]\nrate = [[0, 50], [0.5, 50], "
+                 "[0.5, 0], [2, 0], [2, 50]]\n")
+            .empty());
+  CHECK(warnings("[effect]\nloop = true\nduration = 2\n[[emitter]]\nrate = [[0, 50], [0.5, 50], "
+                 "[0.5, 0], [2, 0], [2, 40]]\n")
+            .find("jumps at the loop's seam") != std::string::npos);
   CHECK(
       warnings("[[emitter]]\ntrail = { length = 0 }\n") ==
       "fx.toml:2:20: emitter 'emitter0' trail.length is 0: every ghost is drawn on its particle\n");
