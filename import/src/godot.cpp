@@ -493,7 +493,8 @@ std::vector<Vec2> GodotImporter::image_points(const Value* tex, const Doc& in, s
   }
   std::vector<uint8_t> b;
   b.reserve(bytes->items.size());
-  for (const Value& x : bytes->items) b.push_back(static_cast<uint8_t>(x.is_number() ? x.number : 0));
+  for (const Value& x : bytes->items)
+    b.push_back(x.is_number() && x.number >= 0 && x.number <= 255 ? static_cast<uint8_t>(x.number) : 0);
   const size_t n = std::min({count, b.size() / stride, kMaxPoints});
   for (size_t i = 0; i < n; ++i) {
     float xy[2];
@@ -513,7 +514,10 @@ void GodotImporter::read_points(const Section& s, const Doc& in, Process& p) {
     if (const Value* nv = s.prop("emission_normals")) {
       const std::vector<double> m = nv->numbers();
       for (size_t i = 0; i + 1 < m.size() && p.normals.size() < p.points.size(); i += 2)
-        p.normals.push_back({m[i], m[i + 1]});
+        p.normals.push_back(std::isfinite(m[i]) && std::isfinite(m[i + 1]) && std::abs(m[i]) < 1e9 &&
+                                    std::abs(m[i + 1]) < 1e9
+                                ? Vec2{m[i], m[i + 1]}
+                                : Vec2{0, 0});
     }
   } else {
     const size_t count = static_cast<size_t>(std::clamp(num(s, "emission_point_count", 1), 0.0, 1e6));
@@ -783,7 +787,7 @@ void GodotImporter::map_color(const Section& node, const Process& p, const Secti
     if (const Value* m = node.prop(key)) {
       const std::vector<double> n = m->numbers();
       if (n.size() == 4)
-        for (int k = 0; k < 4; ++k) mod[k] *= std::clamp(n[k], -1e3, 1e3);
+        for (int k = 0; k < 4; ++k) mod[k] *= std::isfinite(n[k]) ? std::clamp(n[k], -1e3, 1e3) : 1.0;
     }
   const Gradient* ramp = p.ramp ? &*p.ramp : nullptr;
   const GodotCurve* ac = p.alpha_curve ? &*p.alpha_curve : nullptr;

@@ -563,7 +563,10 @@ class RobloxImporter {
       }
       throw Error(p->loc, k + " " + printable(p->text) + " is not one Roblox defines");
     }
-    return p->nums.empty() ? def : static_cast<int>(p->nums[0]);
+    if (p->nums.empty()) return def;
+    const double v = p->nums[0];
+    if (!(v >= -1e6 && v <= 1e6)) throw Error(p->loc, k + " must be one of its enum's values");
+    return static_cast<int>(v);
   }
   Range range(const Instance& i, const std::string& k, Range def) const {
     const Prop* p = i.get(k);
@@ -625,7 +628,10 @@ Frame3 RobloxImporter::frame_of(const Instance& e, bool* attachment, std::array<
   const auto part_size = [&](const Instance& part) {
     for (const char* k : {"size", "Size"})
       if (const Prop* s = part.get(k); s && s->nums.size() == 3) {
-        for (int j = 0; j < 3; ++j) (*size)[j] = std::clamp(std::abs(s->nums[j]), 0.0, 1e6);
+        for (int j = 0; j < 3; ++j) {
+          if (!std::isfinite(s->nums[j])) throw Error(s->loc, std::string(k) + " must be finite");
+          (*size)[j] = std::clamp(std::abs(s->nums[j]), 0.0, 1e6);
+        }
         return;
       }
   };
@@ -870,6 +876,8 @@ void RobloxImporter::map_look(const Instance& e, double s, Emitter& em) {
   if (auto c = sequence(e, "Squash", 1, -1e3, 1e3, "[-1000, 1000]")) em.squash = *c;
   em.envelope_per_key = true;
   if (const Prop* c = e.get("Color")) {
+    for (double v : c->nums)
+      if (!std::isfinite(v)) throw Error(c->loc, "Color holds a number that is not finite");
     ColorCurve cc;
     if (c->nums.size() == 3) {
       cc = ColorCurve::constant({c->nums[0], c->nums[1], c->nums[2]});
