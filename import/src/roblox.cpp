@@ -226,11 +226,6 @@ std::vector<size_t> key_offsets(std::string_view t) {
   return out;
 }
 
-// A JSON value with the place of the key that holds it.
-struct JNode {
-  nlohmann::ordered_json* v = nullptr;
-};
-
 class JsonReader {
  public:
   JsonReader(std::string_view text, const std::string& name) : lines_(text, name), name_(name) {
@@ -245,7 +240,7 @@ class JsonReader {
       throw Error(SourceLoc{name, 1, 1}, std::string("malformed JSON: ") + (what ? what + 2 : e.what()));
     }
     offsets_ = key_offsets(text);
-    number_keys(json_);
+    number_keys(json_, 0);
   }
 
   std::unique_ptr<Instance> instances() {
@@ -274,14 +269,15 @@ class JsonReader {
   std::map<const void*, size_t> key_index_;  // a value -> its key's number in document order
   size_t next_key_ = 0;
 
-  void number_keys(nlohmann::ordered_json& j) {
+  void number_keys(nlohmann::ordered_json& j, int depth) {
+    if (depth > kMaxDepth) throw Error(SourceLoc{name_, 1, 1}, "JSON values are nested more than 256 deep");
     if (j.is_object()) {
       for (auto& [k, v] : j.items()) {
         key_index_[&v] = next_key_++;
-        number_keys(v);
+        number_keys(v, depth + 1);
       }
     } else if (j.is_array()) {
-      for (auto& v : j) number_keys(v);
+      for (auto& v : j) number_keys(v, depth + 1);
     }
   }
   SourceLoc loc_of(const nlohmann::ordered_json& v, const SourceLoc& fallback) const {

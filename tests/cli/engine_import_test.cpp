@@ -559,6 +559,12 @@ TEST_CASE("bad Godot and Roblox input: located messages, never a crash", "[impor
   REQUIRE(meta.fx.emitters.size() == 1);
   CHECK(meta.fx.emitters[0].name == "Fire");
   CHECK(meta.fx.emitters[0].rate_per_s == 5);
+  // Nesting past 256 levels is refused before anything walks it (300,000
+  // levels once overflowed the stack).
+  std::string deep_json = "{\"className\": \"Part\", \"properties\": {\"X\": ";
+  deep_json += std::string(300000, '[') + std::string(300000, ']') + "}}";
+  CHECK(import_error(deep_json, "deep.model.json").find("nested more than 256 deep") !=
+        std::string::npos);
   CHECK(import_error("<roblox!\x89\xff binary", "bad.rbxm").find("save it from Studio as .rbxmx") !=
         std::string::npos);
 }
