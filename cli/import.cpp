@@ -31,7 +31,8 @@ std::string diagnostics_json(const std::vector<Diagnostic>& list) {
 ImportOptions import_options(const ImportArgs& args) {
   ImportOptions o = import_search_options();
   if (!(args.px_per_stud >= 0 && args.px_per_stud <= 1e4))
-    throw Error("--px-per-stud must be within (0, 1e4], got " + json_number(args.px_per_stud));
+    throw Error("--px-per-stud must be within [0, 1e4] (0 fits the scale to the canvas), got " +
+                json_number(args.px_per_stud));
   o.px_per_stud = args.px_per_stud;
   o.view = args.view;
   if (args.emit_count < 0 || args.emit_count > 1000000)

@@ -41,16 +41,16 @@ struct Doc {
   std::map<std::string, const Section*> subs;
   struct Ext {
     std::string type, path;
-    SourceLoc loc;
   };
   std::map<std::string, Ext> exts;
   const Section* resource = nullptr;  // a .tres's [resource]
 };
 
 struct Ref {
-  const Section* sec = nullptr;
+  const Section* sec = nullptr;  // null for an external file that is not a .tres
   const Doc* doc = nullptr;
   std::string type;  // the resource's class
+  std::string file;  // that external file's res:// path (an image, a binary resource)
 };
 
 // A 1D function over a particle's life, sampled for fitting.
@@ -214,7 +214,7 @@ class GodotImporter {
 
   static void index(Doc& d);
   std::string resolve_res(const std::string& res_path);
-  std::optional<Ref> deref(const Value& v, const Doc& in, bool quiet = false);
+  std::optional<Ref> deref(const Value& v, const Doc& in);
   const Doc* load_tres(const std::string& path, const SourceLoc& at);
 
   // Property readers on a section (defaults when absent).
@@ -256,7 +256,7 @@ void GodotImporter::index(Doc& d) {
   for (const Section& s : d.doc.sections) {
     if (s.tag == "sub_resource") d.subs[s.attr_text("id")] = &s;
     if (s.tag == "ext_resource")
-      d.exts[s.attr_text("id")] = {s.attr_text("type"), s.attr_text("path"), s.loc};
+      d.exts[s.attr_text("id")] = {s.attr_text("type"), s.attr_text("path")};
     if (s.tag == "resource") d.resource = &s;
   }
 }
@@ -301,21 +301,16 @@ const Doc* GodotImporter::load_tres(const std::string& path, const SourceLoc& at
 }
 
 // SubResource("id") or ExtResource("id") to the section it names; an
-// external .tres is read (and its own [resource] returned). nullopt when the
-// value names nothing readable (with a warning unless quiet).
-std::optional<Ref> GodotImporter::deref(const Value& v, const Doc& in, bool quiet) {
+// external .tres is read (and its own [resource] returned), another external
+// file is named in Ref::file. nullopt, with a warning, when the value names
+// nothing readable.
+std::optional<Ref> GodotImporter::deref(const Value& v, const Doc& in) {
   if (v.kind != Value::Kind::kCall || v.items.empty()) return std::nullopt;
-  const Value& a = v.items[0];
-  std::string id = a.kind == Value::Kind::kString ? a.text : "";
-  if (a.is_number()) {
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%.17g", a.number);
-    id = buf;
-  }
+  const std::string id = v.items[0].as_text();
   if (v.text == "SubResource") {
     auto it = in.subs.find(id);
     if (it == in.subs.end()) {
-      if (!quiet) warn(v.loc, "SubResource(\"" + printable(id) + "\") names no sub_resource in this file");
+      warn(v.loc, "SubResource(\"" + printable(id) + "\") names no sub_resource in this file");
       return std::nullopt;
     }
     return Ref{it->second, &in, it->second->attr_text("type")};
@@ -323,23 +318,22 @@ std::optional<Ref> GodotImporter::deref(const Value& v, const Doc& in, bool quie
   if (v.text == "ExtResource") {
     auto it = in.exts.find(id);
     if (it == in.exts.end()) {
-      if (!quiet) warn(v.loc, "ExtResource(\"" + printable(id) + "\") names no ext_resource in this file");
+      warn(v.loc, "ExtResource(\"" + printable(id) + "\") names no ext_resource in this file");
       return std::nullopt;
     }
     const std::string& p = it->second.path;
-    if (fs::path(p).extension() != ".tres") return Ref{nullptr, &in, it->second.type};
+    if (fs::path(p).extension() != ".tres") return Ref{nullptr, &in, it->second.type, p};
     const std::string file = resolve_res(p);
     const Doc* d = load_tres(file, v.loc);
     if (!d || !d->resource) {
-      if (!quiet)
-        warn(v.loc, "the external resource " + printable(p) + " (" + printable(file) +
+      warn(v.loc, "the external resource " + printable(p) + " (" + printable(file) +
                         ") is missing or not a text resource: what it gives is left out");
       return std::nullopt;
     }
     std::string type;
     for (const Section& s : d->doc.sections)
       if (s.tag == "gd_resource") type = s.attr_text("type");
-    return Ref{d->resource, d, type};
+    return Ref{d->resource, d, type, {}};
   }
   return std::nullopt;
 }
@@ -615,41 +609,36 @@ std::optional<Rgba8Image> GodotImporter::texture(const Value* v, const Doc& in, 
                                                  bool* file, const SourceLoc& at) {
   *file = false;
   if (!v || v->kind == Value::Kind::kNull) return std::nullopt;
-  if (v->is_call("ExtResource") && !v->items.empty()) {
-    const Value& a = v->items[0];
-    std::string id = a.kind == Value::Kind::kString ? a.text : "";
-    if (a.is_number()) id = fmt(a.number);
-    auto it = in.exts.find(id);
-    if (it != in.exts.end() && fs::path(it->second.path).extension() != ".tres") {
-      const std::string& res = it->second.path;
-      std::vector<std::string> tried{resolve_res(res)};
-      tried.push_back((fs::path(base_dir_) / fs::path(res).filename()).lexically_normal().string());
-      for (const std::string& d : o_.texture_dirs)
-        tried.push_back((fs::path(d) / fs::path(res).filename()).lexically_normal().string());
-      std::string list;
-      for (const std::string& p : tried) {
-        list += (list.empty() ? "" : ", ") + printable(p);
-        auto bytes = read_file_(p);
-        if (!bytes) continue;
-        const std::string ext = fs::path(p).extension().string();
-        if (ext == ".svg" || ext == ".webp" || ext == ".jpg" || ext == ".jpeg") {
-          warn(at, "the texture " + printable(p) + " is " + ext.substr(1) +
-                       ", which spritz cannot read: convert it to PNG (drawn as Godot draws "
-                       "no texture meanwhile)");
-          return std::nullopt;
-        }
-        *origin = p;
-        *file = true;
-        return decode_image(*bytes, "texture " + printable(p), at);
-      }
-      warn(at, "the texture " + printable(res) + " was not found (" + list +
-                   "): drawn as Godot draws a particle with no texture, a 1 px square scaled "
-                   "by the particle scale (--texture-dir adds a folder to look in)");
-      return std::nullopt;
-    }
-  }
   auto ref = deref(*v, in);
-  if (!ref || !ref->sec) return std::nullopt;
+  if (!ref) return std::nullopt;
+  if (!ref->file.empty()) {
+    const std::string& res = ref->file;
+    std::vector<std::string> tried{resolve_res(res)};
+    tried.push_back((fs::path(base_dir_) / fs::path(res).filename()).lexically_normal().string());
+    for (const std::string& d : o_.texture_dirs)
+      tried.push_back((fs::path(d) / fs::path(res).filename()).lexically_normal().string());
+    std::string list;
+    for (const std::string& p : tried) {
+      list += (list.empty() ? "" : ", ") + printable(p);
+      auto bytes = read_file_(p);
+      if (!bytes) continue;
+      const std::string ext = fs::path(p).extension().string();
+      if (ext == ".svg" || ext == ".webp" || ext == ".jpg" || ext == ".jpeg") {
+        warn(at, "the texture " + printable(p) + " is " + ext.substr(1) +
+                     ", which spritz cannot read: convert it to PNG (drawn as Godot draws "
+                     "no texture meanwhile)");
+        return std::nullopt;
+      }
+      *origin = p;
+      *file = true;
+      return decode_image(*bytes, "texture " + printable(p), at);
+    }
+    warn(at, "the texture " + printable(res) + " was not found (" + list +
+                 "): drawn as Godot draws a particle with no texture, a 1 px square scaled "
+                 "by the particle scale (--texture-dir adds a folder to look in)");
+    return std::nullopt;
+  }
+  if (!ref->sec) return std::nullopt;
   if (ref->type.rfind("GradientTexture", 0) == 0) {
     *origin = ref->type + " " + ref->sec->attr_text("id") + " of " +
               fs::path(ref->doc->path).filename().string() + " (rasterised)";
@@ -880,19 +869,14 @@ const Section* GodotImporter::process_of(const Section& node, const Doc** doc) {
                    "draws nothing for it, so it is left out");
     return nullptr;
   }
-  if (pm->is_call("ExtResource") && !pm->items.empty()) {
-    const Value& a = pm->items[0];
-    const std::string id = a.kind == Value::Kind::kString ? a.text : fmt(a.number);
-    auto it = main_.exts.find(id);
-    if (it != main_.exts.end() && fs::path(it->second.path).extension() != ".tres") {
-      warn(pm->loc, "the process material " + printable(it->second.path) +
-                        " is a binary resource, which cannot be read as text: the " + type + " '" +
-                        printable(name) + "' is left out (save it as .tres in Godot)");
-      return nullptr;
-    }
-  }
   auto ref = deref(*pm, main_);
-  if (!ref) {
+  if (ref && !ref->file.empty()) {
+    warn(pm->loc, "the process material " + printable(ref->file) +
+                      " is a binary resource, which cannot be read as text: the " + type + " '" +
+                      printable(name) + "' is left out (save it as .tres in Godot)");
+    return nullptr;
+  }
+  if (!ref || !ref->sec) {
     warn(pm->loc, "the " + type + " '" + printable(name) + "' is left out: its process material "
                   "cannot be read");
     return nullptr;

@@ -322,16 +322,17 @@ const Value* Section::prop(std::string_view key) const {
   return nullptr;
 }
 
+std::string Value::as_text() const {
+  if (kind == Kind::kString || kind == Kind::kName) return text;
+  if (kind != Kind::kNumber) return "";
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.17g", number);
+  return buf;
+}
+
 std::string Section::attr_text(std::string_view key) const {
   const Value* v = attr(key);
-  if (!v) return "";
-  if (v->kind == Value::Kind::kString || v->kind == Value::Kind::kName) return v->text;
-  if (v->is_number()) {
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%.17g", v->number);
-    return buf;
-  }
-  return "";
+  return v ? v->as_text() : "";
 }
 
 Document parse_document(std::string_view text, const std::string& source_name) {

@@ -31,6 +31,9 @@ struct Value {
   // A call's arguments as numbers (Vector2(...), Color(...), packed arrays);
   // empty when any is not a number.
   std::vector<double> numbers() const;
+  // A string's or bare word's text, a number as the shortest text that
+  // reads back the same (%.17g): how ids and attributes compare.
+  std::string as_text() const;
   const Value* entry(std::string_view key) const;  // a dictionary's string key
 };
 

@@ -59,13 +59,6 @@ int Curve::segment(double tau, double* f) const {
   return find_segment(t, count, tau, f);
 }
 
-double Curve::evaluate_per_key(double tau, double eps_k, double eps_k1) const {
-  if (count == 1) return value[0] + envelope[0] * eps_k;
-  double f;
-  const int k = find_segment(t, count, tau, &f);
-  return lerp(value[k] + envelope[k] * eps_k, value[k + 1] + envelope[k + 1] * eps_k1, f);
-}
-
 double Curve::slope(double tau, double eps) const {
   for (int k = 0; k + 1 < count; ++k)
     if (tau >= t[k] && tau < t[k + 1])

@@ -151,18 +151,22 @@ Rgb turn_hue(Rgb c, double angle) {
   return {std::clamp(out[0], 0.0, 1.0), std::clamp(out[1], 0.0, 1.0), std::clamp(out[2], 0.0, 1.0)};
 }
 
-// A number curve with its envelope (model.md 7.2): one roll on `one` for
-// the whole curve, or with per-key rolls key k's own on key0 + k.
+// A number curve with its envelope (model.md 7.2): the curve's one roll u,
+// or with per-key rolls key i's own on key0 + i, each key's value rolled
+// and the two around tau interpolated.
 double curve_value(const Curve& c, uint32_t st, double tau, double u, bool per_key, Channel key0) {
   if (!per_key) return c.evaluate(tau, 2 * u - 1);
+  const auto key = [&](int i) {
+    const double eps =
+        c.envelope[i] == 0
+            ? 0.0
+            : 2 * unit_raw(st, static_cast<uint32_t>(key0) + static_cast<uint32_t>(i)) - 1;
+    return c.value[i] + c.envelope[i] * eps;
+  };
+  if (c.count == 1) return key(0);
   double f;
   const int k = c.segment(tau, &f);
-  const auto eps = [&](int i) {
-    return c.envelope[i] == 0
-               ? 0.0
-               : 2 * unit_raw(st, static_cast<uint32_t>(key0) + static_cast<uint32_t>(i)) - 1;
-  };
-  return c.evaluate_per_key(tau, eps(k), c.count > 1 ? eps(k + 1) : 0.0);
+  return lerp(key(k), key(k + 1), f);
 }
 
 // model.md 7.3 and 7.7: the size curve with its envelope roll, or the

@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "cli/import_support.h"
 #include "skip.h"
 #include "spritz/eval.h"
 #include "spritz/hash.h"
@@ -24,6 +25,7 @@
 #include "spritz/load.h"
 
 using namespace spritz;
+using namespace spritz::test;
 namespace fs = std::filesystem;
 
 namespace {
@@ -33,33 +35,9 @@ const fs::path kData = fs::path(SPRITZ_SOURCE_DIR) / "tests/data/import";
 const fs::path kProject = kData / "godot/project";
 const fs::path kCorpus = spritz_corpus_dir(SPRITZ_SOURCE_DIR);
 
-std::string read_text(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), {});
-}
-
-std::optional<std::vector<uint8_t>> read_file(const std::string& path) {
-  std::error_code ec;
-  if (!fs::is_regular_file(path, ec)) return std::nullopt;
-  const std::string s = read_text(path);
-  return std::vector<uint8_t>(s.begin(), s.end());
-}
-
-ImportResult import_path(const fs::path& p, ImportOptions o = {}) {
-  const std::string text = read_text(p);
-  return import_effect(text, p.string(), p.parent_path().string(),
-                       detect_effect_format(text, p.string()), o, read_file);
-}
-
-ImportResult import_text(const std::string& text, const std::string& name, ImportOptions o = {}) {
+ImportResult import_text(const std::string& text, const std::string& name,
+                         const ImportOptions& o = {}) {
   return import_effect(text, name, ".", detect_effect_format(text, name), o, read_file);
-}
-
-Effect load_imported(const ImportResult& r, const fs::path& source) {
-  LoadOptions lo;
-  for (const ImportResult::Texture& t : r.textures)
-    lo.provided_textures.push_back((source.parent_path() / t.name).lexically_normal().string());
-  return load_effect(r.toml, source.string(), source.parent_path().string(), lo);
 }
 
 std::string import_error(const std::string& text, const std::string& name = "bad.tscn") {
@@ -575,21 +553,19 @@ TEST_CASE("every Godot and Roblox file of the shared corpus imports and shows pa
                           "needs the shared corpus of Godot and Roblox files at " +
                               kCorpus.string() + " (or $SPRITZ_CORPUS)");
   int files = 0;
-  for (const char* dir : {"godot", "roblox"})
-    for (const auto& e : fs::directory_iterator(kCorpus / dir)) {
-      if (e.path().filename() == "SOURCES.md") continue;
-      INFO(e.path());
-      ++files;
-      const ImportResult r = import_path(e.path());
-      const Effect fx = load_imported(r, e.path());
-      // Visible particles somewhere in the effect's run.
-      size_t alive = 0;
-      for (int i = 0; i < 8 && alive == 0; ++i) {
-        const Frame f = evaluate(fx, clock_at_time(fx, fx.duration_s * i / 8));
-        for (const EmitterFrame& ef : f.emitters)
-          for (const Particle& p : ef.particles) alive += p.alpha > 0 && p.w > 0;
-      }
-      CHECK(alive > 0);
+  for (const fs::path& path : corpus_files(kCorpus, {"godot", "roblox"})) {
+    INFO(path);
+    ++files;
+    const ImportResult r = import_path(path);
+    const Effect fx = load_imported(r, path);
+    // Visible particles somewhere in the effect's run.
+    size_t alive = 0;
+    for (int i = 0; i < 8 && alive == 0; ++i) {
+      const Frame f = evaluate(fx, clock_at_time(fx, fx.duration_s * i / 8));
+      for (const EmitterFrame& ef : f.emitters)
+        for (const Particle& p : ef.particles) alive += p.alpha > 0 && p.w > 0;
     }
+    CHECK(alive > 0);
+  }
   CHECK(files >= 59);
 }

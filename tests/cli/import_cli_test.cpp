@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "cli/import_support.h"
 #include "cli/run.h"
 #include "skip.h"
 #include "spritz/raster/png.h"
@@ -18,11 +19,6 @@ namespace {
 
 const fs::path kData = fs::path(SPRITZ_SOURCE_DIR) / "tests/data/import";
 const fs::path kCorpus = spritz_corpus_dir(SPRITZ_SOURCE_DIR);
-
-std::string read_text(const fs::path& p) {
-  const std::vector<uint8_t> b = read_bytes(p);
-  return std::string(b.begin(), b.end());
-}
 
 std::string q(const fs::path& p) {
   return "'" + p.string() + "'";
@@ -239,18 +235,16 @@ TEST_CASE("every Godot and Roblox corpus file validates and renders as its impor
                               kCorpus.string() + " (or $SPRITZ_CORPUS)");
   const fs::path d = fresh_dir("import_corpus_engines");
   int files = 0;
-  for (const char* dir : {"godot", "roblox"})
-    for (const auto& e : fs::directory_iterator(kCorpus / dir)) {
-      if (e.path().filename() == "SOURCES.md") continue;
-      INFO(e.path());
-      ++files;
-      const std::string stem = "fx" + std::to_string(files);
-      REQUIRE(run_spritz("import " + q(e.path()) + " -o " + stem + ".toml", d).code == 0);
-      CHECK(run_spritz("validate " + q(e.path()), d).code == 0);
-      const std::string opts = " --time 0.2 --size 96x96 -q -o ";
-      REQUIRE(run_spritz("render " + q(e.path()) + opts + "a.png", d).code == 0);
-      REQUIRE(run_spritz("render " + stem + ".toml" + opts + "b.png", d).code == 0);
-      CHECK(read_bytes(d / "a.png") == read_bytes(d / "b.png"));
-    }
+  for (const fs::path& path : corpus_files(kCorpus, {"godot", "roblox"})) {
+    INFO(path);
+    ++files;
+    const std::string stem = "fx" + std::to_string(files);
+    REQUIRE(run_spritz("import " + q(path) + " -o " + stem + ".toml", d).code == 0);
+    CHECK(run_spritz("validate " + q(path), d).code == 0);
+    const std::string opts = " --time 0.2 --size 96x96 -q -o ";
+    REQUIRE(run_spritz("render " + q(path) + opts + "a.png", d).code == 0);
+    REQUIRE(run_spritz("render " + stem + ".toml" + opts + "b.png", d).code == 0);
+    CHECK(read_bytes(d / "a.png") == read_bytes(d / "b.png"));
+  }
   CHECK(files >= 59);
 }

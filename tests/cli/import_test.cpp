@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "cli/import_support.h"
 #include "skip.h"
 #include "spritz/eval.h"
 #include "spritz/hash.h"
@@ -24,38 +25,13 @@
 #include "spritz/raster/png.h"
 
 using namespace spritz;
+using namespace spritz::test;
 namespace fs = std::filesystem;
 
 namespace {
 
 const fs::path kData = fs::path(SPRITZ_SOURCE_DIR) / "tests/data/import";
 const fs::path kCorpus = spritz_corpus_dir(SPRITZ_SOURCE_DIR);
-
-std::string read_text(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), {});
-}
-
-std::optional<std::vector<uint8_t>> read_file(const std::string& path) {
-  std::error_code ec;
-  if (!fs::is_regular_file(path, ec)) return std::nullopt;
-  const std::string s = read_text(path);
-  return std::vector<uint8_t>(s.begin(), s.end());
-}
-
-ImportResult import_path(const fs::path& p, const ImportOptions& o = {}) {
-  const std::string text = read_text(p);
-  return import_effect(text, p.string(), p.parent_path().string(),
-                       detect_effect_format(text, p.string()), o, read_file);
-}
-
-// The effect an import describes, loaded as every command loads it.
-Effect load_imported(const ImportResult& r, const fs::path& source) {
-  LoadOptions lo;
-  for (const ImportResult::Texture& t : r.textures)
-    lo.provided_textures.push_back((source.parent_path() / t.name).lexically_normal().string());
-  return load_effect(r.toml, source.string(), source.parent_path().string(), lo);
-}
 
 std::string import_error(const std::string& text, EffectFormat f = EffectFormat::kCocos2d) {
   try {

@@ -7,32 +7,15 @@
 #include <cstring>
 #include <vector>
 
+#include "lib/model_support.h"
 #include "spritz/eval.h"
 #include "spritz/hash.h"
 #include "spritz/load.h"
 
 using namespace spritz;
+using namespace spritz::test;
 
 namespace {
-
-Effect fx_from(const std::string& text) {
-  return load_effect(text, "test.toml", ".");
-}
-
-std::string load_error(const std::string& text) {
-  try {
-    fx_from(text);
-  } catch (const Error& e) {
-    std::string all;
-    for (const Diagnostic& d : e.diagnostics()) all += d.to_string() + "\n";
-    return all;
-  }
-  return "";
-}
-
-double lerp(double a, double b, double t) {
-  return a + (b - a) * t;
-}
 
 const char* kRamps = R"(
 [effect]

@@ -26,9 +26,6 @@ struct Curve {
   // first key or for one key, the last with f = 1 after the last), and the
   // blend factor f within it.
   int segment(double tau, double* f) const;
-  // With one envelope roll per keypoint (model.md 7.2, "per_key"): key k's
-  // value is value[k] + envelope[k] eps_k, interpolated linearly.
-  double evaluate_per_key(double tau, double eps_k, double eps_k1) const;
   // d value(tau, eps) / d tau: the slope of the segment [t[k], t[k+1])
   // holding tau, 0 where the curve is held (before the first key, from the
   // last on).
