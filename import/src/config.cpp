@@ -132,6 +132,32 @@ SourceLoc loc_at(std::string_view text, size_t offset, const std::string& source
   return {source_name, line, col};
 }
 
+LineIndex::LineIndex(std::string_view text, std::string source_name)
+    : text_(text), name_(std::move(source_name)) {
+  starts_.push_back(0);
+  for (size_t i = 0; i < text_.size(); ++i)
+    if (text_[i] == '\n') starts_.push_back(i + 1);
+}
+
+SourceLoc LineIndex::at(size_t offset) const {
+  offset = std::min(offset, text_.size());
+  if (offset < at_) {
+    const auto it = std::upper_bound(starts_.begin(), starts_.end(), offset) - 1;
+    at_ = *it;
+    line_ = static_cast<uint32_t>(it - starts_.begin() + 1);
+    col_ = 1;
+  }
+  for (; at_ < offset; ++at_) {
+    if (text_[at_] == '\n') {
+      ++line_;
+      col_ = 1;
+    } else if ((static_cast<unsigned char>(text_[at_]) & 0xC0) != 0x80) {
+      ++col_;
+    }
+  }
+  return {name_, line_, col_};
+}
+
 const ConfigValue* Config::get(const std::string& key) const {
   const auto it = values.find(key);
   return it == values.end() ? nullptr : &it->second;

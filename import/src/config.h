@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "spritz/error.h"
 #include "spritz/import/import.h"
@@ -41,5 +42,21 @@ Config parse_config(std::string_view text, const std::string& source_name, Effec
 
 // line:col of byte `offset` in `text`.
 SourceLoc loc_at(std::string_view text, size_t offset, const std::string& source_name);
+
+// loc_at for many places of one text (the Godot and Roblox readers): a line
+// table, and the column walked on from the last place asked for, so a
+// document read in order (one line of 250 KB included) costs one pass.
+class LineIndex {
+ public:
+  LineIndex(std::string_view text, std::string source_name);
+  SourceLoc at(size_t offset) const;
+
+ private:
+  std::string_view text_;
+  std::string name_;
+  std::vector<size_t> starts_;
+  mutable size_t at_ = 0;
+  mutable uint32_t line_ = 1, col_ = 1;
+};
 
 }  // namespace spritz::import_detail

@@ -1,5 +1,7 @@
 #include "godot_text.h"
 
+#include "config.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -21,11 +23,7 @@ bool is_word(char c) {
 
 class Parser {
  public:
-  Parser(std::string_view text, const std::string& name) : s_(text), name_(name) {
-    line_starts_.push_back(0);
-    for (size_t k = 0; k < s_.size(); ++k)
-      if (s_[k] == '\n') line_starts_.push_back(k + 1);
-  }
+  Parser(std::string_view text, const std::string& name) : s_(text), name_(name), lines_(text, name) {}
 
   Document parse() {
     Document doc;
@@ -51,30 +49,9 @@ class Parser {
   std::string_view s_;
   const std::string& name_;
   size_t i_ = 0;
-  std::vector<size_t> line_starts_;
+  LineIndex lines_;
 
-  // line:col of the current place (columns in UTF-8 characters, as loc_at),
-  // walked on from the last place asked for: a long line is read once.
-  mutable size_t cache_at_ = 0;
-  mutable uint32_t cache_line_ = 1, cache_col_ = 1;
-  SourceLoc here() const {
-    const size_t at = std::min(i_, s_.size());
-    if (at < cache_at_) {
-      const auto it = std::upper_bound(line_starts_.begin(), line_starts_.end(), at) - 1;
-      cache_at_ = *it;
-      cache_line_ = static_cast<uint32_t>(it - line_starts_.begin() + 1);
-      cache_col_ = 1;
-    }
-    for (; cache_at_ < at; ++cache_at_) {
-      if (s_[cache_at_] == '\n') {
-        ++cache_line_;
-        cache_col_ = 1;
-      } else if ((static_cast<unsigned char>(s_[cache_at_]) & 0xC0) != 0x80) {
-        ++cache_col_;
-      }
-    }
-    return {name_, cache_line_, cache_col_};
-  }
+  SourceLoc here() const { return lines_.at(i_); }
   [[noreturn]] void fail(const std::string& what) const { throw Error(here(), what); }
 
   // Spaces, newlines and `;` comments (a comment runs to the end of its line).

@@ -55,29 +55,6 @@ struct Instance {
   }
 };
 
-// Byte offsets to line:col, with a line table (a place file can be large).
-class Lines {
- public:
-  Lines(std::string_view text, std::string name) : text_(text), name_(std::move(name)) {
-    starts_.push_back(0);
-    for (size_t i = 0; i < text.size(); ++i)
-      if (text[i] == '\n') starts_.push_back(i + 1);
-  }
-  SourceLoc at(size_t offset) const {
-    offset = std::min(offset, text_.size());
-    const auto it = std::upper_bound(starts_.begin(), starts_.end(), offset) - 1;
-    uint32_t col = 1;
-    for (size_t k = *it; k < offset && k - *it < 100000; ++k)
-      if ((static_cast<unsigned char>(text_[k]) & 0xC0) != 0x80) ++col;
-    return {name_, static_cast<uint32_t>(it - starts_.begin() + 1), col};
-  }
-
- private:
-  std::string_view text_;
-  std::string name_;
-  std::vector<size_t> starts_;
-};
-
 std::vector<double> split_numbers(const std::string& s, const SourceLoc& at, const std::string& what) {
   std::vector<double> out;
   const char* p = s.c_str();
@@ -138,7 +115,7 @@ std::vector<size_t> key_times(std::vector<double>& t) {
 
 // ---- XML (.rbxmx, .rbxlx) ----
 
-Prop xml_prop(const pugi::xml_node& e, const Lines& lines) {
+Prop xml_prop(const pugi::xml_node& e, const LineIndex& lines) {
   Prop p;
   p.type = e.name();
   p.loc = lines.at(static_cast<size_t>(e.offset_debug()));
@@ -175,7 +152,7 @@ Prop xml_prop(const pugi::xml_node& e, const Lines& lines) {
   return p;
 }
 
-void xml_items(const pugi::xml_node& parent, Instance& into, const Lines& lines, size_t& count, int depth) {
+void xml_items(const pugi::xml_node& parent, Instance& into, const LineIndex& lines, size_t& count, int depth) {
   if (depth > kMaxDepth) throw Error(lines.at(static_cast<size_t>(parent.offset_debug())), "items are nested more than 256 deep");
   for (const pugi::xml_node& item : parent.children("Item")) {
     if (++count > kMaxInstances) throw Error(lines.at(static_cast<size_t>(item.offset_debug())), "more than 200000 instances: refused");
@@ -195,7 +172,7 @@ void xml_items(const pugi::xml_node& parent, Instance& into, const Lines& lines,
 }
 
 std::unique_ptr<Instance> parse_xml(std::string_view text, const std::string& name) {
-  const Lines lines(text, name);
+  const LineIndex lines(text, name);
   pugi::xml_document doc;
   const pugi::xml_parse_result res = doc.load_buffer(text.data(), text.size(), pugi::parse_default);
   if (!res) throw Error(lines.at(static_cast<size_t>(res.offset)), std::string("malformed XML: ") + res.description());
@@ -262,7 +239,7 @@ class JsonReader {
   }
 
  private:
-  Lines lines_;
+  LineIndex lines_;
   std::string name_;
   nlohmann::ordered_json json_;
   std::vector<size_t> offsets_;
