@@ -192,9 +192,9 @@ class Preview {
     r.set_work_limit(work_limit(), kWorkLimitHint);
     r.set_draw_path(sprite_kernel());
     r.set_frame_rate(job.fps);
-    r.render(item.clock);
-    std::vector<uint8_t> px;
-    return encode_frame_png(r, *fx, item, px);
+    std::vector<uint8_t> png;
+    render_frame_png(r, *fx, item, png);
+    return png;
   }
 
   // Particles alive per emitter at the query's time (trail ghosts not counted).

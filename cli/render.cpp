@@ -117,9 +117,17 @@ FrameRenderer& worker_renderer(const FrameContext& ctx, std::unique_ptr<FrameRen
   return *renderer;
 }
 
-// Encodes the renderer's last frame and writes it atomically; a write that
-// fails is the slot's error (and, on a full disk, stops the run).
-void write_frame(const FrameContext& ctx, FrameRenderer& r, std::vector<uint8_t>& px, Slot& slot) {
+// Renders the slot's frame, encodes it and writes it atomically; a write
+// that fails is the slot's error (and, on a full disk, stops the run). An
+// 8-bit PNG is drawn, converted and encoded strip by strip (no whole frame
+// in memory); the other formats encode a whole float frame.
+void write_frame(const FrameContext& ctx, FrameRenderer& r, Slot& slot) {
+  const bool whole = ctx.job.hdr || ctx.job.exr || ctx.job.depth == 16;
+  std::vector<uint8_t> png;
+  if (whole)
+    slot.particles = r.render(slot.item.clock);
+  else
+    slot.particles = render_frame_png(r, ctx.fx, slot.item, png);
   try {
     if (ctx.job.hdr) {
       const std::vector<uint8_t> bytes = encode_hdr(r.image());
@@ -130,13 +138,12 @@ void write_frame(const FrameContext& ctx, FrameRenderer& r, std::vector<uint8_t>
     } else if (ctx.job.depth == 16) {
       std::vector<uint16_t> px16;
       encode_rgba16(r.image(), ctx.fx.canvas.tonemap, ctx.fx.canvas.alpha, px16);
-      const std::vector<uint8_t> png =
+      const std::vector<uint8_t> png16 =
           encode_png16(px16.data(), ctx.job.width, ctx.job.height,
                        frame_png_texts(ctx.fx, slot.item.number, slot.item.time, slot.item.clock,
                                        ctx.job.width, ctx.job.height));
-      write_file_atomic(slot.path, png.data(), png.size());
+      write_file_atomic(slot.path, png16.data(), png16.size());
     } else {
-      const std::vector<uint8_t> png = encode_frame_png(r, ctx.fx, slot.item, px);
       write_file_atomic(slot.path, png.data(), png.size());
     }
   } catch (const WriteError& e) {
@@ -149,11 +156,11 @@ void write_frame(const FrameContext& ctx, FrameRenderer& r, std::vector<uint8_t>
 
 }  // namespace
 
-std::vector<uint8_t> encode_frame_png(const FrameRenderer& r, const Effect& fx,
-                                      const RenderItem& item, std::vector<uint8_t>& px) {
-  r.encode(px);
-  return encode_png(px.data(), r.width(), r.height(),
-                    frame_png_texts(fx, item.number, item.time, item.clock, r.width(), r.height()));
+uint64_t render_frame_png(FrameRenderer& r, const Effect& fx, const RenderItem& item,
+                          std::vector<uint8_t>& png) {
+  return r.render_png(
+      item.clock, frame_png_texts(fx, item.number, item.time, item.clock, r.width(), r.height()),
+      png);
 }
 
 namespace {
@@ -186,8 +193,7 @@ void write_motion(const FrameContext& ctx, Slot& slot) {
 
 // Frame i of the job, on a worker: skipped (--skip-existing), or rendered and
 // written (or kept as raw RGBA for stdout).
-Slot render_frame(const FrameContext& ctx, uint64_t i, std::unique_ptr<FrameRenderer>& renderer,
-                  std::vector<uint8_t>& px) {
+Slot render_frame(const FrameContext& ctx, uint64_t i, std::unique_ptr<FrameRenderer>& renderer) {
   Slot slot;
   const auto f0 = std::chrono::steady_clock::now();
   try {
@@ -201,12 +207,11 @@ Slot render_frame(const FrameContext& ctx, uint64_t i, std::unique_ptr<FrameRend
                                                            : ImageFormat::kPng);
     if (!slot.skipped) {
       FrameRenderer& r = worker_renderer(ctx, renderer);
-      slot.particles = r.render(slot.item.clock);
-      slot.covered = r.covered_pixels();
       if (ctx.job.raw)
-        r.encode(slot.rgba);
+        slot.particles = r.render_rgba8(slot.item.clock, slot.rgba);
       else
-        write_frame(ctx, r, px, slot);
+        write_frame(ctx, r, slot);
+      slot.covered = r.covered_pixels();
       if (ctx.job.motion && slot.error.empty()) write_motion(ctx, slot);
     }
   } catch (...) {  // rendering failed, or a directory on the path cannot be searched
@@ -282,11 +287,9 @@ void render_effect(const RenderArgs& args, const Effect& fx, const std::string& 
   std::mutex texture_mutex;
   std::optional<TextureSet> textures;  // loaded by the first frame that renders
   std::vector<std::unique_ptr<FrameRenderer>> renderers(static_cast<size_t>(plan.workers));
-  std::vector<std::vector<uint8_t>> encoded(static_cast<size_t>(plan.workers));
   const FrameContext context{args, fx, job, texture_mutex, textures};
   const std::function<Slot(uint64_t, int)> produce = [&](uint64_t i, int w) {
-    return render_frame(context, i, renderers[static_cast<size_t>(w)],
-                        encoded[static_cast<size_t>(w)]);
+    return render_frame(context, i, renderers[static_cast<size_t>(w)]);
   };
   const std::function<bool(const Slot&)> halts = [](const Slot& slot) {
     return slot.fatal || slot.out_of_space;  // no new frames; those started are still reported

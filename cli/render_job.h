@@ -47,11 +47,11 @@ struct RenderJob {
 // `s` with every `from` replaced by `to` ({seed} in output patterns).
 std::string replace_all(std::string s, const std::string& from, const std::string& to);
 
-// The 8-bit PNG `render` writes for `item` from the renderer's last frame
-// (its text chunks included), using `px` as scratch. `preview` serves the
-// same bytes.
-std::vector<uint8_t> encode_frame_png(const FrameRenderer& r, const Effect& fx,
-                                      const RenderItem& item, std::vector<uint8_t>& px);
+// Renders `item` and encodes it as the 8-bit PNG `render` writes (its text
+// chunks included), strip by strip (FrameRenderer::render_png). Returns
+// the particles alive. `preview` serves the same bytes.
+uint64_t render_frame_png(FrameRenderer& r, const Effect& fx, const RenderItem& item,
+                          std::vector<uint8_t>& png);
 
 // `output` is the pattern after {seed} substitution ("-" for stdout).
 RenderJob make_render_job(const RenderArgs& args, const Effect& fx, const std::string& output);

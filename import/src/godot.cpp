@@ -313,7 +313,7 @@ std::optional<Ref> GodotImporter::deref(const Value& v, const Doc& in) {
       warn(v.loc, "SubResource(\"" + printable(id) + "\") names no sub_resource in this file");
       return std::nullopt;
     }
-    return Ref{it->second, &in, it->second->attr_text("type")};
+    return Ref{it->second, &in, it->second->attr_text("type"), {}};
   }
   if (v.text == "ExtResource") {
     auto it = in.exts.find(id);

@@ -165,7 +165,7 @@ void encode_rows(const Image& img, uint8_t* out, int row_begin, int row_end) {
   const size_t width = static_cast<size_t>(img.width), body = width & ~size_t{3};
   for (int y = row_begin; y < row_end; ++y) {
     const float* src = img.row(y);
-    uint8_t* dst = out + static_cast<size_t>(y) * width * 4;
+    uint8_t* dst = out + static_cast<size_t>(y - img.y0) * width * 4;
     for (size_t x = 0; x < body; x += 4) encode4<kTonemap, kAlpha>(t, src + x * 4, dst + x * 4);
     if (body < width) {  // the last 1-3 pixels, padded with zeros
       float in[16] = {};
@@ -304,7 +304,9 @@ Toned tone_map(const float* src, bool white) {
 void srgb_blend_to_linear(Image& img, Tonemap tonemap, int row_begin, int row_end) {
   const bool white = tonemap == Tonemap::kWhite;
   const size_t w = static_cast<size_t>(img.width);
-  for (size_t i = static_cast<size_t>(row_begin) * w; i < static_cast<size_t>(row_end) * w; ++i) {
+  const size_t first = static_cast<size_t>(row_begin - img.y0) * w;
+  const size_t last = static_cast<size_t>(row_end - img.y0) * w;
+  for (size_t i = first; i < last; ++i) {
     float* px = &img.rgba[i * 4];
     // The encoder's tone map and alpha, on the encoded values; then the
     // light that encodes to E / a.

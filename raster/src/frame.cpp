@@ -7,6 +7,7 @@
 #include <limits>
 #include <string>
 
+#include "spritz/error.h"
 #include "spritz/raster/encode.h"
 
 namespace spritz {
@@ -94,18 +95,13 @@ uint64_t FrameRenderer::render(double clock) {
     if (window_size(fx_, clock) > frame_.particle_limit) evaluate(fx_, clock, frame_);
     check_frame_work(fx_, clock, clocks_, work_limit_, work_hint_);
   }
-  // The emissive pass is light to add: no coverage of its own. A frame
-  // blended in sRGB values becomes the light its encoding shows first.
   const auto light_only = [&] {
-    if (fx_.canvas.blend == BlendSpace::kSrgb) {
-      const int rows = image_.height, strip = 64;
-      raster_.parallel_for((rows + strip - 1) / strip, [&](int k) {
-        srgb_blend_to_linear(image_, fx_.canvas.tonemap, k * strip,
-                             std::min(rows, (k + 1) * strip));
-      });
-    }
-    if (raster_.light_pass() != LightPass::kEmissive) return;
-    for (size_t i = 3; i < image_.rgba.size(); i += 4) image_.rgba[i] = 0;
+    if (fx_.canvas.blend != BlendSpace::kSrgb && raster_.light_pass() != LightPass::kEmissive)
+      return;
+    const int rows = image_.height, strip = 64;
+    raster_.parallel_for((rows + strip - 1) / strip, [&](int k) {
+      finish_rows(image_, k * strip, std::min(rows, (k + 1) * strip));
+    });
   };
   // Evaluation on the rasterizer's threads: the same frame for any count.
   const ParallelFor parallel = [this](int tasks, const std::function<void(int)>& fn) {
@@ -142,6 +138,90 @@ uint64_t FrameRenderer::render(double clock) {
   }
   light_only();
   return most;
+}
+
+void FrameRenderer::finish_rows(Image& img, int row_begin, int row_end) const {
+  // A frame blended in sRGB values becomes the light its encoding shows;
+  // the emissive pass is light to add, with no coverage of its own.
+  if (fx_.canvas.blend == BlendSpace::kSrgb)
+    srgb_blend_to_linear(img, fx_.canvas.tonemap, row_begin, row_end);
+  if (raster_.light_pass() != LightPass::kEmissive) return;
+  for (int y = row_begin; y < row_end; ++y) {
+    float* row = img.row(y);
+    for (int x = 0; x < img.width; ++x) row[4 * x + 3] = 0;
+  }
+}
+
+uint64_t FrameRenderer::render_strips(double clock, const Rasterizer::StripSink& sink) {
+  if (!can_stream()) throw Error("render_strips: a motion-blurred frame needs a whole frame");
+  shutter_clocks(fx_, clock, fps_, clocks_);
+  if (work_limit_ != std::numeric_limits<uint64_t>::max()) {
+    if (window_size(fx_, clock) > frame_.particle_limit) evaluate(fx_, clock, frame_);
+    check_frame_work(fx_, clock, clocks_, work_limit_, work_hint_);
+  }
+  const ParallelFor parallel = [this](int tasks, const std::function<void(int)>& fn) {
+    raster_.parallel_for(tasks, fn);
+  };
+  evaluate(fx_, clock, frame_, raster_.threads() > 1 ? &parallel : nullptr);
+  raster_.render_strips(frame_, [&](int k, Image& rows) {
+    finish_rows(rows, rows.y0, rows.y0 + rows.height);
+    sink(k, rows);
+  });
+  covered_ = raster_.stats().covered_pixels;
+  uint64_t alive = 0;
+  for (const EmitterFrame& ef : frame_.emitters) alive += ef.stats.alive;
+  return alive;
+}
+
+static_assert(kStripRows == kPngPieceRows, "a drawn strip is one PNG piece");
+
+namespace {
+
+// Calls each(k, rows) for every strip of the frame at `clock` on the
+// renderer's threads: as each is drawn, or, for a frame that needs a
+// whole image (motion blur), after drawing it whole.
+template <typename Each>
+uint64_t for_each_strip(FrameRenderer& r, Rasterizer& raster, const Image& whole, double clock,
+                        Each each) {
+  if (r.can_stream()) return r.render_strips(clock, [&](int k, Image& rows) { each(k, rows); });
+  const uint64_t alive = r.render(clock);
+  raster.parallel_for(raster.strip_count(), [&](int k) {
+    // A view of the whole image's rows would do, but an Image owns its
+    // floats: copy the strip (a motion-blurred frame costs its samples
+    // many times over).
+    thread_local Image rows;
+    const int first = k * kStripRows, n = std::min(whole.height - first, kStripRows);
+    rows.resize_rows_for_overwrite(whole.width, first, n);
+    std::copy(whole.row(first), whole.row(first) + static_cast<size_t>(n) * whole.width * 4,
+              rows.rgba.begin());
+    each(k, rows);
+  });
+  return alive;
+}
+
+}  // namespace
+
+uint64_t FrameRenderer::render_png(double clock, const std::vector<PngText>& texts,
+                                   std::vector<uint8_t>& png) {
+  PngWriter writer(width_, height_, texts);
+  const uint64_t alive = for_each_strip(*this, raster_, image_, clock, [&](int k, Image& rows) {
+    thread_local std::vector<uint8_t> px;
+    px.resize(static_cast<size_t>(rows.width) * 4 * static_cast<size_t>(rows.height));
+    encode_rgba8(rows, fx_.canvas.tonemap, fx_.canvas.alpha, px.data(), rows.y0,
+                 rows.y0 + rows.height);
+    writer.add_piece(k, px.data());
+  });
+  png = writer.finish();
+  return alive;
+}
+
+uint64_t FrameRenderer::render_rgba8(double clock, std::vector<uint8_t>& rgba) {
+  rgba.resize(static_cast<size_t>(width_) * 4 * static_cast<size_t>(height_));
+  return for_each_strip(*this, raster_, image_, clock, [&](int, Image& rows) {
+    encode_rgba8(rows, fx_.canvas.tonemap, fx_.canvas.alpha,
+                 rgba.data() + static_cast<size_t>(rows.y0) * width_ * 4, rows.y0,
+                 rows.y0 + rows.height);
+  });
 }
 
 void FrameRenderer::encode(std::vector<uint8_t>& rgba) const {

@@ -11,7 +11,6 @@
 #include <limits>
 #include <memory>
 #include <mutex>
-#include <shared_mutex>
 #include <string_view>
 
 #include "spritz/error.h"
@@ -20,45 +19,55 @@
 extern "C" unsigned char* stbi_write_png_to_mem(const unsigned char* pixels, int stride_bytes,
                                                 int x, int y, int n, int* out_len);
 
-extern "C" int stbi_write_force_png_filter;  // stb_image_write's global
-
 namespace {
-constexpr int kFastLevel = 1;
-constexpr int kFastFilter = 4;  // Paeth
-std::atomic<int> g_level{kFastLevel};
-// stb_image_write keeps its filter choice in a plain global
-// (stbi_write_force_png_filter) that every encode reads: encodes share this
-// lock, set_png_mode takes it alone, so a change never races an encode.
-std::shared_mutex g_mode_mutex;
+constexpr int kFastLevel = 1;  // encode_png16's level in the fast mode
+constexpr int kSmallLevel = 9;
+std::atomic<int> g_mode{static_cast<int>(spritz::PngMode::kFast)};
 
 struct CompressorDeleter {
   void operator()(libdeflate_compressor* c) const { libdeflate_free_compressor(c); }
 };
-}  // namespace
 
-// stb_image_write's zlib hook: libdeflate is several times faster than stb's
-// own deflate and compresses better. The buffer is released with STBIW_FREE
-// (free), so it is allocated with malloc.
-unsigned char* spritz_zlib_compress(unsigned char* data, int data_len, int* out_len, int) {
-  const int level = g_level.load(std::memory_order_relaxed);
-  thread_local std::unique_ptr<libdeflate_compressor, CompressorDeleter> compressor;
-  thread_local int compressor_level = -1;
-  if (!compressor || compressor_level != level) {
-    compressor.reset(libdeflate_alloc_compressor(level));
-    compressor_level = level;
-  }
+int mode_level() {
+  return g_mode.load(std::memory_order_relaxed) == static_cast<int>(spritz::PngMode::kFast)
+             ? kFastLevel
+             : kSmallLevel;
+}
+
+// A libdeflate compressor at `level`, one per thread and level.
+libdeflate_compressor* compressor_at(int level) {
+  thread_local std::unique_ptr<libdeflate_compressor, CompressorDeleter> compressors[13];
+  auto& c = compressors[level];
+  if (!c) c.reset(libdeflate_alloc_compressor(level));
+  return c.get();
+}
+
+// A zlib stream of `data` at `level`, in a buffer from malloc.
+unsigned char* zlib_compress_at(int level, const unsigned char* data, size_t data_len,
+                                size_t* out_len) {
+  libdeflate_compressor* compressor = compressor_at(level);
   if (!compressor) return nullptr;
-  const size_t bound =
-      libdeflate_zlib_compress_bound(compressor.get(), static_cast<size_t>(data_len));
+  const size_t bound = libdeflate_zlib_compress_bound(compressor, data_len);
   auto* out = static_cast<unsigned char*>(std::malloc(bound));
   if (!out) return nullptr;
-  const size_t n =
-      libdeflate_zlib_compress(compressor.get(), data, static_cast<size_t>(data_len), out, bound);
+  const size_t n = libdeflate_zlib_compress(compressor, data, data_len, out, bound);
   if (n == 0) {
     std::free(out);
     return nullptr;
   }
-  *out_len = static_cast<int>(n);
+  *out_len = n;
+  return out;
+}
+}  // namespace
+
+// stb_image_write's zlib hook, used by encode_png_adaptive only: libdeflate
+// at level 9 is several times faster than stb's own deflate and compresses
+// better. The buffer is released with STBIW_FREE (free), so it is
+// allocated with malloc.
+unsigned char* spritz_zlib_compress(unsigned char* data, int data_len, int* out_len, int) {
+  size_t n = 0;
+  unsigned char* out = zlib_compress_at(kSmallLevel, data, static_cast<size_t>(data_len), &n);
+  *out_len = static_cast<int>(n);  // under stb's int-sized input
   return out;
 }
 
@@ -96,24 +105,18 @@ std::vector<uint8_t> text_chunk(const PngText& t) {
 }  // namespace
 
 void set_png_mode(PngMode mode) {
-  std::unique_lock<std::shared_mutex> lock(g_mode_mutex);
-  g_level.store(mode == PngMode::kFast ? kFastLevel : 9);
-  stbi_write_force_png_filter = mode == PngMode::kFast ? kFastFilter : -1;
+  g_mode.store(static_cast<int>(mode), std::memory_order_relaxed);
 }
 
-namespace {
-// The fast mode is the default: apply it before main().
-const bool g_png_mode_set = (set_png_mode(PngMode::kFast), true);
-}  // namespace
+PngMode png_mode() {
+  return static_cast<PngMode>(g_mode.load(std::memory_order_relaxed));
+}
 
-std::vector<uint8_t> encode_png(const uint8_t* rgba, int width, int height,
-                                const std::vector<PngText>& texts) {
+std::vector<uint8_t> encode_png_adaptive(const uint8_t* rgba, int width, int height,
+                                         const std::vector<PngText>& texts) {
   int len = 0;
   unsigned char* png = nullptr;
-  {
-    std::shared_lock<std::shared_mutex> lock(g_mode_mutex);
-    png = stbi_write_png_to_mem(rgba, width * 4, width, height, 4, &len);
-  }
+  png = stbi_write_png_to_mem(rgba, width * 4, width, height, 4, &len);
   if (!png) throw Error("PNG encoding failed (out of memory?)");
   std::vector<uint8_t> out(png, png + len);
   std::free(png);
@@ -152,8 +155,8 @@ std::vector<uint8_t> encode_png16(const uint16_t* rgba, int width, int height,
     }
     prev.swap(cur);
   }
-  int zlen = 0;
-  unsigned char* z = spritz_zlib_compress(raw.data(), static_cast<int>(raw.size()), &zlen, 0);
+  size_t zlen = 0;
+  unsigned char* z = zlib_compress_at(mode_level(), raw.data(), raw.size(), &zlen);
   if (!z) throw Error("PNG encoding failed (out of memory?)");
   const auto chunk = [](std::vector<uint8_t>& v, const char* type, const uint8_t* data, size_t n) {
     put_be32(v, static_cast<uint32_t>(n));
@@ -172,7 +175,10 @@ std::vector<uint8_t> encode_png16(const uint16_t* rgba, int width, int height,
     const std::vector<uint8_t> c = text_chunk(t);
     png.insert(png.end(), c.begin(), c.end());
   }
-  chunk(png, "IDAT", z, static_cast<size_t>(zlen));
+  // IDAT chunks of at most 1 GiB (a chunk's length is under 2^31).
+  constexpr size_t kMaxIdat = size_t{1} << 30;
+  for (size_t at = 0; at < zlen; at += kMaxIdat)
+    chunk(png, "IDAT", z + at, std::min(kMaxIdat, zlen - at));
   std::free(z);
   chunk(png, "IEND", nullptr, 0);
   return png;

@@ -137,8 +137,7 @@ uint64_t Rasterizer::draw_strip(int k, int chunks, Image& out) const {
   return blended;
 }
 
-void Rasterizer::render(const Frame& frame, Image& out) {
-  out.resize_for_overwrite(width_, height_);  // every strip clears its rows first
+int Rasterizer::prepare(const Frame& frame) {
   // Sprite setup in parallel chunks; each particle keeps its slot, so the
   // draw order is the evaluation order whatever the thread count. Chunks
   // are small enough that every thread gets several even for a thousand
@@ -147,7 +146,7 @@ void Rasterizer::render(const Frame& frame, Image& out) {
   const size_t chunk =
       std::clamp<size_t>(n / (4 * static_cast<size_t>(threads_)), 64, kSpriteChunk);
   const int chunks = static_cast<int>((n + chunk - 1) / chunk);
-  const int strips = (height_ + kStripRows - 1) / kStripRows;
+  const int strips = strip_count();
   if (bins_.size() < static_cast<size_t>(chunks)) bins_.resize(static_cast<size_t>(chunks));
   kept_.assign(static_cast<size_t>(chunks), 0);
   pool_->run(chunks, [&](int task) {
@@ -156,13 +155,39 @@ void Rasterizer::render(const Frame& frame, Image& out) {
     bins.resize(static_cast<size_t>(strips));
     kept_[static_cast<size_t>(task)] = setup_chunk(frame, begin, end, bins);
   });
-  // Then the strips in parallel, each walking the chunks' bins in order.
   blended_.assign(static_cast<size_t>(strips), 0);
-  pool_->run(strips, [&](int k) { blended_[static_cast<size_t>(k)] = draw_strip(k, chunks, out); });
+  return chunks;
+}
+
+void Rasterizer::sum_stats() {
   stats_.sprites = 0;
   for (uint64_t c : kept_) stats_.sprites += c;
   stats_.covered_pixels = 0;
   for (uint64_t b : blended_) stats_.covered_pixels += b;
+}
+
+void Rasterizer::render(const Frame& frame, Image& out) {
+  out.resize_for_overwrite(width_, height_);  // every strip clears its rows first
+  const int chunks = prepare(frame);
+  // Then the strips in parallel, each walking the chunks' bins in order.
+  pool_->run(strip_count(),
+             [&](int k) { blended_[static_cast<size_t>(k)] = draw_strip(k, chunks, out); });
+  sum_stats();
+}
+
+void Rasterizer::render_strips(const Frame& frame, const StripSink& sink) {
+  const int chunks = prepare(frame);
+  // A strip's rows are the same floats whichever buffer holds them: each
+  // thread draws into its own strip buffer, which stays in its cache
+  // while the sink converts and encodes it.
+  pool_->run(strip_count(), [&](int k) {
+    thread_local Image strip;  // about 1 MB at 1920 px wide
+    const int first = k * kStripRows, rows = std::min(height_ - first, kStripRows);
+    strip.resize_rows_for_overwrite(width_, first, rows);
+    blended_[static_cast<size_t>(k)] = draw_strip(k, chunks, strip);
+    sink(k, strip);
+  });
+  sum_stats();
 }
 
 }  // namespace spritz

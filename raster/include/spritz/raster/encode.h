@@ -24,8 +24,8 @@
 
 namespace spritz {
 
-// Converts rows [row_begin, row_end) of `img` to RGBA8 in `out` (which must
-// hold width * height * 4 bytes).
+// Converts rows [row_begin, row_end) of `img` to RGBA8 in `out`, which holds
+// the image's rows (width * height * 4 bytes), row y at row y - img.y0.
 void encode_rgba8(const Image& img, Tonemap tonemap, AlphaMode alpha, uint8_t* out, int row_begin,
                   int row_end);
 

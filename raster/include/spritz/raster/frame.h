@@ -10,6 +10,7 @@
 
 #include "spritz/eval.h"
 #include "spritz/raster/image.h"
+#include "spritz/raster/png_writer.h"
 #include "spritz/raster/raster.h"
 #include "spritz/raster/texture.h"
 
@@ -62,6 +63,25 @@ class FrameRenderer {
   // alive at any one sample.
   uint64_t render(double clock);
 
+  // The same frame without a whole image: evaluates at `clock` and draws it
+  // strip by strip (Rasterizer::render_strips), handing each strip's
+  // finished rows (the floats image() would hold there) to `sink` on the
+  // thread that drew them. image() is left as it was. Only for frames
+  // without motion blur (can_stream()); throws spritz::Error otherwise.
+  uint64_t render_strips(double clock, const Rasterizer::StripSink& sink);
+  bool can_stream() const { return fx_.canvas.blur_samples <= 1; }
+
+  // Renders the frame at `clock` as an 8-bit PNG in `png` (the canvas' tone
+  // map and alpha mode), converted, filtered and compressed strip by strip
+  // on the renderer's threads as each strip is drawn: without motion blur
+  // no whole frame is held, only a strip per thread and the compressed
+  // pieces (with it the frame is drawn whole, then encoded in parallel
+  // pieces). The same bytes as encode_png of encode()'s pixels, for any
+  // thread count. Returns what render() returns.
+  uint64_t render_png(double clock, const std::vector<PngText>& texts, std::vector<uint8_t>& png);
+  // The same frame as RGBA8 rows in `rgba` (encode()'s pixels), strip by strip.
+  uint64_t render_rgba8(double clock, std::vector<uint8_t>& rgba);
+
   // The frame rate whose frame interval the motion-blur shutter spans; the
   // effect's fps unless set (render --fps, atlas cells).
   void set_frame_rate(double fps) { fps_ = fps; }
@@ -99,6 +119,10 @@ class FrameRenderer {
   void encode(std::vector<uint8_t>& rgba) const;
 
  private:
+  // What a frame's rows get after drawing: sRGB-blended values made light,
+  // and the emissive pass's alpha cleared.
+  void finish_rows(Image& img, int row_begin, int row_end) const;
+
   const Effect& fx_;
   int width_, height_;
   TextureSet textures_;

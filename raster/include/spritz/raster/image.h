@@ -44,6 +44,10 @@ struct UninitAllocator : std::allocator<T> {
 
 struct Image {
   int width = 0, height = 0;
+  // The frame row held first: 0 for a whole frame; a strip of a frame
+  // drawn without the rest (Rasterizer::render_strips) holds rows
+  // [y0, y0 + height), and row(y) takes the frame's row numbers.
+  int y0 = 0;
   // Row-major, top row first, 4 floats per pixel.
   std::vector<float, UninitAllocator<float>> rgba;
 
@@ -51,6 +55,7 @@ struct Image {
   void resize(int w, int h) {
     width = w;
     height = h;
+    y0 = 0;
     rgba.resize(static_cast<size_t>(w) * static_cast<size_t>(h) * 4, 0.0f);
   }
   // New floats are left unspecified: for a writer that writes every one
@@ -58,13 +63,19 @@ struct Image {
   void resize_for_overwrite(int w, int h) {
     width = w;
     height = h;
+    y0 = 0;
     rgba.resize(static_cast<size_t>(w) * static_cast<size_t>(h) * 4);
   }
+  // Rows [first, first + h) of a frame `w` wide, left unspecified.
+  void resize_rows_for_overwrite(int w, int first, int h) {
+    resize_for_overwrite(w, h);
+    y0 = first;
+  }
   float* row(int y) {
-    return rgba.data() + static_cast<size_t>(y) * static_cast<size_t>(width) * 4;
+    return rgba.data() + static_cast<size_t>(y - y0) * static_cast<size_t>(width) * 4;
   }
   const float* row(int y) const {
-    return rgba.data() + static_cast<size_t>(y) * static_cast<size_t>(width) * 4;
+    return rgba.data() + static_cast<size_t>(y - y0) * static_cast<size_t>(width) * 4;
   }
 };
 

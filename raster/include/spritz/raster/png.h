@@ -16,16 +16,24 @@ struct PngText {
   std::string text;
 };
 
-// How encode_png trades speed for size (process-wide; safe to change while
-// other threads encode: an encode uses the mode it started with).
-//  kFast:  libdeflate level kFastLevel with one fixed row filter (default).
+// How encode_png and PngWriter trade speed for size (process-wide; safe to
+// change while other threads encode: an encode uses the mode it started with).
+//  kFast:  spritz's own encoder (png_writer.h): Paeth rows, Huffman codes and
+//          zero runs, no LZ77 search (default).
 //  kSmall: libdeflate level 9 with stb's per-row adaptive filter choice.
 enum class PngMode { kFast, kSmall };
 void set_png_mode(PngMode mode);
+PngMode png_mode();
 
-// Encodes RGBA8 pixels as a PNG, with `texts` as tEXt chunks after IHDR.
+// Encodes RGBA8 pixels as a PNG, with `texts` as tEXt chunks after IHDR, in
+// the current mode (a PngWriter fed the whole image; png_writer.cpp).
 std::vector<uint8_t> encode_png(const uint8_t* rgba, int width, int height,
                                 const std::vector<PngText>& texts = {});
+
+// The PNG stb_image_write makes, with libdeflate at level 9 as its deflate
+// and stb's per-row adaptive filters: what the small mode writes.
+std::vector<uint8_t> encode_png_adaptive(const uint8_t* rgba, int width, int height,
+                                         const std::vector<PngText>& texts = {});
 
 // Encodes the premultiplied linear colour (over black, values above 1 kept)
 // as a Radiance RGBE .hdr image.

@@ -138,6 +138,11 @@ View fit_view(const Bounds& bounds, const Canvas& canvas, int width, int height,
 // The design-space rectangle a view shows.
 Bounds visible_bounds(const View& view, int width, int height);
 
+// Rows per strip: a 1920 px strip of float RGBA is 983 KB, inside a core's
+// L2 (1 MB and up on current x86); 32 rather than 16 rows cuts fewer sprites
+// in two (measured in bench/, docs/performance.md).
+inline constexpr int kStripRows = 32;
+
 class Rasterizer {
  public:
   // Renders `fx` at width x height with `threads` threads (>= 1), through
@@ -149,6 +154,18 @@ class Rasterizer {
   // Clears to the background and draws every particle of `frame` into `out`
   // (resized as needed; its storage is reused across frames).
   void render(const Frame& frame, Image& out);
+
+  // What render_strips hands on: the finished rows of strip k (image rows
+  // [rows.y0, rows.y0 + rows.height)), on the thread that drew them. Calls
+  // for different strips may run at once and in any order.
+  using StripSink = std::function<void(int k, Image& rows)>;
+
+  // Draws `frame` strip by strip without a whole frame: each strip of
+  // kStripRows rows is cleared and drawn into a buffer of its thread's (the
+  // same floats render() would give those rows) and handed to `sink`,
+  // which may change it. Memory is a strip per thread, whatever the size.
+  void render_strips(const Frame& frame, const StripSink& sink);
+  int strip_count() const { return (height_ + kStripRows - 1) / kStripRows; }
 
   // The sprite kernel to use (default: default_draw_path()); must be available.
   void set_draw_path(DrawPath path) { path_ = path; }
@@ -179,6 +196,11 @@ class Rasterizer {
   // canvas into `bins` by the strips their rows touch. Returns how many.
   uint64_t setup_chunk(const Frame& frame, size_t begin, size_t end,
                        std::vector<std::vector<uint32_t>>& bins);
+  // Sets up and bins the sprites of `frame` (render's first half); returns
+  // the number of setup chunks.
+  int prepare(const Frame& frame);
+  // stats_ from the last frame's chunks and strips.
+  void sum_stats();
   // Clears strip k to the background and draws its sprites, chunk by chunk
   // in draw order. Returns the pixel blends.
   uint64_t draw_strip(int k, int chunks, Image& out) const;
@@ -207,11 +229,6 @@ class Rasterizer {
   DrawPath path_ = default_draw_path();
   std::unique_ptr<ThreadPool> pool_;
 };
-
-// Rows per strip: a 1920 px strip of float RGBA is 983 KB, inside a core's
-// L2 (1 MB and up on current x86); 32 rather than 16 rows cuts fewer sprites
-// in two (measured in bench/, docs/performance.md).
-inline constexpr int kStripRows = 32;
 
 // Screen px per design px for a canvas rendered at width x height (uniform,
 // the design canvas fitted inside and centred).

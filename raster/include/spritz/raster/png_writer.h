@@ -1,0 +1,72 @@
+// A PNG written in pieces of rows (docs/rendering.md, "PNG"): each piece of
+// kPngPieceRows rows is filtered and compressed on its own, on any thread
+// and in any order, and finish() stitches them into one valid PNG. The
+// bytes depend only on the pixels and the mode, never on which thread
+// encoded which piece or in what order (tested).
+//
+// The default mode (PngMode::kFast) is spritz's own encoder, after fpnge:
+// each row is Paeth-filtered (the first row of a piece takes Sub: it has no
+// row above it in its piece), and each piece is one deflate block of
+// Huffman codes fitted to that piece's bytes, with runs of zero bytes (the
+// transparent or flat areas particle frames are mostly made of) coded as
+// matches one byte back. It has no LZ77 search, which is what lets it run
+// at memory speed. A piece ends byte-aligned on an empty stored block, so
+// pieces concatenate; the zlib stream's Adler-32 is combined from the
+// pieces'. No Debian package offers such an encoder (libpng, zlib,
+// libdeflate and stb all search for matches); it is written here.
+//
+// PngMode::kSmall keeps the pieces' RGBA8 rows and compresses the whole
+// image at finish(), as encode_png always has: libdeflate level 9 with
+// stb's per-row adaptive filters.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "spritz/raster/png.h"
+
+namespace spritz {
+
+inline constexpr int kPngPieceRows = 32;
+
+class PngWriter {
+ public:
+  // An 8-bit RGBA PNG of width x height (each within [1, 2^31)), with
+  // `texts` as tEXt chunks after IHDR, in the mode set_png_mode set last.
+  PngWriter(int width, int height, std::vector<PngText> texts = {});
+
+  int pieces() const { return static_cast<int>(pieces_.size()); }
+  // Piece k holds rows [k * kPngPieceRows, min(height, (k + 1) * kPngPieceRows)).
+  int piece_rows(int k) const;
+
+  // Filters and compresses piece k from its rows of RGBA8 (rows after one
+  // another, width * 4 bytes each). Pieces may be added from several
+  // threads at once, each piece once.
+  void add_piece(int k, const uint8_t* rgba);
+
+  // The PNG's bytes; every piece must have been added (throws
+  // spritz::Error otherwise).
+  std::vector<uint8_t> finish();
+
+ private:
+  struct Piece {
+    std::vector<uint8_t> bytes;  // compressed (kFast)
+    uint32_t adler = 1;          // Adler-32 of the piece's filtered rows
+    uint64_t raw_size = 0;       // bytes of filtered rows it stands for
+    bool done = false;
+  };
+  int width_, height_;
+  bool small_;
+  std::vector<PngText> texts_;
+  std::vector<Piece> pieces_;
+  std::vector<uint8_t> rgba_;  // kSmall: the image's RGBA8 rows
+};
+
+// The fast encoder's deflate data for rows of RGBA8 (exposed for tests and
+// benchmarks): the rows filtered as a piece, compressed as one non-final
+// deflate block ending byte-aligned. Returns the Adler-32 of the filtered
+// rows; `raw_size` receives their length.
+uint32_t deflate_png_piece(const uint8_t* rgba, int width, int rows, std::vector<uint8_t>& out,
+                           uint64_t* raw_size);
+
+}  // namespace spritz
