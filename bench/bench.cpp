@@ -555,11 +555,13 @@ int main(int argc, char** argv) {
       std::function<std::vector<uint8_t>(const std::vector<uint8_t>&)> encode;
     };
     std::vector<Encoder> encoders = {
-        {"spritz (libdeflate 1, fixed filter)",
+        {"spritz (own encoder, default)",
          [](const std::vector<uint8_t>& px) {
            set_png_mode(PngMode::kFast);
            return encode_png(px.data(), 512, 512);
          }},
+        {"spritz before (stb, Paeth, libdeflate 1)",
+         [](const std::vector<uint8_t>& px) { return previous_fast_png(px.data(), 512, 512); }},
         {"spritz --png small (libdeflate 9, adaptive)",
          [](const std::vector<uint8_t>& px) {
            set_png_mode(PngMode::kSmall);

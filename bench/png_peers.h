@@ -8,6 +8,8 @@
 
 namespace spritz::bench {
 
+// spritz's fast mode before its own encoder: stb, Paeth rows, libdeflate 1.
+std::vector<uint8_t> previous_fast_png(const uint8_t* rgba, int width, int height);
 std::vector<uint8_t> stb_default_png(const uint8_t* rgba, int width, int height);
 bool libpng_available();
 std::vector<uint8_t> libpng_png(const uint8_t* rgba, int width, int height, int level);

@@ -192,8 +192,10 @@ class Preview {
     r.set_work_limit(work_limit(), kWorkLimitHint);
     r.set_draw_path(sprite_kernel());
     r.set_frame_rate(job.fps);
+    std::vector<std::vector<uint8_t>> parts;
+    render_frame_png(r, *fx, item, parts);
     std::vector<uint8_t> png;
-    render_frame_png(r, *fx, item, png);
+    for (const auto& part : parts) png.insert(png.end(), part.begin(), part.end());
     return png;
   }
 

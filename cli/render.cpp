@@ -123,7 +123,7 @@ FrameRenderer& worker_renderer(const FrameContext& ctx, std::unique_ptr<FrameRen
 // in memory); the other formats encode a whole float frame.
 void write_frame(const FrameContext& ctx, FrameRenderer& r, Slot& slot) {
   const bool whole = ctx.job.hdr || ctx.job.exr || ctx.job.depth == 16;
-  std::vector<uint8_t> png;
+  std::vector<std::vector<uint8_t>> png;
   if (whole)
     slot.particles = r.render(slot.item.clock);
   else
@@ -144,7 +144,7 @@ void write_frame(const FrameContext& ctx, FrameRenderer& r, Slot& slot) {
                                        ctx.job.width, ctx.job.height));
       write_file_atomic(slot.path, png16.data(), png16.size());
     } else {
-      write_file_atomic(slot.path, png.data(), png.size());
+      write_file_atomic(slot.path, png);
     }
   } catch (const WriteError& e) {
     slot.error = e.what();
@@ -157,7 +157,7 @@ void write_frame(const FrameContext& ctx, FrameRenderer& r, Slot& slot) {
 }  // namespace
 
 uint64_t render_frame_png(FrameRenderer& r, const Effect& fx, const RenderItem& item,
-                          std::vector<uint8_t>& png) {
+                          std::vector<std::vector<uint8_t>>& png) {
   return r.render_png(
       item.clock, frame_png_texts(fx, item.number, item.time, item.clock, r.width(), r.height()),
       png);

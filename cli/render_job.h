@@ -50,8 +50,9 @@ std::string replace_all(std::string s, const std::string& from, const std::strin
 // Renders `item` and encodes it as the 8-bit PNG `render` writes (its text
 // chunks included), strip by strip (FrameRenderer::render_png). Returns
 // the particles alive. `preview` serves the same bytes.
+// The PNG comes in parts that follow one another (PngWriter::finish_parts).
 uint64_t render_frame_png(FrameRenderer& r, const Effect& fx, const RenderItem& item,
-                          std::vector<uint8_t>& png);
+                          std::vector<std::vector<uint8_t>>& png);
 
 // `output` is the pattern after {seed} substitution ("-" for stdout).
 RenderJob make_render_job(const RenderArgs& args, const Effect& fx, const std::string& output);

@@ -15,6 +15,7 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <functional>
 #include <iostream>
 #include <iterator>
 #include <mutex>
@@ -67,7 +68,11 @@ bool WriteError::out_of_space() const {
   return err_ == ENOSPC || err_ == EDQUOT;
 }
 
-void write_file_atomic(const std::string& path, const void* data, size_t size) {
+namespace {
+
+// write_file_atomic's body, with `write_to(fd)` writing the bytes (0 or
+// an errno).
+void write_atomic(const std::string& path, const std::function<int(int)>& write_to) {
   fs::path target(path);
   if (!target.has_filename())
     throw Error("cannot write " + path + ": the name ends in '/', and a file name is needed");
@@ -80,7 +85,7 @@ void write_file_atomic(const std::string& path, const void* data, size_t size) {
       // would replace it with a plain file, so write into it. Nothing to make
       // atomic here: such a target never holds a file to leave half written.
       const int fd = open(path.c_str(), O_WRONLY | O_CLOEXEC | O_NOCTTY);
-      int err = fd < 0 ? errno : write_all(fd, data, size);
+      int err = fd < 0 ? errno : write_to(fd);
       if (fd >= 0 && close(fd) != 0 && err == 0) err = errno;
       if (err != 0) throw WriteError(path, err);
       return;
@@ -111,7 +116,7 @@ void write_file_atomic(const std::string& path, const void* data, size_t size) {
     unregister_temp_file(slot);
     throw WriteError(path, err);
   }
-  int err = write_all(fd, data, size);
+  int err = write_to(fd);
   if (close(fd) != 0 && err == 0) err = errno;
   if (err == 0 && std::rename(tmp.c_str(), target.c_str()) != 0) err = errno;
   if (err != 0) {
@@ -120,6 +125,20 @@ void write_file_atomic(const std::string& path, const void* data, size_t size) {
     throw WriteError(path, err);
   }
   unregister_temp_file(slot);
+}
+
+}  // namespace
+
+void write_file_atomic(const std::string& path, const void* data, size_t size) {
+  write_atomic(path, [&](int fd) { return write_all(fd, data, size); });
+}
+
+void write_file_atomic(const std::string& path, const std::vector<std::vector<uint8_t>>& parts) {
+  write_atomic(path, [&](int fd) {
+    for (const std::vector<uint8_t>& part : parts)
+      if (const int err = write_all(fd, part.data(), part.size())) return err;
+    return 0;
+  });
 }
 
 bool finished_frame(const std::string& path, ImageFormat format) {

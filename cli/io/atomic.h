@@ -34,6 +34,8 @@ class WriteError : public Error {
 // is replaced. A device, FIFO or socket (/dev/null, /dev/stdout) is written
 // into, never replaced; a directory is an error.
 void write_file_atomic(const std::string& path, const void* data, size_t size);
+// The same with the file's bytes in parts, written one after another.
+void write_file_atomic(const std::string& path, const std::vector<std::vector<uint8_t>>& parts);
 
 // Checks that the directory that will hold `path` exists or can be created
 // and is writable, and that the file name fits in 255 bytes, before any

@@ -44,15 +44,16 @@ struct Piece {
 // several threads when evaluate() is given them.
 constexpr int64_t kPieceKeys = 4096;
 
-void evaluate_piece(const Emitter& em, const Piece& w, double clock, std::vector<Particle>& out,
-                    uint64_t& visited) {
+// Evaluates the piece's keys in order and hands emit(p) each particle alive.
+template <typename Emit>
+void evaluate_piece(const Emitter& em, const Piece& w, double clock, uint64_t& visited, Emit emit) {
   Particle p;
   if (!w.burst) {
     for (int64_t i = w.lo; i <= w.hi; ++i) {
       ++visited;
       if (evaluate_particle(em, stream_key(em, i), stream_birth(em, i), clock, p) &&
           finite_particle(p))
-        out.push_back(p);
+        emit(p);
     }
     return;
   }
@@ -60,7 +61,7 @@ void evaluate_piece(const Emitter& em, const Piece& w, double clock, std::vector
   for (uint32_t j = w.j0; j < w.j1; ++j) {
     ++visited;
     if (evaluate_particle(em, 2 * (w.b * pcap + j) + 1, w.tb, clock, p) && finite_particle(p))
-      out.push_back(p);
+      emit(p);
   }
 }
 
@@ -97,32 +98,54 @@ void evaluate_emitter(const Effect& fx, const Emitter& em, double clock, Emitter
           pieces.push_back(w);
         }
       });
+  // Room for every key of the window at once: growing by push_back copied
+  // the particles over and over and touched new pages each time.
+  const auto keys = [](const Piece& w) {
+    return w.burst ? static_cast<size_t>(w.j1 - w.j0) : static_cast<size_t>(w.hi - w.lo + 1);
+  };
   if (!parallel || pieces.size() < 2) {
-    for (const Piece& w : pieces) evaluate_piece(em, w, clock, out.particles, out.stats.visited);
+    size_t room = out.particles.size();
+    for (const Piece& w : pieces) room += keys(w);
+    out.particles.reserve(room);
+    for (const Piece& w : pieces)
+      evaluate_piece(em, w, clock, out.stats.visited,
+                     [&](const Particle& q) { out.particles.push_back(q); });
   } else {
-    std::vector<std::vector<Particle>> found(pieces.size());
+    // Each piece writes into its own range of the list, room for all its
+    // keys; the ranges are then closed up in order. No second copy of the
+    // frame's particles.
+    std::vector<size_t> start(pieces.size() + 1, out.particles.size());
+    for (size_t i = 0; i < pieces.size(); ++i) start[i + 1] = start[i] + keys(pieces[i]);
+    out.particles.resize(start.back());
+    std::vector<size_t> alive(pieces.size(), 0);
     std::vector<uint64_t> visited(pieces.size(), 0);
     (*parallel)(static_cast<int>(pieces.size()), [&](int k) {
       const size_t i = static_cast<size_t>(k);
-      evaluate_piece(em, pieces[i], clock, found[i], visited[i]);
+      Particle* at = out.particles.data() + start[i];
+      evaluate_piece(em, pieces[i], clock, visited[i],
+                     [&](const Particle& q) { at[alive[i]++] = q; });
     });
-    size_t total = out.particles.size();
-    for (const auto& f : found) total += f.size();
-    out.particles.reserve(total);
+    size_t end = start[0];
     for (size_t i = 0; i < pieces.size(); ++i) {
-      out.particles.insert(out.particles.end(), found[i].begin(), found[i].end());
+      if (end != start[i])
+        std::move(out.particles.begin() + static_cast<ptrdiff_t>(start[i]),
+                  out.particles.begin() + static_cast<ptrdiff_t>(start[i] + alive[i]),
+                  out.particles.begin() + static_cast<ptrdiff_t>(end));
+      end += alive[i];
       out.stats.visited += visited[i];
     }
+    out.particles.resize(end);
   }
 
-  // Oldest first (newest on top) unless newest_first; ties by key.
+  // Most windows come out in that order already (a stream's keys rise with
+  // birth; a burst's share one birth): a check in one pass skips the sort.
   const bool newest_first = em.draw_order == DrawOrder::kNewestFirst;
-  std::sort(out.particles.begin(), out.particles.end(),
-            [newest_first](const Particle& a, const Particle& b) {
-              if (a.birth_s != b.birth_s)
-                return newest_first ? a.birth_s > b.birth_s : a.birth_s < b.birth_s;
-              return a.key < b.key;
-            });
+  const auto before = [newest_first](const Particle& a, const Particle& b) {
+    if (a.birth_s != b.birth_s) return newest_first ? a.birth_s > b.birth_s : a.birth_s < b.birth_s;
+    return a.key < b.key;
+  };
+  if (!std::is_sorted(out.particles.begin(), out.particles.end(), before))
+    std::sort(out.particles.begin(), out.particles.end(), before);
   out.stats.alive = out.particles.size();
   if (em.trail.count > 0) add_trails(fx, em, clock, out);
 }

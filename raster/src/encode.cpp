@@ -166,7 +166,14 @@ void encode_rows(const Image& img, uint8_t* out, int row_begin, int row_end) {
   for (int y = row_begin; y < row_end; ++y) {
     const float* src = img.row(y);
     uint8_t* dst = out + static_cast<size_t>(y - img.y0) * width * 4;
-    for (size_t x = 0; x < body; x += 4) encode4<kTonemap, kAlpha>(t, src + x * 4, dst + x * 4);
+    // Four pixels just like the four before them (the background, a
+    // transparent area) encode as those did: copied, not computed again.
+    for (size_t x = 0; x < body; x += 4) {
+      if (x > 0 && std::memcmp(src + x * 4, src + x * 4 - 16, 16 * sizeof(float)) == 0)
+        std::memcpy(dst + x * 4, dst + x * 4 - 16, 16);
+      else
+        encode4<kTonemap, kAlpha>(t, src + x * 4, dst + x * 4);
+    }
     if (body < width) {  // the last 1-3 pixels, padded with zeros
       float in[16] = {};
       uint8_t bytes[16];

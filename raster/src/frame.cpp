@@ -203,6 +203,15 @@ uint64_t for_each_strip(FrameRenderer& r, Rasterizer& raster, const Image& whole
 
 uint64_t FrameRenderer::render_png(double clock, const std::vector<PngText>& texts,
                                    std::vector<uint8_t>& png) {
+  std::vector<std::vector<uint8_t>> parts;
+  const uint64_t alive = render_png(clock, texts, parts);
+  png.clear();
+  for (const auto& part : parts) png.insert(png.end(), part.begin(), part.end());
+  return alive;
+}
+
+uint64_t FrameRenderer::render_png(double clock, const std::vector<PngText>& texts,
+                                   std::vector<std::vector<uint8_t>>& parts) {
   PngWriter writer(width_, height_, texts);
   const uint64_t alive = for_each_strip(*this, raster_, image_, clock, [&](int k, Image& rows) {
     thread_local std::vector<uint8_t> px;
@@ -211,7 +220,7 @@ uint64_t FrameRenderer::render_png(double clock, const std::vector<PngText>& tex
                  rows.y0 + rows.height);
     writer.add_piece(k, px.data());
   });
-  png = writer.finish();
+  parts = writer.finish_parts();
   return alive;
 }
 

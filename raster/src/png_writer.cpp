@@ -5,6 +5,10 @@
 #include <libdeflate.h>
 #include <zlib.h>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 #include <algorithm>
 #include <array>
 #include <cstring>
@@ -20,7 +24,6 @@ namespace {
 // --- Filtering ---------------------------------------------------------------
 
 using U8x16 = uint8_t __attribute__((vector_size(16)));
-using I16x16 = int16_t __attribute__((vector_size(32)));
 
 inline U8x16 load16(const uint8_t* p) {
   U8x16 v;
@@ -28,20 +31,43 @@ inline U8x16 load16(const uint8_t* p) {
   return v;
 }
 
-// Paeth's predictor of 16 bytes at once (PNG spec 9.4): a left, b above,
-// c above-left; ties go to a, then b, as the spec orders them.
-inline U8x16 paeth16(U8x16 a8, U8x16 b8, U8x16 c8) {
-  const I16x16 a = __builtin_convertvector(a8, I16x16), b = __builtin_convertvector(b8, I16x16),
-               c = __builtin_convertvector(c8, I16x16);
-  // |x| lane by lane (written out: a function taking a 32-byte vector
-  // would change the ABI without AVX).
-  I16x16 pa = b - c, pb = a - c, pc = a + b - c - c;
-  pa = pa < 0 ? -pa : pa;
-  pb = pb < 0 ? -pb : pb;
-  pc = pc < 0 ? -pc : pc;
-  const I16x16 pred = (pa <= pb && pa <= pc) ? a : (pb <= pc ? b : c);
-  return __builtin_convertvector(pred, U8x16);
+inline int paeth(int a, int b, int c) {
+  const int pa = std::abs(b - c), pb = std::abs(a - c), pc = std::abs(a + b - 2 * c);
+  return pa <= pb && pa <= pc ? a : pb <= pc ? b : c;
 }
+
+#if defined(__SSE2__)
+// Paeth's predictor (PNG spec 9.4) on eight 16-bit lanes: a left, b above,
+// c above-left; the lane whose distance is smallest, ties to a, then b.
+// Written in SSE2 intrinsics: GCC's generic vectors turned the widening
+// and narrowing into one lane at a time, two thirds of the encoder's time.
+inline __m128i paeth8(__m128i a, __m128i b, __m128i c) {
+  const __m128i zero = _mm_setzero_si128();
+  __m128i pa = _mm_sub_epi16(b, c), pb = _mm_sub_epi16(a, c);
+  __m128i pc = _mm_add_epi16(pa, pb);
+  pa = _mm_max_epi16(pa, _mm_sub_epi16(zero, pa));
+  pb = _mm_max_epi16(pb, _mm_sub_epi16(zero, pb));
+  pc = _mm_max_epi16(pc, _mm_sub_epi16(zero, pc));
+  const __m128i smallest = _mm_min_epi16(pc, _mm_min_epi16(pa, pb));
+  const __m128i use_a = _mm_cmpeq_epi16(pa, smallest), use_b = _mm_cmpeq_epi16(pb, smallest);
+  const __m128i b_or_c = _mm_or_si128(_mm_and_si128(use_b, b), _mm_andnot_si128(use_b, c));
+  return _mm_or_si128(_mm_and_si128(use_a, a), _mm_andnot_si128(use_a, b_or_c));
+}
+
+// 16 bytes of a Paeth-filtered row: x - paeth(a, b, c), byte by byte.
+inline void paeth_row16(const uint8_t* cur, const uint8_t* up, uint8_t* out) {
+  const __m128i zero = _mm_setzero_si128();
+  const __m128i a = _mm_loadu_si128(reinterpret_cast<const __m128i*>(cur - 4));
+  const __m128i b = _mm_loadu_si128(reinterpret_cast<const __m128i*>(up));
+  const __m128i c = _mm_loadu_si128(reinterpret_cast<const __m128i*>(up - 4));
+  const __m128i lo =
+      paeth8(_mm_unpacklo_epi8(a, zero), _mm_unpacklo_epi8(b, zero), _mm_unpacklo_epi8(c, zero));
+  const __m128i hi =
+      paeth8(_mm_unpackhi_epi8(a, zero), _mm_unpackhi_epi8(b, zero), _mm_unpackhi_epi8(c, zero));
+  const __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i*>(cur));
+  _mm_storeu_si128(reinterpret_cast<__m128i*>(out), _mm_sub_epi8(x, _mm_packus_epi16(lo, hi)));
+}
+#endif
 
 // Writes the filter byte and the filtered bytes of one row of `n` bytes
 // (RGBA8: 4 bytes per pixel): Sub without `up`, else Paeth.
@@ -60,17 +86,10 @@ void filter_row(const uint8_t* cur, const uint8_t* up, size_t n, uint8_t* out) {
     for (; i < n; ++i) out[i] = static_cast<uint8_t>(cur[i] - cur[i - 4]);
     return;
   }
-  for (; i + 16 <= n; i += 16) {
-    const U8x16 v =
-        load16(cur + i) - paeth16(load16(cur + i - 4), load16(up + i), load16(up + i - 4));
-    std::memcpy(out + i, &v, 16);
-  }
-  for (; i < n; ++i) {
-    const int a = cur[i - 4], b = up[i], c = up[i - 4];
-    const int pa = std::abs(b - c), pb = std::abs(a - c), pc = std::abs(a + b - 2 * c);
-    const int pred = pa <= pb && pa <= pc ? a : pb <= pc ? b : c;
-    out[i] = static_cast<uint8_t>(cur[i] - pred);
-  }
+#if defined(__SSE2__)
+  for (; i + 16 <= n; i += 16) paeth_row16(cur + i, up + i, out + i);
+#endif
+  for (; i < n; ++i) out[i] = static_cast<uint8_t>(cur[i] - paeth(cur[i - 4], up[i], up[i - 4]));
 }
 
 // --- Tokens ------------------------------------------------------------------
@@ -452,56 +471,73 @@ void PngWriter::add_piece(int k, const uint8_t* rgba) {
   Piece& p = pieces_.at(static_cast<size_t>(k));
   const int rows = piece_rows(k);
   const size_t row = static_cast<size_t>(width_) * 4;
-  if (small_)
+  if (small_) {
     std::memcpy(rgba_.data() + static_cast<size_t>(k) * kPngPieceRows * row, rgba,
                 row * static_cast<size_t>(rows));
-  else
-    p.adler = deflate_png_piece(rgba, width_, rows, p.bytes, &p.raw_size);
+  } else {
+    // Compressed into this thread's scratch, then kept as an IDAT chunk of
+    // its own at its exact size.
+    thread_local std::vector<uint8_t> scratch;
+    p.adler = deflate_png_piece(rgba, width_, rows, scratch, &p.raw_size);
+    p.bytes.clear();
+    p.bytes.reserve(scratch.size() + 12);
+    put_chunk(p.bytes, "IDAT", scratch.data(), scratch.size());
+  }
   p.done = true;
 }
 
-std::vector<uint8_t> PngWriter::finish() {
+std::vector<std::vector<uint8_t>> PngWriter::finish_parts() {
   for (const Piece& p : pieces_)
     if (!p.done) throw Error("PngWriter::finish: a piece of the image was never added");
-  if (small_) return encode_png_adaptive(rgba_.data(), width_, height_, texts_);
-  size_t data = 2 + 2 + 4;  // zlib header, the final empty block, Adler-32
-  for (const Piece& p : pieces_) data += p.bytes.size();
-  std::vector<uint8_t> z;
-  z.reserve(data);
-  z.push_back(0x78);  // deflate, 32 KB window
-  z.push_back(0x01);  // no dictionary, fastest; (0x78 << 8 | 0x01) % 31 == 0
-  uint32_t adler = 1;
-  for (Piece& p : pieces_) {
-    z.insert(z.end(), p.bytes.begin(), p.bytes.end());
-    adler =
-        static_cast<uint32_t>(adler32_combine(adler, p.adler, static_cast<z_off_t>(p.raw_size)));
-    std::vector<uint8_t>().swap(p.bytes);
+  std::vector<std::vector<uint8_t>> parts;
+  if (small_) {
+    parts.push_back(encode_png_adaptive(rgba_.data(), width_, height_, texts_));
+    std::vector<uint8_t>().swap(rgba_);
+    return parts;
   }
-  // The final block: fixed codes (BFINAL 1, BTYPE 01) holding only the end
-  // of block (seven 0 bits).
-  z.push_back(0x03);
-  z.push_back(0x00);
-  put_be32(z, adler);
-
-  std::vector<uint8_t> png = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
-  png.reserve(z.size() + 1024);
+  std::vector<uint8_t> head = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
   std::vector<uint8_t> ihdr;
   put_be32(ihdr, static_cast<uint32_t>(width_));
   put_be32(ihdr, static_cast<uint32_t>(height_));
   ihdr.insert(ihdr.end(),
               {8, 6, 0, 0, 0});  // 8 bits, RGBA, deflate, adaptive filters, no interlace
-  put_chunk(png, "IHDR", ihdr.data(), ihdr.size());
+  put_chunk(head, "IHDR", ihdr.data(), ihdr.size());
   for (const PngText& t : texts_) {
     std::vector<uint8_t> text(t.keyword.begin(), t.keyword.end());
     text.push_back(0);
     text.insert(text.end(), t.text.begin(), t.text.end());
-    put_chunk(png, "tEXt", text.data(), text.size());
+    put_chunk(head, "tEXt", text.data(), text.size());
   }
-  // IDAT chunks of at most 1 GiB (a chunk's length is under 2^31).
-  constexpr size_t kMaxIdat = size_t{1} << 30;
-  for (size_t at = 0; at < z.size(); at += kMaxIdat)
-    put_chunk(png, "IDAT", z.data() + at, std::min(kMaxIdat, z.size() - at));
-  put_chunk(png, "IEND", nullptr, 0);
+  // The zlib stream across the IDAT chunks: its header first (deflate, a
+  // 32 KB window, no dictionary; 0x7801 % 31 == 0), then a chunk per piece.
+  static constexpr uint8_t kZlibHeader[2] = {0x78, 0x01};
+  put_chunk(head, "IDAT", kZlibHeader, 2);
+  parts.push_back(std::move(head));
+  uint32_t adler = 1;
+  for (Piece& p : pieces_) {
+    adler =
+        static_cast<uint32_t>(adler32_combine(adler, p.adler, static_cast<z_off_t>(p.raw_size)));
+    parts.push_back(std::move(p.bytes));
+    p.done = false;
+  }
+  // The final block: fixed codes (BFINAL 1, BTYPE 01) holding only the end
+  // of block (seven 0 bits); then the Adler-32 of all the filtered rows.
+  std::vector<uint8_t> end = {0x03, 0x00}, tail;
+  put_be32(end, adler);
+  put_chunk(tail, "IDAT", end.data(), end.size());
+  put_chunk(tail, "IEND", nullptr, 0);
+  parts.push_back(std::move(tail));
+  return parts;
+}
+
+std::vector<uint8_t> PngWriter::finish() {
+  std::vector<std::vector<uint8_t>> parts = finish_parts();
+  if (parts.size() == 1) return std::move(parts[0]);
+  size_t size = 0;
+  for (const auto& part : parts) size += part.size();
+  std::vector<uint8_t> png;
+  png.reserve(size);
+  for (const auto& part : parts) png.insert(png.end(), part.begin(), part.end());
   return png;
 }
 

@@ -79,6 +79,10 @@ class FrameRenderer {
   // pieces). The same bytes as encode_png of encode()'s pixels, for any
   // thread count. Returns what render() returns.
   uint64_t render_png(double clock, const std::vector<PngText>& texts, std::vector<uint8_t>& png);
+  // The same PNG in the parts PngWriter::finish_parts gives (for writing
+  // without joining them).
+  uint64_t render_png(double clock, const std::vector<PngText>& texts,
+                      std::vector<std::vector<uint8_t>>& parts);
   // The same frame as RGBA8 rows in `rgba` (encode()'s pixels), strip by strip.
   uint64_t render_rgba8(double clock, std::vector<uint8_t>& rgba);
 

@@ -11,9 +11,9 @@
 // transparent or flat areas particle frames are mostly made of) coded as
 // matches one byte back. It has no LZ77 search, which is what lets it run
 // at memory speed. A piece ends byte-aligned on an empty stored block, so
-// pieces concatenate; the zlib stream's Adler-32 is combined from the
-// pieces'. No Debian package offers such an encoder (libpng, zlib,
-// libdeflate and stb all search for matches); it is written here.
+// pieces concatenate; each is an IDAT chunk of its own, and the zlib
+// stream's Adler-32 is combined from the pieces'. No Debian package offers such an encoder (libpng,
+// zlib, libdeflate and stb all search for matches); it is written here.
 //
 // PngMode::kSmall keeps the pieces' RGBA8 rows and compresses the whole
 // image at finish(), as encode_png always has: libdeflate level 9 with
@@ -45,12 +45,16 @@ class PngWriter {
   void add_piece(int k, const uint8_t* rgba);
 
   // The PNG's bytes; every piece must have been added (throws
-  // spritz::Error otherwise).
+  // spritz::Error otherwise). Once only.
   std::vector<uint8_t> finish();
+  // The same bytes in parts that follow one another (the head, a chunk per
+  // piece, the tail), for a writer that writes them in turn without
+  // joining them in memory first.
+  std::vector<std::vector<uint8_t>> finish_parts();
 
  private:
   struct Piece {
-    std::vector<uint8_t> bytes;  // compressed (kFast)
+    std::vector<uint8_t> bytes;  // kFast: its IDAT chunk
     uint32_t adler = 1;          // Adler-32 of the piece's filtered rows
     uint64_t raw_size = 0;       // bytes of filtered rows it stands for
     bool done = false;
