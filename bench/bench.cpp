@@ -2,6 +2,7 @@
 // run on this machine (never a timed test). Prints a table and writes JSON.
 //   build/spritz_bench [--quick] [--out bench/results.json] [--texture N]
 //   build/spritz_bench --once S1|S2|S3   (one frame, one thread: for valgrind)
+#include <libdeflate.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 
@@ -28,6 +29,7 @@
 #include "spritz/raster/encode.h"
 #include "spritz/raster/frame.h"
 #include "spritz/raster/png.h"
+#include "spritz/raster/png_writer.h"
 #include "spritz/raster/raster.h"
 
 using namespace spritz;
@@ -601,6 +603,95 @@ int main(int argc, char** argv) {
             (libpng_bytes > 0 ? ", \"size_vs_libpng6\": " + num(vs, 4) : "") + "}";
     }
     json.raw("png", pj + "]");
+  }
+
+  // --- Stages: where a 1080p still's time goes, before and after streaming --
+  {
+    const std::string path = std::string(SPRITZ_SOURCE_DIR) + "/bench/scenes/still_20k.toml";
+    FILE* f = std::fopen(path.c_str(), "rb");
+    std::string text;
+    char buf[4096];
+    size_t got;
+    while ((got = std::fread(buf, 1, sizeof buf, f)) > 0) text.append(buf, got);
+    std::fclose(f);
+    const Effect fx = load_effect(text, path, std::string(SPRITZ_SOURCE_DIR) + "/bench/scenes");
+    const int w = 1920, h = 1080;
+    const double clock = clock_at_time(fx, 1.0);
+    const TextureSet textures = load_textures(fx, canvas_view(fx.canvas, w, h).scale);
+    Rasterizer raster(fx, textures, w, h, 1);
+    Frame frame;
+    Image image;
+    std::vector<uint8_t> rgba, filtered, z, piece;
+    const std::string out_file = (fs::temp_directory_path() / "spritz_bench_stage.png").string();
+    const auto write_out = [&](const std::vector<uint8_t>& bytes) {
+      FILE* o = std::fopen(out_file.c_str(), "wb");
+      std::fwrite(bytes.data(), 1, bytes.size(), o);
+      std::fclose(o);
+    };
+    // Before (up to 5391d38): the whole float frame, the whole 8-bit frame,
+    // stb's Paeth rows and copies, libdeflate level 1, one thread.
+    const double eval = best_seconds([&] { evaluate(fx, clock, frame); });
+    const double draw_whole = best_seconds([&] { raster.render(frame, image); });
+    const double convert =
+        best_seconds([&] { encode_rgba8(image, fx.canvas.tonemap, fx.canvas.alpha, rgba); });
+    std::vector<uint8_t> old_png;
+    const double stb_total = best_seconds([&] { old_png = previous_fast_png(rgba.data(), w, h); });
+    filter_png_piece(rgba.data(), w, h, filtered);
+    libdeflate_compressor* c1 = libdeflate_alloc_compressor(1);
+    z.resize(libdeflate_zlib_compress_bound(c1, filtered.size()));
+    const double old_deflate = best_seconds([&] {
+      libdeflate_zlib_compress(c1, filtered.data(), filtered.size(), z.data(), z.size());
+    });
+    libdeflate_free_compressor(c1);
+    const double old_write = best_seconds([&] { write_out(old_png); });
+    // After: strip by strip (the same operations per strip, summed), the
+    // filter and the Huffman coding of spritz's own encoder.
+    const double draw_strips =
+        best_seconds([&] { raster.render_strips(frame, [](int, Image&) {}); });
+    const size_t piece_bytes = static_cast<size_t>(w) * 4 * kPngPieceRows;
+    const int pieces = (h + kPngPieceRows - 1) / kPngPieceRows;
+    const auto rows_of = [&](int k) { return std::min(kPngPieceRows, h - k * kPngPieceRows); };
+    const double new_filter = best_seconds([&] {
+      for (int k = 0; k < pieces; ++k)
+        filter_png_piece(rgba.data() + static_cast<size_t>(k) * piece_bytes, w, rows_of(k),
+                         filtered);
+    });
+    std::vector<std::vector<uint8_t>> filtered_pieces(static_cast<size_t>(pieces));
+    for (int k = 0; k < pieces; ++k)
+      filter_png_piece(rgba.data() + static_cast<size_t>(k) * piece_bytes, w, rows_of(k),
+                       filtered_pieces[static_cast<size_t>(k)]);
+    const double new_deflate = best_seconds([&] {
+      for (const auto& fp : filtered_pieces) {
+        deflate_png_filtered(fp.data(), fp.size(), piece);
+        (void)libdeflate_adler32(1, fp.data(), fp.size());
+      }
+    });
+    const std::vector<uint8_t> new_png = encode_png(rgba.data(), w, h);
+    const double new_write = best_seconds([&] { write_out(new_png); });
+    std::remove(out_file.c_str());
+    const double old_filter = std::max(0.0, stb_total - old_deflate);
+    std::printf(
+        "\nStages of the 1080p still (bench/scenes/still_20k.toml, 20,000 sprites), one thread, "
+        "ms\n"
+        "  %-8s %9s %9s %9s %9s %9s %9s %9s\n"
+        "  %-8s %9.1f %9.1f %9.1f %9.1f %9.1f %9.1f %9.1f\n"
+        "  %-8s %9.1f %9.1f %9.1f %9.1f %9.1f %9.1f %9.1f\n",
+        "", "evaluate", "draw", "convert", "filter", "deflate", "write", "total", "before",
+        eval * 1e3, draw_whole * 1e3, convert * 1e3, old_filter * 1e3, old_deflate * 1e3,
+        old_write * 1e3, (eval + draw_whole + convert + old_filter + old_deflate + old_write) * 1e3,
+        "after", eval * 1e3, draw_strips * 1e3, convert * 1e3, new_filter * 1e3, new_deflate * 1e3,
+        new_write * 1e3,
+        (eval + draw_strips + convert + new_filter + new_deflate + new_write) * 1e3);
+    const auto stage_json = [&](double d, double fl, double de, double wr) {
+      return "{\"evaluate\": " + num(eval * 1e3, 4) + ", \"draw\": " + num(d * 1e3, 4) +
+             ", \"convert\": " + num(convert * 1e3, 4) + ", \"filter\": " + num(fl * 1e3, 4) +
+             ", \"deflate\": " + num(de * 1e3, 4) + ", \"write\": " + num(wr * 1e3, 4) + "}";
+    };
+    json.raw("stages_ms",
+             "{\"before\": " + stage_json(draw_whole, old_filter, old_deflate, old_write) +
+                 ", \"after\": " + stage_json(draw_strips, new_filter, new_deflate, new_write) +
+                 ", \"png_bytes_before\": " + std::to_string(old_png.size()) +
+                 ", \"png_bytes_after\": " + std::to_string(new_png.size()) + "}");
   }
 
   // --- S5: 1,000 frames end to end through the CLI --------------------------

@@ -438,16 +438,24 @@ void put_chunk(std::vector<uint8_t>& png, const char* type, const uint8_t* data,
 
 }  // namespace
 
-uint32_t deflate_png_piece(const uint8_t* rgba, int width, int rows, std::vector<uint8_t>& out,
-                           uint64_t* raw_size) {
+void filter_png_piece(const uint8_t* rgba, int width, int rows, std::vector<uint8_t>& filtered) {
   const size_t row = static_cast<size_t>(width) * 4, stride = row + 1;
-  thread_local std::vector<uint8_t> filtered;
   filtered.resize(stride * static_cast<size_t>(rows));
   for (int y = 0; y < rows; ++y) {
     const uint8_t* cur = rgba + static_cast<size_t>(y) * row;
     filter_row(cur, y > 0 ? cur - row : nullptr, row,
                filtered.data() + static_cast<size_t>(y) * stride);
   }
+}
+
+void deflate_png_filtered(const uint8_t* filtered, size_t size, std::vector<uint8_t>& out) {
+  deflate_filtered(filtered, size, out);
+}
+
+uint32_t deflate_png_piece(const uint8_t* rgba, int width, int rows, std::vector<uint8_t>& out,
+                           uint64_t* raw_size) {
+  thread_local std::vector<uint8_t> filtered;
+  filter_png_piece(rgba, width, rows, filtered);
   deflate_filtered(filtered.data(), filtered.size(), out);
   *raw_size = filtered.size();
   return libdeflate_adler32(1, filtered.data(), filtered.size());

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <new>
 
 #include "spritz/color.h"
 
@@ -88,19 +89,20 @@ uint64_t Rasterizer::setup_chunk(const Frame& frame, size_t begin, size_t end,
     // ends in the particle (a cap): the particle is drawn as a sprite only
     // while it has no sample behind it yet.
     const Particle& p = ef.particles[i - emitter_start_[e]];
+    Sprite& slot = *::new (&sprites_[i].sprite) Sprite;
     bool drawn;
     if (!em.trail.draws_ribbon())
       drawn = make_sprite(p, em, *textures_[em.index], ambient_linear_, width_, height_, view_,
-                          sprites_[i], pass_);
+                          slot, pass_);
     else if (p.trail > 0)
-      drawn = make_segment(i, sprites_[i], segments_[i]);
+      drawn = make_segment(i, slot, segments_[i]);
     else
       drawn = !(i > 0 && same_line(i - 1, i)) &&
               make_sprite(p, em, *textures_[em.index], ambient_linear_, width_, height_, view_,
-                          sprites_[i], pass_);
+                          slot, pass_);
     if (!drawn) continue;
     ++valid;
-    const Sprite& s = sprites_[i];
+    const Sprite& s = slot;
     for (int k = s.y0 / kStripRows; k <= (s.y1 - 1) / kStripRows; ++k)
       bins[static_cast<size_t>(k)].push_back(static_cast<uint32_t>(i));
   }
@@ -127,11 +129,12 @@ uint64_t Rasterizer::draw_strip(int k, int chunks, Image& out) const {
       // A strip's sprites lie anywhere in sprites_: fetch the one a few
       // places ahead while this one draws.
       if (j + kPrefetchAhead < bin.size()) {
-        const uintptr_t next = reinterpret_cast<uintptr_t>(&sprites_[bin[j + kPrefetchAhead]]);
+        const uintptr_t next =
+            reinterpret_cast<uintptr_t>(&sprites_[bin[j + kPrefetchAhead]].sprite);
         for (uintptr_t line = next & ~uintptr_t{63}; line < next + sizeof(Sprite); line += 64)
           __builtin_prefetch(reinterpret_cast<const void*>(line));
       }
-      blended += draw_sprite(sprites_[bin[j]], out, row_begin, row_end, path_);
+      blended += draw_sprite(sprites_[bin[j]].sprite, out, row_begin, row_end, path_);
     }
   }
   return blended;

@@ -8,6 +8,7 @@
 #include <functional>
 #include <memory>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 #include "spritz/effect.h"
@@ -212,8 +213,20 @@ class Rasterizer {
   float background_[4];
   Rgb ambient_linear_;
   LightPass pass_ = LightPass::kAll;
-  std::vector<Sprite> sprites_;
-  std::vector<Sprite> sprites_spare_;    // the list before last, on two threads or more
+  // Room for a sprite per slot, left unconstructed when the list grows
+  // (a serial value-initialisation of every slot and its page faults were
+  // a fifth of a small frame's process); setup_chunk constructs each slot's
+  // sprite on its own thread before making it.
+  struct SpriteSlot {
+    union {
+      Sprite sprite;
+    };
+    SpriteSlot() {}
+  };
+  static_assert(std::is_trivially_destructible_v<Sprite>, "slots never destroy their sprites");
+  std::vector<SpriteSlot, UninitAllocator<SpriteSlot>> sprites_;
+  std::vector<SpriteSlot, UninitAllocator<SpriteSlot>>
+      sprites_spare_;                    // the list before last, on two threads or more
   std::vector<RibbonSegment> segments_;  // by particle slot, when an emitter draws ribbons
   std::vector<size_t> emitter_start_;    // per emitter of the frame: its first slot
   // (emitter, particle) by slot, in draw order; made only when an emitter
