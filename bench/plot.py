@@ -42,3 +42,19 @@ set key off; set offsets graph 0.05, graph 0.6, graph 0.15, graph 0.15
 plot "-" using 1:2 with points pt 7 ps 2 lc rgb "#d0501a", "-" using 1:2:3 with labels left offset 1.5,0 font ",9"''',
         rows + "\ne\n" + rows + "\ne\n")
 print("charts written to", out)
+
+# Where a 1080p still's time goes, before and after streaming (one thread).
+if "stages_ms" in r:
+    st = r["stages_ms"]
+    keys = ["evaluate", "draw", "convert", "filter", "deflate", "write"]
+    rows = "\n".join(f'"{label}" ' + " ".join(str(st[k][s]) for s in keys)
+                     for label, k in (("before (5391d38)", "before"), ("after", "after")))
+    colours = ["#8fb0d8", "#d0501a", "#f0a060", "#60a060", "#3060c0", "#999999"]
+    plots = ", \\\n     ".join(
+        f'"-" using {i + 2}{":xtic(1)" if i == 0 else ""} title "{s}" lc rgb "{c}"'
+        for i, (s, c) in enumerate(zip(keys, colours)))
+    gnuplot(style + f'''set output "{out}/stages.png"
+set title "Where a 1080p still of 20,000 sprites spends its time (one thread, in-process)"
+set style data histograms; set style histogram rowstacked; set style fill solid 0.85 border -1
+set boxwidth 0.5; set ylabel "ms"; set key outside right
+plot {plots}''', (rows + "\ne\n") * len(keys))

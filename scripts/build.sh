@@ -2,7 +2,7 @@
 # Installs whatever build dependency is missing (Debian 12 packages), then
 # configures and builds spritz in Release into ./build. Safe to re-run.
 #   scripts/build.sh           build dependencies only
-#   scripts/build.sh --tests   also what the test suite drives (ffmpeg, GNU parallel,
+#   scripts/build.sh --tests   also what the test suite drives (ffmpeg, PIL, ImageMagick, GNU parallel,
 #                              Slurm and munge, python3-yaml, clang-format-14, Chromium
 #                              and tests/browser's npm packages: puppeteer-core and the
 #                              engines whose loaders read spritz's sheets)
@@ -16,7 +16,7 @@ for arg in "$@"; do
   case "$arg" in
     --tests)
       tests=1
-      packages+=(ffmpeg parallel slurm-wlm munge python3-yaml clang-format-14 dpkg-dev file chromium)
+      packages+=(ffmpeg parallel slurm-wlm munge python3-yaml python3-pil imagemagick clang-format-14 dpkg-dev file chromium)
       command -v npm >/dev/null || packages+=(nodejs npm)
       ;;
     *) cmake_args+=("$arg") ;;

@@ -35,7 +35,7 @@ struct Seg {
   double k;
   static constexpr int kMemo = 3;
   mutable double memo_t[kMemo] = {};
-  mutable MotionState memo[kMemo];
+  mutable MotionState memo[kMemo] = {};
   mutable int memos = 0;
 
   void remember(double t) const {

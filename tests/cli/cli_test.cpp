@@ -2131,3 +2131,38 @@ TEST_CASE("a named FIFO is read as an effect file, and an empty one is a message
   CHECK(code == 2);
   CHECK_THAT(out, Catch::Contains("fx.toml"));
 }
+
+TEST_CASE("PNG frames decode the same in PIL, ImageMagick and ffmpeg as spritz's own pixels",
+          "[cli]") {
+  // spritz's own encoder (and --png small) against three independent
+  // decoders: each must give the raw RGBA spritz writes to stdout.
+  SPRITZ_SKIP_UNLESS(shell("command -v ffmpeg >/dev/null", nullptr) == 0,
+                     "needs ffmpeg (scripts/build.sh --tests installs it)");
+  SPRITZ_SKIP_UNLESS(shell("test -x /usr/bin/convert-im6.q16", nullptr) == 0,
+                     "needs ImageMagick (scripts/build.sh --tests installs it)");
+  SPRITZ_SKIP_UNLESS(shell("/usr/bin/python3 -c 'import PIL' 2>/dev/null", nullptr) == 0,
+                     "needs python3-pil (scripts/build.sh --tests installs it)");
+  const fs::path d = fresh_dir("decoders");
+  for (const std::string fx : {"campfire", "sparks", "smoke", "snow"}) {
+    for (const std::string mode : {"fast", "small"}) {
+      CAPTURE(fx, mode);
+      const std::string args =
+          "render " + kConfigs + "/" + fx + ".toml --time 0.9 --size 301x170 --png " + mode;
+      REQUIRE(run_spritz(args + " -o f.png", d).code == 0);
+      const Run raw = run_spritz(args + " -o -", d);
+      REQUIRE(raw.code == 0);
+      REQUIRE(raw.out.size() == 301u * 170 * 4);
+      const std::string png = "'" + (d / "f.png").string() + "'";
+      std::string ff, im, pil;
+      CHECK(shell("ffmpeg -v error -i " + png + " -f rawvideo -pix_fmt rgba -", &ff) == 0);
+      CHECK(shell("/usr/bin/convert-im6.q16 " + png + " -depth 8 rgba:-", &im) == 0);
+      CHECK(shell("/usr/bin/python3 -c \"import sys; from PIL import Image; "
+                  "sys.stdout.buffer.write(Image.open(sys.argv[1]).convert('RGBA').tobytes())\" " +
+                      png,
+                  &pil) == 0);
+      CHECK(ff == raw.out);
+      CHECK(im == raw.out);
+      CHECK(pil == raw.out);
+    }
+  }
+}
