@@ -88,6 +88,23 @@ double seconds_of(const std::function<void()>& f) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
+// An effect file of the source tree ("configs/smoke.toml"), its textures
+// resolved beside it.
+Effect load_source_effect(const std::string& relative) {
+  const fs::path path = fs::path(SPRITZ_SOURCE_DIR) / relative;
+  FILE* f = std::fopen(path.c_str(), "rb");
+  if (!f) {
+    std::fprintf(stderr, "spritz_bench: cannot read %s\n", path.c_str());
+    std::exit(1);
+  }
+  std::string text;
+  char buf[4096];
+  size_t n;
+  while ((n = std::fread(buf, 1, sizeof buf, f)) > 0) text.append(buf, n);
+  std::fclose(f);
+  return load_effect(text, path.string(), path.parent_path().string());
+}
+
 std::string num(double v, int digits = 3) {
   char buf[64];
   std::snprintf(buf, sizeof buf, "%.*g", digits, v);
@@ -537,14 +554,7 @@ int main(int argc, char** argv) {
   {
     std::vector<std::vector<uint8_t>> frames;
     for (const char* name : {"campfire", "sparks", "smoke", "snow"}) {
-      const std::string path = std::string(SPRITZ_SOURCE_DIR) + "/configs/" + name + ".toml";
-      FILE* f = std::fopen(path.c_str(), "rb");
-      std::string text;
-      char buf[4096];
-      size_t n;
-      while ((n = std::fread(buf, 1, sizeof buf, f)) > 0) text.append(buf, n);
-      std::fclose(f);
-      const Effect fx = load_effect(text, path, std::string(SPRITZ_SOURCE_DIR) + "/configs");
+      const Effect fx = load_source_effect(std::string("configs/") + name + ".toml");
       FrameRenderer r(fx, 512, 512, 2);
       r.render(clock_at_time(fx, 0.7));
       std::vector<uint8_t> rgba;
@@ -607,14 +617,7 @@ int main(int argc, char** argv) {
 
   // --- Stages: where a 1080p still's time goes, before and after streaming --
   {
-    const std::string path = std::string(SPRITZ_SOURCE_DIR) + "/bench/scenes/still_20k.toml";
-    FILE* f = std::fopen(path.c_str(), "rb");
-    std::string text;
-    char buf[4096];
-    size_t got;
-    while ((got = std::fread(buf, 1, sizeof buf, f)) > 0) text.append(buf, got);
-    std::fclose(f);
-    const Effect fx = load_effect(text, path, std::string(SPRITZ_SOURCE_DIR) + "/bench/scenes");
+    const Effect fx = load_source_effect("bench/scenes/still_20k.toml");
     const int w = 1920, h = 1080;
     const double clock = clock_at_time(fx, 1.0);
     const TextureSet textures = load_textures(fx, canvas_view(fx.canvas, w, h).scale);

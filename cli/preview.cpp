@@ -194,9 +194,7 @@ class Preview {
     r.set_frame_rate(job.fps);
     std::vector<std::vector<uint8_t>> parts;
     render_frame_png(r, *fx, item, parts);
-    std::vector<uint8_t> png;
-    for (const auto& part : parts) png.insert(png.end(), part.begin(), part.end());
-    return png;
+    return join_png_parts(std::move(parts));
   }
 
   // Particles alive per emitter at the query's time (trail ghosts not counted).

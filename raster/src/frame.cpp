@@ -82,12 +82,13 @@ void check_frame_work(const Effect& fx, double clock, const std::vector<double>&
   throw Error(std::string(buf) + (hint.empty() ? "" : "; " + hint));
 }
 
-uint64_t FrameRenderer::render(double clock) {
-  auto alive = [&] {
-    uint64_t n = 0;
-    for (const EmitterFrame& ef : frame_.emitters) n += ef.stats.alive;  // not trail ghosts
-    return n;
-  };
+uint64_t FrameRenderer::alive() const {
+  uint64_t n = 0;
+  for (const EmitterFrame& ef : frame_.emitters) n += ef.stats.alive;  // not trail ghosts
+  return n;
+}
+
+void FrameRenderer::begin_frame(double clock) {
   shutter_clocks(fx_, clock, fps_, clocks_);  // {clock} itself without motion blur
   if (work_limit_ != std::numeric_limits<uint64_t>::max()) {
     // Memory first: a frame too big to hold is refused as such (evaluate
@@ -95,6 +96,18 @@ uint64_t FrameRenderer::render(double clock) {
     if (window_size(fx_, clock) > frame_.particle_limit) evaluate(fx_, clock, frame_);
     check_frame_work(fx_, clock, clocks_, work_limit_, work_hint_);
   }
+}
+
+void FrameRenderer::evaluate_at(double clock) {
+  // Evaluation on the rasterizer's threads: the same frame for any count.
+  const ParallelFor parallel = [this](int tasks, const std::function<void(int)>& fn) {
+    raster_.parallel_for(tasks, fn);
+  };
+  evaluate(fx_, clock, frame_, raster_.threads() > 1 ? &parallel : nullptr);
+}
+
+uint64_t FrameRenderer::render(double clock) {
+  begin_frame(clock);
   const auto light_only = [&] {
     if (fx_.canvas.blend != BlendSpace::kSrgb && raster_.light_pass() != LightPass::kEmissive)
       return;
@@ -103,13 +116,8 @@ uint64_t FrameRenderer::render(double clock) {
       finish_rows(image_, k * strip, std::min(rows, (k + 1) * strip));
     });
   };
-  // Evaluation on the rasterizer's threads: the same frame for any count.
-  const ParallelFor parallel = [this](int tasks, const std::function<void(int)>& fn) {
-    raster_.parallel_for(tasks, fn);
-  };
-  const ParallelFor* on = raster_.threads() > 1 ? &parallel : nullptr;
   if (fx_.canvas.blur_samples <= 1) {
-    evaluate(fx_, clock, frame_, on);
+    evaluate_at(clock);
     raster_.render(frame_, image_);
     covered_ = raster_.stats().covered_pixels;
     light_only();
@@ -122,7 +130,7 @@ uint64_t FrameRenderer::render(double clock) {
   uint64_t most = 0;
   covered_ = 0;
   for (size_t k = 0; k < clocks_.size(); ++k) {
-    evaluate(fx_, clocks_[k], frame_, on);
+    evaluate_at(clocks_[k]);
     Image& target = k == 0 ? image_ : sample_;
     raster_.render(frame_, target);
     covered_ += raster_.stats().covered_pixels;
@@ -154,23 +162,14 @@ void FrameRenderer::finish_rows(Image& img, int row_begin, int row_end) const {
 
 uint64_t FrameRenderer::render_strips(double clock, const Rasterizer::StripSink& sink) {
   if (!can_stream()) throw Error("render_strips: a motion-blurred frame needs a whole frame");
-  shutter_clocks(fx_, clock, fps_, clocks_);
-  if (work_limit_ != std::numeric_limits<uint64_t>::max()) {
-    if (window_size(fx_, clock) > frame_.particle_limit) evaluate(fx_, clock, frame_);
-    check_frame_work(fx_, clock, clocks_, work_limit_, work_hint_);
-  }
-  const ParallelFor parallel = [this](int tasks, const std::function<void(int)>& fn) {
-    raster_.parallel_for(tasks, fn);
-  };
-  evaluate(fx_, clock, frame_, raster_.threads() > 1 ? &parallel : nullptr);
+  begin_frame(clock);
+  evaluate_at(clock);
   raster_.render_strips(frame_, [&](int k, Image& rows) {
     finish_rows(rows, rows.y0, rows.y0 + rows.height);
     sink(k, rows);
   });
   covered_ = raster_.stats().covered_pixels;
-  uint64_t alive = 0;
-  for (const EmitterFrame& ef : frame_.emitters) alive += ef.stats.alive;
-  return alive;
+  return alive();
 }
 
 static_assert(kStripRows == kPngPieceRows, "a drawn strip is one PNG piece");
@@ -204,16 +203,15 @@ uint64_t for_each_strip(FrameRenderer& r, Rasterizer& raster, const Image& whole
 uint64_t FrameRenderer::render_png(double clock, const std::vector<PngText>& texts,
                                    std::vector<uint8_t>& png) {
   std::vector<std::vector<uint8_t>> parts;
-  const uint64_t alive = render_png(clock, texts, parts);
-  png.clear();
-  for (const auto& part : parts) png.insert(png.end(), part.begin(), part.end());
-  return alive;
+  const uint64_t n = render_png(clock, texts, parts);
+  png = join_png_parts(std::move(parts));
+  return n;
 }
 
 uint64_t FrameRenderer::render_png(double clock, const std::vector<PngText>& texts,
                                    std::vector<std::vector<uint8_t>>& parts) {
   PngWriter writer(width_, height_, texts);
-  const uint64_t alive = for_each_strip(*this, raster_, image_, clock, [&](int k, Image& rows) {
+  const uint64_t n = for_each_strip(*this, raster_, image_, clock, [&](int k, Image& rows) {
     thread_local std::vector<uint8_t> px;
     px.resize(static_cast<size_t>(rows.width) * 4 * static_cast<size_t>(rows.height));
     encode_rgba8(rows, fx_.canvas.tonemap, fx_.canvas.alpha, px.data(), rows.y0,
@@ -221,7 +219,7 @@ uint64_t FrameRenderer::render_png(double clock, const std::vector<PngText>& tex
     writer.add_piece(k, px.data());
   });
   parts = writer.finish_parts();
-  return alive;
+  return n;
 }
 
 uint64_t FrameRenderer::render_rgba8(double clock, std::vector<uint8_t>& rgba) {

@@ -539,7 +539,10 @@ std::vector<std::vector<uint8_t>> PngWriter::finish_parts() {
 }
 
 std::vector<uint8_t> PngWriter::finish() {
-  std::vector<std::vector<uint8_t>> parts = finish_parts();
+  return join_png_parts(finish_parts());
+}
+
+std::vector<uint8_t> join_png_parts(std::vector<std::vector<uint8_t>>&& parts) {
   if (parts.size() == 1) return std::move(parts[0]);
   size_t size = 0;
   for (const auto& part : parts) size += part.size();

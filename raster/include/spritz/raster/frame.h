@@ -123,6 +123,13 @@ class FrameRenderer {
   void encode(std::vector<uint8_t>& rgba) const;
 
  private:
+  // shutter_clocks for the frame at `clock`, and the memory and work
+  // limits checked before anything is drawn (throws spritz::Error).
+  void begin_frame(double clock);
+  // evaluate() at `clock` on the rasterizer's threads.
+  void evaluate_at(double clock);
+  // The particles alive in frame_ (not trail ghosts).
+  uint64_t alive() const;
   // What a frame's rows get after drawing: sRGB-blended values made light,
   // and the emissive pass's alpha cleared.
   void finish_rows(Image& img, int row_begin, int row_end) const;

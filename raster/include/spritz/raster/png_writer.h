@@ -66,6 +66,9 @@ class PngWriter {
   std::vector<uint8_t> rgba_;  // kSmall: the image's RGBA8 rows
 };
 
+// The parts of finish_parts() as one file's bytes.
+std::vector<uint8_t> join_png_parts(std::vector<std::vector<uint8_t>>&& parts);
+
 // The fast encoder's deflate data for rows of RGBA8 (exposed for tests and
 // benchmarks): the rows filtered as a piece, compressed as one non-final
 // deflate block ending byte-aligned. Returns the Adler-32 of the filtered
