@@ -1,9 +1,8 @@
-// spritz preview: cpp-httplib serving one page and the frames it asks for,
+// spritz preview: an HTTP server (http_server.h) serving one page and the frames it asks for,
 // rendered on demand by render's own code, on 127.0.0.1 only; a watcher
 // thread reloads the effect when its file or a texture file changes.
 #include "preview.h"
 
-#include <httplib.h>
 #include <pthread.h>
 #include <spawn.h>
 #include <sys/stat.h>
@@ -26,6 +25,7 @@
 
 #include "commands.h"
 #include "frames.h"
+#include "http_server.h"
 #include "io/textures.h"
 #include "json.h"
 #include "render_job.h"
@@ -285,9 +285,10 @@ class Preview {
   uint64_t version_ = 0;
 };
 
-void send_error(httplib::Response& res, int status, const std::string& message) {
+void send_error(HttpResponse& res, int status, const std::string& message) {
   res.status = status;
-  res.set_content("{\"error\":" + json_string(message) + "}\n", "application/json");
+  res.body = "{\"error\":" + json_string(message) + "}\n";
+  res.content_type = "application/json";
 }
 
 // Starts the desktop's browser on `url` (xdg-open, or $BROWSER), detached.
@@ -305,53 +306,42 @@ void open_browser(const std::string& url, bool quiet) {
   std::thread([pid] { waitpid(pid, nullptr, 0); }).detach();
 }
 
-void routes(httplib::Server& svr, Preview& preview, int& port) {
-  svr.set_pre_routing_handler([&port](const httplib::Request& req, httplib::Response& res) {
-    // DNS rebinding: a page on another name that resolves to 127.0.0.1
-    // sends its own name as Host.
-    if (!preview_host_allowed(req.get_header_value("Host"), port)) {
-      send_error(res, 403, "this preview answers only to 127.0.0.1:" + std::to_string(port));
-      return httplib::Server::HandlerResponse::Handled;
+// Answers one request: the page, the effect's state, a frame or its counts.
+void answer(Preview& preview, int port, const HttpRequest& req, HttpResponse& res) {
+  // DNS rebinding: a page on another name that resolves to 127.0.0.1
+  // sends its own name as Host.
+  if (!preview_host_allowed(req.host, port)) {
+    send_error(res, 403, "this preview answers only to 127.0.0.1:" + std::to_string(port));
+    return;
+  }
+  if (req.method != "GET" && req.method != "HEAD") {
+    send_error(res, 405, "the preview only serves GET requests");
+    return;
+  }
+  res.headers = {{"X-Content-Type-Options", "nosniff"}, {"Cache-Control", "no-store"}};
+  try {
+    if (req.path == "/") {
+      res.headers.emplace_back("Content-Security-Policy",
+                               "default-src 'none'; img-src 'self' blob:; connect-src 'self'; "
+                               "style-src 'unsafe-inline'; script-src 'unsafe-inline'");
+      res.body = kPreviewPage;
+      res.content_type = "text/html; charset=utf-8";
+    } else if (req.path == "/state") {
+      res.body = preview.state_json();
+      res.content_type = "application/json";
+    } else if (req.path == "/frame.png") {
+      const std::vector<uint8_t> png = preview.frame(parse_preview_query(req.params));
+      res.body.assign(png.begin(), png.end());
+      res.content_type = "image/png";
+    } else if (req.path == "/counts") {
+      res.body = preview.counts_json(parse_preview_query(req.params));
+      res.content_type = "application/json";
+    } else {
+      send_error(res, 404, "not found: the preview serves /, /state, /frame.png and /counts");
     }
-    if (req.method != "GET" && req.method != "HEAD") {
-      send_error(res, 405, "the preview only serves GET requests");
-      return httplib::Server::HandlerResponse::Handled;
-    }
-    res.set_header("X-Content-Type-Options", "nosniff");
-    res.set_header("Cache-Control", "no-store");
-    return httplib::Server::HandlerResponse::Unhandled;
-  });
-  svr.Get("/", [](const httplib::Request&, httplib::Response& res) {
-    res.set_header("Content-Security-Policy",
-                   "default-src 'none'; img-src 'self' blob:; connect-src 'self'; "
-                   "style-src 'unsafe-inline'; script-src 'unsafe-inline'");
-    res.set_content(kPreviewPage, "text/html; charset=utf-8");
-  });
-  svr.Get("/state", [&preview](const httplib::Request&, httplib::Response& res) {
-    res.set_content(preview.state_json(), "application/json");
-  });
-  auto with_query = [](const std::function<void(const PreviewQuery&, httplib::Response&)>& f) {
-    return [f](const httplib::Request& req, httplib::Response& res) {
-      try {
-        f(parse_preview_query(req.params), res);
-      } catch (const std::exception& e) {
-        send_error(res, 400, e.what());
-      }
-    };
-  };
-  svr.Get("/frame.png", with_query([&preview](const PreviewQuery& q, httplib::Response& res) {
-            const std::vector<uint8_t> png = preview.frame(q);
-            res.set_content(reinterpret_cast<const char*>(png.data()), png.size(), "image/png");
-          }));
-  svr.Get("/counts", with_query([&preview](const PreviewQuery& q, httplib::Response& res) {
-            res.set_content(preview.counts_json(q), "application/json");
-          }));
-  svr.set_error_handler([](const httplib::Request&, httplib::Response& res) {
-    if (res.body.empty())
-      send_error(res, res.status,
-                 "not found: the preview serves /, /state, "
-                 "/frame.png and /counts");
-  });
+  } catch (const std::exception& e) {
+    send_error(res, 400, e.what());
+  }
 }
 
 }  // namespace
@@ -371,24 +361,16 @@ int run_preview(const PreviewArgs& args) {
   pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
 
   Preview preview(args);
-  httplib::Server svr;
-  svr.set_payload_max_length(64 * 1024);
-  svr.set_read_timeout(5, 0);
-  // Only SO_REUSEADDR: cpp-httplib's default also sets SO_REUSEPORT, which
-  // would let a second preview share the port instead of being refused.
-  svr.set_socket_options([](socket_t sock) {
-    const int yes = 1;
-    setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);
-  });
   int port = args.port;
-  routes(svr, preview, port);
-  if (args.port == 0) {
-    port = svr.bind_to_any_port("127.0.0.1");
-    if (port < 0) throw Error("cannot listen on 127.0.0.1: no free port");
-  } else if (!svr.bind_to_port("127.0.0.1", args.port)) {
+  const std::unique_ptr<HttpServer> svr =
+      make_http_server([&preview, &port](const HttpRequest& req, HttpResponse& res) {
+        answer(preview, port, req, res);
+      });
+  port = svr->bind("127.0.0.1", args.port);
+  if (port < 0 && args.port == 0) throw Error("cannot listen on 127.0.0.1: no free port");
+  if (port < 0)
     throw Error("cannot listen on 127.0.0.1:" + std::to_string(args.port) + ": " +
                 std::strerror(errno) + " (is another preview running there? --port 0 picks one)");
-  }
   const std::string url = "http://127.0.0.1:" + std::to_string(port) + "/";
   std::printf("%s\n", url.c_str());
   std::fflush(stdout);
@@ -408,9 +390,9 @@ int run_preview(const PreviewArgs& args) {
   std::thread stopper([&] {
     int sig = 0;
     sigwait(&stop_signals, &sig);
-    if (sig != SIGUSR2) svr.stop();  // SIGUSR2: woken to end, the server has stopped
+    if (sig != SIGUSR2) svr->stop();  // SIGUSR2: woken to end, the server has stopped
   });
-  const bool ok = svr.listen_after_bind();
+  const bool ok = svr->listen();
   done = true;
   watcher.join();
   // Wake the signal thread (a no-op for it when a signal already ended it:

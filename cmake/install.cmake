@@ -1,5 +1,6 @@
 # cmake --install build --prefix P installs:
 #   bin/spritz                          the command
+#   lib/spritz/spritz-{exr,http}.so     its modules: OpenEXR, the preview's server
 #   include/spritz/...                  the model's and the raster's public headers
 #   lib/libspritz-model.a, lib/libspritz-raster.a
 #   lib/cmake/spritz/                   find_package(spritz): spritz::model, spritz::raster
@@ -11,6 +12,8 @@
 include(CMakePackageConfigHelpers)
 
 install(TARGETS spritz RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+# The modules the binary loads on first use (cli/io/module.h).
+install(TARGETS spritz_exr_module spritz_http_module LIBRARY DESTINATION ${SPRITZ_MODULE_INSTALL_DIR})
 install(TARGETS spritz_lib spritz_raster EXPORT spritzTargets
   ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
   INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
@@ -63,7 +66,10 @@ if(SPRITZ_MAN)
 endif()
 
 # cpack -G DEB: the runtime dependencies are worked out by dpkg-shlibdeps
-# from the binary (libc6, libstdc++6, libgcc-s1, libdeflate0 on Debian 12).
+# from the binary and its modules (libc6, libstdc++6, libgcc-s1, libdeflate0,
+# libopenexr, libcpp-httplib, ... on Debian 12); libtiff, which the importer
+# opens itself (dlopen), is named here.
+set(CPACK_DEBIAN_PACKAGE_DEPENDS ${SPRITZ_LIBTIFF_PACKAGE})
 set(CPACK_GENERATOR DEB)
 set(CPACK_PACKAGE_NAME spritz)
 set(CPACK_PACKAGE_VERSION ${PROJECT_VERSION})

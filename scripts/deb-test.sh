@@ -2,8 +2,10 @@
 # The .deb that `cpack -G DEB` makes from a build: it holds the program, the
 # man page, the headers, libraries and CMake/pkg-config files, and the
 # bundled effects under /usr; its Depends are Debian runtime packages that
-# dpkg-shlibdeps found (libc6, libstdc++6, libgcc-s1, libdeflate0), each
-# installed here; and the unpacked program runs.
+# dpkg-shlibdeps found (libc6, libstdc++6, libgcc-s1, libdeflate0, and
+# OpenEXR's and cpp-httplib's for the modules) and libtiff6, which the
+# importer opens itself, each installed here; and the unpacked program runs,
+# loading its .exr module from the package's /usr/lib/spritz.
 # Usage: scripts/deb-test.sh BUILD_DIR
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -22,7 +24,7 @@ deb="$(ls "$work"/spritz_*.deb)"
 [ -f "$deb" ] || fail "cpack made no spritz_*.deb"
 
 depends="$(dpkg-deb -f "$deb" Depends)"
-for p in libc6 libstdc++6 libdeflate0; do
+for p in libc6 libstdc++6 libdeflate0 libtiff6 libcpp-httplib0.11; do
   case ", $depends," in *", $p "*|*", $p,"*) ;; *) fail "Depends ($depends) lacks $p" ;; esac
 done
 IFS=',' read -ra deps <<<"$depends"
@@ -35,10 +37,14 @@ done
 contents="$(dpkg-deb -c "$deb")"
 for f in ./usr/bin/spritz ./usr/share/man/man1/spritz.1.gz ./usr/include/spritz/eval.h \
          ./usr/lib/cmake/spritz/spritzConfig.cmake ./usr/lib/pkgconfig/spritz.pc \
-         ./usr/share/spritz/effects/campfire.toml ./usr/share/doc/spritz/model.md; do
+         ./usr/share/spritz/effects/campfire.toml ./usr/share/doc/spritz/model.md \
+         ./usr/lib/spritz/spritz-exr.so ./usr/lib/spritz/spritz-http.so; do
   grep -q " $f\$" <<<"$contents" || fail "the package does not hold $f"
 done
 dpkg-deb -x "$deb" "$work/root"
 "$work/root/usr/bin/spritz" --version | grep -q "^spritz $(dpkg-deb -f "$deb" Version)" \
   || fail "the packaged spritz does not report the package's version"
+SPRITZ_MODULE_DIR= "$work/root/usr/bin/spritz" render "$work/root/usr/share/spritz/effects/sparks.toml" \
+  --time 1 -o "$work/sparks.exr" -q && [ -s "$work/sparks.exr" ] \
+  || fail "the packaged spritz cannot write .exr (its module in /usr/lib/spritz)"
 echo "deb-test: ok ($(basename "$deb"): Depends $depends)"

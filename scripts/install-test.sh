@@ -33,6 +33,14 @@ zcat "$prefix/share/man/man1/spritz.1.gz" | grep -q '^\.SS render' || fail "the 
 "$prefix/bin/spritz" --version | grep -q "^spritz " || fail "the installed spritz has no --version"
 "$prefix/bin/spritz" render "$prefix/share/spritz/effects/sparks.toml" --time 1 -o "$work/sparks.png" -q
 [ -s "$work/sparks.png" ] || fail "the installed spritz rendered nothing"
+# .exr frames come from a module the installed binary loads from
+# <libdir>/spritz (cli/io/module.h), not from the build tree.
+for m in exr http; do
+  [ -f "$prefix/$libdir/spritz/spritz-$m.so" ] || fail "the install has no $libdir/spritz/spritz-$m.so"
+done
+SPRITZ_MODULE_DIR= "$prefix/bin/spritz" render "$prefix/share/spritz/effects/sparks.toml" --time 1 \
+  -o "$work/sparks.exr" -q || fail "the installed spritz cannot write .exr (its module)"
+[ -s "$work/sparks.exr" ] || fail "the installed spritz wrote no .exr"
 
 effect="$prefix/share/spritz/effects/sparks.toml"
 cmake -S "$root/tests/install/consumer" -B "$work/consumer" -DCMAKE_PREFIX_PATH="$prefix" >/dev/null \

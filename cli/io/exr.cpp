@@ -1,83 +1,27 @@
+// .exr frames through spritz-exr.so (io/module.h): OpenEXR and its own
+// libraries are loaded only by a run that writes or checks an .exr.
 #include "io/exr.h"
 
-#include <ImathBox.h>
-#include <ImfHeader.h>
-#include <ImfIO.h>
-#include <ImfRgbaFile.h>
-
-#include <algorithm>
-#include <cmath>
-#include <cstring>
-#include <string>
-
+#include "io/module.h"
 #include "spritz/error.h"
 
 namespace spritz {
-namespace {
-
-// OpenEXR's output stream into a byte vector, so the file is written
-// atomically like every other (write_file_atomic).
-class MemoryStream : public Imf::OStream {
- public:
-  MemoryStream() : Imf::OStream("memory") {}
-  void write(const char c[], int n) override {
-    const size_t end = pos_ + static_cast<size_t>(n);
-    if (end > bytes.size()) bytes.resize(end);
-    std::memcpy(bytes.data() + pos_, c, static_cast<size_t>(n));
-    pos_ = end;
-  }
-  uint64_t tellp() override { return pos_; }
-  void seekp(uint64_t pos) override { pos_ = static_cast<size_t>(pos); }
-  std::vector<uint8_t> bytes;
-
- private:
-  size_t pos_ = 0;
-};
-
-// A finite half: negative light and NaN cannot occur in the buffer, but the
-// file must never hold an infinity either.
-half to_half(float v) {
-  return half(std::clamp(std::isfinite(v) ? v : 0.0f, 0.0f, 65504.0f));
-}
-
-}  // namespace
 
 std::vector<uint8_t> encode_exr(const Image& img) {
-  std::vector<Imf::Rgba> px(static_cast<size_t>(img.width) * static_cast<size_t>(img.height));
-  for (size_t i = 0; i < px.size(); ++i) {
-    const float* s = &img.rgba[i * 4];
-    px[i] =
-        Imf::Rgba(to_half(s[0]), to_half(s[1]), to_half(s[2]), half(std::clamp(s[3], 0.0f, 1.0f)));
-  }
-  MemoryStream stream;
-  try {
-    Imf::Header header(img.width, img.height);
-    header.compression() = Imf::ZIP_COMPRESSION;
-    Imf::RgbaOutputFile file(stream, header, Imf::WRITE_RGBA);
-    file.setFrameBuffer(px.data(), 1, static_cast<size_t>(img.width));
-    file.writePixels(img.height);
-  } catch (const std::exception& e) {
-    throw Error(std::string("OpenEXR encoding failed: ") + e.what());
-  }
-  return std::move(stream.bytes);
+  using Encode = bool (*)(const float*, int, int, std::vector<uint8_t>*, std::string*);
+  static const auto encode = reinterpret_cast<Encode>(module_symbol("exr", "spritz_exr_encode"));
+  std::vector<uint8_t> out;
+  std::string error;
+  if (!encode(img.rgba.data(), img.width, img.height, &out, &error))
+    throw Error("OpenEXR encoding failed: " + error);
+  return out;
 }
 
 bool exr_file_complete(const std::string& path) {
-  // The offset table comes first, so a cut file can still look complete to
-  // isComplete(): read every scanline (cheaper than rendering the frame).
-  try {
-    Imf::RgbaInputFile file(path.c_str());
-    if (!file.isComplete()) return false;
-    const Imath::Box2i dw = file.dataWindow();
-    const int64_t w = int64_t{dw.max.x} - dw.min.x + 1, h = int64_t{dw.max.y} - dw.min.y + 1;
-    if (w <= 0 || h <= 0 || w > 16384 || h > 16384) return false;
-    std::vector<Imf::Rgba> px(static_cast<size_t>(w * h));
-    file.setFrameBuffer(px.data() - dw.min.x - dw.min.y * w, 1, static_cast<size_t>(w));
-    file.readPixels(dw.min.y, dw.max.y);
-    return true;
-  } catch (const std::exception&) {
-    return false;
-  }
+  using Complete = bool (*)(const char*);
+  static const auto complete =
+      reinterpret_cast<Complete>(module_symbol("exr", "spritz_exr_complete"));
+  return complete(path.c_str());
 }
 
 }  // namespace spritz

@@ -1,5 +1,6 @@
 #include "texture.h"
 
+#include <dlfcn.h>
 #include <tiffio.h>
 #include <zlib.h>
 
@@ -8,6 +9,8 @@
 #include <cstdio>
 #include <cstring>
 #include <memory>
+#include <type_traits>
+#include <utility>
 
 #include "spritz/import/import.h"
 #include "spritz/raster/png.h"
@@ -83,36 +86,87 @@ int tiff_warning(TIFF*, void*, const char*, const char*, va_list) {
   return 1;  // ignored
 }
 
+// libtiff, opened on the first TIFF texture (dlopen) rather than linked:
+// linking it made every run load it and the six codec libraries it pulls in,
+// for the few imports that embed a TIFF (docs/performance.md, "Start-up").
+// SPRITZ_LIBTIFF is its soname, read from the library at configure time.
+struct Libtiff {
+  decltype(&TIFFOpenOptionsAlloc) options_alloc;
+  decltype(&TIFFOpenOptionsFree) options_free;
+  decltype(&TIFFOpenOptionsSetMaxSingleMemAlloc) set_max_alloc;
+  decltype(&TIFFOpenOptionsSetErrorHandlerExtR) set_error_handler;
+  decltype(&TIFFOpenOptionsSetWarningHandlerExtR) set_warning_handler;
+  decltype(&TIFFClientOpenExt) client_open;
+  decltype(&TIFFClose) close;
+  decltype(&TIFFGetField) get_field;
+  decltype(&TIFFRGBAImageOK) rgba_ok;
+  decltype(&TIFFReadRGBAImageOriented) read_rgba;
+};
+
+// The functions, or an Error saying why libtiff could not be had.
+const Libtiff& libtiff(const SourceLoc& at, const std::string& what) {
+  static const std::pair<Libtiff, std::string> lib = [] {
+    std::pair<Libtiff, std::string> r{};
+    void* h = dlopen(SPRITZ_LIBTIFF, RTLD_NOW | RTLD_LOCAL);
+    if (!h) {
+      const char* why = dlerror();
+      r.second = std::string(why ? why : SPRITZ_LIBTIFF " could not be loaded");
+      return r;
+    }
+    const auto get = [&](auto& fn, const char* name) {
+      fn = reinterpret_cast<std::remove_reference_t<decltype(fn)>>(dlsym(h, name));
+      if (!fn && r.second.empty()) r.second = std::string(SPRITZ_LIBTIFF " has no ") + name;
+    };
+    Libtiff& t = r.first;
+    get(t.options_alloc, "TIFFOpenOptionsAlloc");
+    get(t.options_free, "TIFFOpenOptionsFree");
+    get(t.set_max_alloc, "TIFFOpenOptionsSetMaxSingleMemAlloc");
+    get(t.set_error_handler, "TIFFOpenOptionsSetErrorHandlerExtR");
+    get(t.set_warning_handler, "TIFFOpenOptionsSetWarningHandlerExtR");
+    get(t.client_open, "TIFFClientOpenExt");
+    get(t.close, "TIFFClose");
+    get(t.get_field, "TIFFGetField");
+    get(t.rgba_ok, "TIFFRGBAImageOK");
+    get(t.read_rgba, "TIFFReadRGBAImageOriented");
+    return r;
+  }();
+  if (!lib.second.empty())
+    throw Error(at, "cannot decode " + what + " (TIFF): libtiff is needed (Debian's " +
+                        SPRITZ_LIBTIFF_PACKAGE + "): " + lib.second);
+  return lib.first;
+}
+
 Rgba8Image decode_tiff(const std::vector<uint8_t>& bytes, const std::string& what,
                        const SourceLoc& at) {
+  const Libtiff& lib = libtiff(at, what);
   TiffSource src;
   src.bytes = &bytes;
-  std::unique_ptr<TIFFOpenOptions, void (*)(TIFFOpenOptions*)> opts(TIFFOpenOptionsAlloc(),
-                                                                    TIFFOpenOptionsFree);
-  TIFFOpenOptionsSetMaxSingleMemAlloc(opts.get(), 256 << 20);
-  TIFFOpenOptionsSetErrorHandlerExtR(opts.get(), tiff_error, &src);
-  TIFFOpenOptionsSetWarningHandlerExtR(opts.get(), tiff_warning, &src);
+  std::unique_ptr<TIFFOpenOptions, void (*)(TIFFOpenOptions*)> opts(lib.options_alloc(),
+                                                                    lib.options_free);
+  lib.set_max_alloc(opts.get(), 256 << 20);
+  lib.set_error_handler(opts.get(), tiff_error, &src);
+  lib.set_warning_handler(opts.get(), tiff_warning, &src);
   std::unique_ptr<TIFF, void (*)(TIFF*)> tif(
-      TIFFClientOpenExt("texture", "rm", &src, tiff_read, tiff_write, tiff_seek, tiff_close,
-                        tiff_size, tiff_map, tiff_unmap, opts.get()),
-      TIFFClose);
+      lib.client_open("texture", "rm", &src, tiff_read, tiff_write, tiff_seek, tiff_close,
+                      tiff_size, tiff_map, tiff_unmap, opts.get()),
+      lib.close);
   const auto fail = [&](const std::string& why) {
     return Error(at, "cannot decode " + what + " (TIFF): " +
                          (src.error.empty() ? why : src.error));
   };
   if (!tif) throw fail("libtiff could not open it");
   uint32_t w = 0, h = 0;
-  if (!TIFFGetField(tif.get(), TIFFTAG_IMAGEWIDTH, &w) ||
-      !TIFFGetField(tif.get(), TIFFTAG_IMAGELENGTH, &h) || w == 0 || h == 0)
+  if (!lib.get_field(tif.get(), TIFFTAG_IMAGEWIDTH, &w) ||
+      !lib.get_field(tif.get(), TIFFTAG_IMAGELENGTH, &h) || w == 0 || h == 0)
     throw fail("it has no image size");
   if (w > kMaxImportTextureSide || h > kMaxImportTextureSide)
     throw Error(at, what + " is " + std::to_string(w) + "x" + std::to_string(h) +
                         ", larger than the importer's limit of " +
                         std::to_string(kMaxImportTextureSide) + " per side");
   char emsg[1024] = "";
-  if (!TIFFRGBAImageOK(tif.get(), emsg)) throw fail(printable(emsg));
+  if (!lib.rgba_ok(tif.get(), emsg)) throw fail(printable(emsg));
   std::vector<uint32_t> raster(static_cast<size_t>(w) * h);
-  if (!TIFFReadRGBAImageOriented(tif.get(), w, h, raster.data(), ORIENTATION_TOPLEFT, 0))
+  if (!lib.read_rgba(tif.get(), w, h, raster.data(), ORIENTATION_TOPLEFT, 0))
     throw fail("libtiff could not read its pixels");
   Rgba8Image img;
   img.width = static_cast<int>(w);

@@ -1008,6 +1008,36 @@ TEST_CASE("an .exr frame is the float frame in half floats, as an independent de
   CHECK(run_spritz("render " + fx_path + " --time 1 --depth 16 -o f.exr", d).code == 2);
 }
 
+TEST_CASE("a binary without its modules says which and where, and writes nothing", "[cli]") {
+  // OpenEXR and the preview's server are modules loaded on first use
+  // (cli/io/module.h): a copy of the binary alone still renders PNGs, and
+  // refuses .exr and preview with the places it looked.
+  const fs::path d = fresh_dir("modules");
+  fs::copy_file(SPRITZ_BINARY, d / "spritz");
+  const std::string fx = kConfigs + "/campfire.toml";
+  std::string out;
+  CHECK(shell("cd '" + d.string() + "' && SPRITZ_MODULE_DIR= ./spritz render '" + fx +
+                  "' --time 1 -o f.png -q",
+              &out) == 0);
+  CHECK(fs::exists(d / "f.png"));
+  const int code = shell("cd '" + d.string() + "' && SPRITZ_MODULE_DIR= ./spritz render '" + fx +
+                             "' --time 1 -o f.exr -q 2> err.txt",
+                         &out);
+  CHECK(code == 2);
+  CHECK(!fs::exists(d / "f.exr"));
+  std::ifstream err(d / "err.txt");
+  const std::string text((std::istreambuf_iterator<char>(err)), std::istreambuf_iterator<char>());
+  CHECK_THAT(text, Catch::Contains("spritz-exr.so") &&
+                       Catch::Contains((d / "spritz-exr.so").string()) &&
+                       Catch::Contains("not there"));
+  // SPRITZ_MODULE_DIR is looked in first.
+  CHECK(shell("cd '" + d.string() + "' && SPRITZ_MODULE_DIR='" +
+                  fs::path(SPRITZ_BINARY).parent_path().string() + "' ./spritz render '" + fx +
+                  "' --time 1 -o f.exr -q",
+              &out) == 0);
+  CHECK(fs::exists(d / "f.exr"));
+}
+
 TEST_CASE("light passes from the command line: alpha and emissive frames and sheets", "[cli]") {
   const fs::path d = fresh_dir("passes");
   for (const char* pass : {"all", "alpha", "emissive"}) {
