@@ -14,6 +14,7 @@
 #include "spritz/hash.h"
 #include "spritz/motion.h"
 #include "spritz/noise.h"
+#include "spritz/prefault.h"
 #include "spritz/shape.h"
 
 namespace spritz {
@@ -106,7 +107,7 @@ void evaluate_emitter(const Effect& fx, const Emitter& em, double clock, Emitter
   if (!parallel || pieces.size() < 2) {
     size_t room = out.particles.size();
     for (const Piece& w : pieces) room += keys(w);
-    out.particles.reserve(room);
+    reserve_prefaulted(out.particles, room);
     for (const Piece& w : pieces)
       evaluate_piece(em, w, clock, out.stats.visited,
                      [&](const Particle& q) { out.particles.push_back(q); });
@@ -116,6 +117,7 @@ void evaluate_emitter(const Effect& fx, const Emitter& em, double clock, Emitter
     // frame's particles.
     std::vector<size_t> start(pieces.size() + 1, out.particles.size());
     for (size_t i = 0; i < pieces.size(); ++i) start[i + 1] = start[i] + keys(pieces[i]);
+    reserve_prefaulted(out.particles, start.back());
     out.particles.resize(start.back());
     std::vector<size_t> alive(pieces.size(), 0);
     std::vector<uint64_t> visited(pieces.size(), 0);

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "spritz/error.h"
+#include "spritz/prefault.h"
 #include "spritz/raster/encode.h"
 
 namespace spritz {
@@ -213,6 +214,7 @@ uint64_t FrameRenderer::render_png(double clock, const std::vector<PngText>& tex
   PngWriter writer(width_, height_, texts);
   const uint64_t n = for_each_strip(*this, raster_, image_, clock, [&](int k, Image& rows) {
     thread_local std::vector<uint8_t> px;
+    reserve_prefaulted(px, static_cast<size_t>(rows.width) * 4 * static_cast<size_t>(rows.height));
     px.resize(static_cast<size_t>(rows.width) * 4 * static_cast<size_t>(rows.height));
     encode_rgba8(rows, fx_.canvas.tonemap, fx_.canvas.alpha, px.data(), rows.y0,
                  rows.y0 + rows.height);
@@ -223,6 +225,7 @@ uint64_t FrameRenderer::render_png(double clock, const std::vector<PngText>& tex
 }
 
 uint64_t FrameRenderer::render_rgba8(double clock, std::vector<uint8_t>& rgba) {
+  reserve_prefaulted(rgba, static_cast<size_t>(width_) * 4 * static_cast<size_t>(height_));
   rgba.resize(static_cast<size_t>(width_) * 4 * static_cast<size_t>(height_));
   return for_each_strip(*this, raster_, image_, clock, [&](int, Image& rows) {
     encode_rgba8(rows, fx_.canvas.tonemap, fx_.canvas.alpha,

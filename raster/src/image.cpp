@@ -5,6 +5,8 @@
 #include <cstdlib>
 #include <new>
 
+#include "spritz/prefault.h"
+
 #if defined(__linux__)
 #include <sys/mman.h>
 #endif
@@ -17,8 +19,14 @@ constexpr size_t kHugeFrom = size_t{4} << 20;  // blocks from this size get huge
 
 }  // namespace
 
+// Every block is about to be written whole (UninitAllocator's promise):
+// its pages are populated in one call rather than faulted one by one.
 void* allocate_frame_bytes(size_t bytes) {
-  if (bytes < kHugeFrom) return ::operator new(bytes);
+  if (bytes < kHugeFrom) {
+    void* p = ::operator new(bytes);
+    prefault_for_write(p, bytes);
+    return p;
+  }
   const size_t rounded = (bytes + kHugePage - 1) / kHugePage * kHugePage;
   if (rounded < bytes) throw std::bad_alloc();
   void* p = std::aligned_alloc(kHugePage, rounded);
@@ -26,6 +34,7 @@ void* allocate_frame_bytes(size_t bytes) {
 #if defined(__linux__) && defined(MADV_HUGEPAGE)
   madvise(p, rounded, MADV_HUGEPAGE);  // a hint: without it, ordinary pages
 #endif
+  prefault_for_write(p, bytes);
   return p;
 }
 

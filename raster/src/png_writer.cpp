@@ -17,6 +17,7 @@
 #include <string>
 
 #include "spritz/error.h"
+#include "spritz/prefault.h"
 
 namespace spritz {
 namespace {
@@ -289,7 +290,10 @@ class BitWriter {
     out_.resize(pos_);
   }
   void reserve(size_t bytes) {
-    if (out_.size() < pos_ + bytes) out_.resize(pos_ + bytes);
+    if (out_.size() < pos_ + bytes) {
+      reserve_prefaulted(out_, pos_ + bytes);
+      out_.resize(pos_ + bytes);
+    }
   }
 
  private:
@@ -440,6 +444,7 @@ void put_chunk(std::vector<uint8_t>& png, const char* type, const uint8_t* data,
 
 void filter_png_piece(const uint8_t* rgba, int width, int rows, std::vector<uint8_t>& filtered) {
   const size_t row = static_cast<size_t>(width) * 4, stride = row + 1;
+  reserve_prefaulted(filtered, stride * static_cast<size_t>(rows));
   filtered.resize(stride * static_cast<size_t>(rows));
   for (int y = 0; y < rows; ++y) {
     const uint8_t* cur = rgba + static_cast<size_t>(y) * row;
@@ -488,7 +493,7 @@ void PngWriter::add_piece(int k, const uint8_t* rgba) {
     thread_local std::vector<uint8_t> scratch;
     p.adler = deflate_png_piece(rgba, width_, rows, scratch, &p.raw_size);
     p.bytes.clear();
-    p.bytes.reserve(scratch.size() + 12);
+    reserve_prefaulted(p.bytes, scratch.size() + 12);
     put_chunk(p.bytes, "IDAT", scratch.data(), scratch.size());
   }
   p.done = true;
@@ -547,7 +552,7 @@ std::vector<uint8_t> join_png_parts(std::vector<std::vector<uint8_t>>&& parts) {
   size_t size = 0;
   for (const auto& part : parts) size += part.size();
   std::vector<uint8_t> png;
-  png.reserve(size);
+  reserve_prefaulted(png, size);
   for (const auto& part : parts) png.insert(png.end(), part.begin(), part.end());
   return png;
 }

@@ -15,6 +15,7 @@
 
 #include "spritz/color.h"
 #include "spritz/error.h"
+#include "spritz/prefault.h"
 #include "spritz/raster/png.h"
 
 namespace spritz {
@@ -26,6 +27,7 @@ MipLevel downsample(const MipLevel& src, int w, int h) {
   MipLevel dst;
   dst.width = w;
   dst.height = h;
+  reserve_prefaulted(dst.rgba, static_cast<size_t>(w) * static_cast<size_t>(h) * 4);
   dst.rgba.assign(static_cast<size_t>(w) * static_cast<size_t>(h) * 4, 0.0f);
   for (int y = 0; y < h; ++y) {
     const int y0 = y * src.height / h, y1 = std::max(y0 + 1, (y + 1) * src.height / h);
@@ -80,6 +82,7 @@ int builtin_cell_px(const Emitter& em, double px_per_design_px) {
 
 void MipLevel::pad() {
   padded_stride = (width + 2) * 4;
+  reserve_prefaulted(padded, static_cast<size_t>(padded_stride) * static_cast<size_t>(height + 2));
   padded.assign(static_cast<size_t>(padded_stride) * static_cast<size_t>(height + 2), 0.0f);
   for (int y = -1; y <= height; ++y) {
     const int sy = std::clamp(y, 0, height - 1);
@@ -94,6 +97,7 @@ void MipLevel::pad() {
   // The padded copy holds every texel now: release the unpadded ones before
   // the steps take as much again (a 16384x16384 texture peaked 4 GB higher).
   std::vector<float>().swap(rgba);
+  reserve_prefaulted(padded_down, padded.size());
   padded_down.assign(padded.size(), 0.0f);
   for (size_t i = 0; i + static_cast<size_t>(padded_stride) < padded.size(); ++i)
     padded_down[i] = padded[i + static_cast<size_t>(padded_stride)] - padded[i];
@@ -158,6 +162,8 @@ void build_cells(Texture& tex, Fill fill) {
       MipLevel base;
       base.width = tex.cell_width;
       base.height = tex.cell_height;
+      reserve_prefaulted(base.rgba,
+                         static_cast<size_t>(base.width) * static_cast<size_t>(base.height) * 4);
       base.rgba.resize(static_cast<size_t>(base.width) * static_cast<size_t>(base.height) * 4);
       fill(base, cx * tex.cell_width, cy * tex.cell_height);
       build_cell(tex.cells[static_cast<size_t>(cy * tex.cols + cx)], std::move(base));
@@ -178,6 +184,15 @@ Texture texture_from_linear(int width, int height, const std::vector<float>& rgb
       std::copy(src, src + base.width * 4,
                 base.rgba.begin() + static_cast<ptrdiff_t>(y) * base.width * 4);
     }
+  });
+  return tex;
+}
+
+Texture texture_from_cells(int cell_width, int cell_height, int cols, int rows,
+                           const std::function<void(int cell, float* rgba)>& fill) {
+  Texture tex = empty_texture(cell_width * cols, cell_height * rows, cols, rows);
+  build_cells(tex, [&](MipLevel& base, int x0, int y0) {
+    fill(y0 / cell_height * cols + x0 / cell_width, base.rgba.data());
   });
   return tex;
 }

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -62,6 +63,12 @@ inline constexpr int kMaxTextureSide = 16384;
 // Throws spritz::Error when the image does not divide into the layout.
 Texture texture_from_linear(int width, int height, const std::vector<float>& rgba, int cols,
                             int rows);
+
+// The same from each cell's texels written in place: fill(cell, rgba) writes
+// cell `cell` (0-based, left to right, top to bottom) as cell_width x
+// cell_height linear premultiplied texels, with no whole image in between.
+Texture texture_from_cells(int cell_width, int cell_height, int cols, int rows,
+                           const std::function<void(int cell, float* rgba)>& fill);
 
 // The memory a width x height texture cut into cols x rows cells takes at its
 // peak, in bytes: every cell's mip levels (two padded float copies of each),
