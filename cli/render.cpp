@@ -123,11 +123,11 @@ FrameRenderer& worker_renderer(const FrameContext& ctx, std::unique_ptr<FrameRen
 // in memory); the other formats encode a whole float frame.
 void write_frame(const FrameContext& ctx, FrameRenderer& r, Slot& slot) {
   const bool whole = ctx.job.hdr || ctx.job.exr || ctx.job.depth == 16;
-  std::vector<std::vector<uint8_t>> png;
-  if (whole)
-    slot.particles = r.render(slot.item.clock);
-  else
-    slot.particles = render_frame_png(r, ctx.fx, slot.item, png);
+  // A frame that cannot be drawn stops the run (render_frame); one that
+  // cannot be written is the slot's error. The 8-bit PNG is drawn while it
+  // is written, so its drawing's failure is told apart and rethrown.
+  std::exception_ptr draw_failed;
+  if (whole) slot.particles = r.render(slot.item.clock);
   try {
     if (ctx.job.hdr) {
       const std::vector<uint8_t> bytes = encode_hdr(r.image());
@@ -144,12 +144,30 @@ void write_frame(const FrameContext& ctx, FrameRenderer& r, Slot& slot) {
                                        ctx.job.width, ctx.job.height));
       write_file_atomic(slot.path, png16.data(), png16.size());
     } else {
-      write_file_atomic(slot.path, png);
+      // Each piece of the PNG goes to the file as soon as it and those
+      // before it are encoded, by the strips' threads, while the others
+      // still draw: no whole PNG is held, and the write overlaps the work.
+      const std::vector<PngText> texts = frame_png_texts(ctx.fx, slot.item.number, slot.item.time,
+                                                         slot.item.clock, r.width(), r.height());
+      write_file_atomic_with(slot.path, [&](int fd) {
+        int err = 0;
+        try {
+          slot.particles = r.render_png(
+              slot.item.clock, texts,
+              [fd](const uint8_t* data, size_t size) { return write_all(fd, data, size); }, err);
+        } catch (...) {
+          draw_failed = std::current_exception();
+          throw;
+        }
+        return err;
+      });
     }
   } catch (const WriteError& e) {
+    if (draw_failed) std::rethrow_exception(draw_failed);
     slot.error = e.what();
     slot.out_of_space = e.out_of_space();
   } catch (const std::exception& e) {
+    if (draw_failed) std::rethrow_exception(draw_failed);
     slot.error = e.what();
   }
 }

@@ -116,7 +116,16 @@ void write_atomic(const std::string& path, const std::function<int(int)>& write_
     unregister_temp_file(slot);
     throw WriteError(path, err);
   }
-  int err = write_to(fd);
+  int err;
+  try {
+    err = write_to(fd);
+  } catch (...) {
+    // Whatever was making the bytes failed: nothing is left behind.
+    close(fd);
+    unlink(tmp.c_str());
+    unregister_temp_file(slot);
+    throw;
+  }
   if (close(fd) != 0 && err == 0) err = errno;
   if (err == 0 && std::rename(tmp.c_str(), target.c_str()) != 0) err = errno;
   if (err != 0) {
@@ -131,6 +140,10 @@ void write_atomic(const std::string& path, const std::function<int(int)>& write_
 
 void write_file_atomic(const std::string& path, const void* data, size_t size) {
   write_atomic(path, [&](int fd) { return write_all(fd, data, size); });
+}
+
+void write_file_atomic_with(const std::string& path, const std::function<int(int fd)>& write_to) {
+  write_atomic(path, write_to);
 }
 
 void write_file_atomic(const std::string& path, const std::vector<std::vector<uint8_t>>& parts) {

@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -36,6 +37,10 @@ class WriteError : public Error {
 void write_file_atomic(const std::string& path, const void* data, size_t size);
 // The same with the file's bytes in parts, written one after another.
 void write_file_atomic(const std::string& path, const std::vector<std::vector<uint8_t>>& parts);
+// The same with the bytes written by `write_to(fd)` as they are made (it
+// returns 0 or an errno, as write_all does). An exception from write_to
+// removes the temporary file and propagates: the target is left as it was.
+void write_file_atomic_with(const std::string& path, const std::function<int(int fd)>& write_to);
 
 // Checks that the directory that will hold `path` exists or can be created
 // and is writable, and that the file name fits in 255 bytes, before any

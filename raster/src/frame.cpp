@@ -209,18 +209,46 @@ uint64_t FrameRenderer::render_png(double clock, const std::vector<PngText>& tex
   return n;
 }
 
-uint64_t FrameRenderer::render_png(double clock, const std::vector<PngText>& texts,
-                                   std::vector<std::vector<uint8_t>>& parts) {
-  PngWriter writer(width_, height_, texts);
-  const uint64_t n = for_each_strip(*this, raster_, image_, clock, [&](int k, Image& rows) {
+namespace {
+
+// Draws the frame strip by strip into `writer`, each strip converted to
+// RGBA8 and added as its piece on the thread that drew it.
+uint64_t encode_strips(FrameRenderer& self, Rasterizer& raster, const Image& whole, double clock,
+                       const Effect& fx, PngWriter& writer) {
+  return for_each_strip(self, raster, whole, clock, [&](int k, Image& rows) {
     thread_local std::vector<uint8_t> px;
     reserve_prefaulted(px, static_cast<size_t>(rows.width) * 4 * static_cast<size_t>(rows.height));
     px.resize(static_cast<size_t>(rows.width) * 4 * static_cast<size_t>(rows.height));
-    encode_rgba8(rows, fx_.canvas.tonemap, fx_.canvas.alpha, px.data(), rows.y0,
+    encode_rgba8(rows, fx.canvas.tonemap, fx.canvas.alpha, px.data(), rows.y0,
                  rows.y0 + rows.height);
     writer.add_piece(k, px.data());
   });
+}
+
+}  // namespace
+
+uint64_t FrameRenderer::render_png(double clock, const std::vector<PngText>& texts,
+                                   std::vector<std::vector<uint8_t>>& parts) {
+  PngWriter writer(width_, height_, texts);
+  const uint64_t n = encode_strips(*this, raster_, image_, clock, fx_, writer);
   parts = writer.finish_parts();
+  return n;
+}
+
+uint64_t FrameRenderer::render_png(double clock, const std::vector<PngText>& texts,
+                                   const PngWriter::Sink& sink, int& write_error) {
+  write_error = 0;
+  if (png_mode() == PngMode::kSmall) {
+    std::vector<std::vector<uint8_t>> parts;
+    const uint64_t n = render_png(clock, texts, parts);
+    for (const auto& part : parts)
+      if (write_error == 0) write_error = sink(part.data(), part.size());
+    return n;
+  }
+  PngWriter writer(width_, height_, texts);
+  writer.stream_to(sink);
+  const uint64_t n = encode_strips(*this, raster_, image_, clock, fx_, writer);
+  write_error = writer.finish_stream();
   return n;
 }
 

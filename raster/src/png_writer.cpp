@@ -496,18 +496,18 @@ void PngWriter::add_piece(int k, const uint8_t* rgba) {
     reserve_prefaulted(p.bytes, scratch.size() + 12);
     put_chunk(p.bytes, "IDAT", scratch.data(), scratch.size());
   }
-  p.done = true;
+  if (!sink_) {
+    p.done = true;
+    return;
+  }
+  {
+    std::lock_guard<std::mutex> lock(stream_mutex_);
+    p.done = true;
+  }
+  write_ready();
 }
 
-std::vector<std::vector<uint8_t>> PngWriter::finish_parts() {
-  for (const Piece& p : pieces_)
-    if (!p.done) throw Error("PngWriter::finish: a piece of the image was never added");
-  std::vector<std::vector<uint8_t>> parts;
-  if (small_) {
-    parts.push_back(encode_png_adaptive(rgba_.data(), width_, height_, texts_));
-    std::vector<uint8_t>().swap(rgba_);
-    return parts;
-  }
+std::vector<uint8_t> PngWriter::head() const {
   std::vector<uint8_t> head = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
   std::vector<uint8_t> ihdr;
   put_be32(ihdr, static_cast<uint32_t>(width_));
@@ -525,22 +525,79 @@ std::vector<std::vector<uint8_t>> PngWriter::finish_parts() {
   // 32 KB window, no dictionary; 0x7801 % 31 == 0), then a chunk per piece.
   static constexpr uint8_t kZlibHeader[2] = {0x78, 0x01};
   put_chunk(head, "IDAT", kZlibHeader, 2);
-  parts.push_back(std::move(head));
+  return head;
+}
+
+std::vector<uint8_t> PngWriter::tail() const {
   uint32_t adler = 1;
-  for (Piece& p : pieces_) {
+  for (const Piece& p : pieces_)
     adler =
         static_cast<uint32_t>(adler32_combine(adler, p.adler, static_cast<z_off_t>(p.raw_size)));
-    parts.push_back(std::move(p.bytes));
-    p.done = false;
-  }
   // The final block: fixed codes (BFINAL 1, BTYPE 01) holding only the end
   // of block (seven 0 bits); then the Adler-32 of all the filtered rows.
   std::vector<uint8_t> end = {0x03, 0x00}, tail;
   put_be32(end, adler);
   put_chunk(tail, "IDAT", end.data(), end.size());
   put_chunk(tail, "IEND", nullptr, 0);
-  parts.push_back(std::move(tail));
+  return tail;
+}
+
+std::vector<std::vector<uint8_t>> PngWriter::finish_parts() {
+  if (sink_) throw Error("PngWriter::finish: the PNG is streamed (finish_stream)");
+  for (const Piece& p : pieces_)
+    if (!p.done) throw Error("PngWriter::finish: a piece of the image was never added");
+  std::vector<std::vector<uint8_t>> parts;
+  if (small_) {
+    parts.push_back(encode_png_adaptive(rgba_.data(), width_, height_, texts_));
+    std::vector<uint8_t>().swap(rgba_);
+    return parts;
+  }
+  parts.push_back(head());
+  for (Piece& p : pieces_) parts.push_back(std::move(p.bytes));
+  parts.push_back(tail());
+  for (Piece& p : pieces_) p.done = false;
   return parts;
+}
+
+void PngWriter::stream_to(Sink sink) {
+  if (small_) throw Error("PngWriter: --png small is encoded whole, not streamed");
+  sink_ = std::move(sink);
+  const std::vector<uint8_t> h = head();
+  stream_error_ = sink_(h.data(), h.size());
+}
+
+void PngWriter::write_ready() {
+  std::unique_lock<std::mutex> lock(stream_mutex_);
+  if (writing_) return;  // the writing thread will find this piece ready
+  writing_ = true;
+  while (next_ < pieces_.size() && pieces_[next_].done) {
+    Piece& p = pieces_[next_];
+    int err = stream_error_;
+    // Written outside the lock, so that other threads can mark their
+    // pieces done meanwhile; only this thread (writing_) touches p.bytes
+    // and stream_error_ now.
+    lock.unlock();
+    if (err == 0) err = sink_(p.bytes.data(), p.bytes.size());
+    std::vector<uint8_t>().swap(p.bytes);
+    lock.lock();
+    stream_error_ = err;
+    ++next_;
+  }
+  writing_ = false;
+}
+
+int PngWriter::finish_stream() {
+  if (!sink_) throw Error("PngWriter::finish_stream: the PNG is not streamed (stream_to)");
+  for (const Piece& p : pieces_)
+    if (!p.done) throw Error("PngWriter::finish: a piece of the image was never added");
+  write_ready();  // nothing left when every add_piece has returned; cheap to be sure
+  if (next_ != pieces_.size()) throw Error("PngWriter::finish_stream: pieces left unwritten");
+  if (stream_error_ == 0) {
+    const std::vector<uint8_t> t = tail();
+    stream_error_ = sink_(t.data(), t.size());
+  }
+  sink_ = nullptr;
+  return stream_error_;
 }
 
 std::vector<uint8_t> PngWriter::finish() {

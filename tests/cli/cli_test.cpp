@@ -2135,6 +2135,11 @@ TEST_CASE("a frame's work is estimated before drawing and refused over the limit
                                    "render " + kConfigs + "/sparks.toml --time 1 -o s.png", d);
   CHECK(small.code == 2);
   CHECK_THAT(small.err, Catch::Contains("more than the work limit of 10;"));
+  // The PNG is written while it is drawn (streamed): a frame refused once
+  // its temporary file is open leaves neither it nor the target behind.
+  CHECK_FALSE(fs::exists(d / "s.png"));
+  for (const auto& entry : fs::directory_iterator(d))
+    CHECK(entry.path().filename().string().find(".tmp.") == std::string::npos);
   const Run bad = run_spritz_env("SPRITZ_WORK_LIMIT=-3", "render heavy.toml --time 1 -o h.png", d);
   CHECK(bad.code == 2);
   CHECK_THAT(bad.err, Catch::Contains("SPRITZ_WORK_LIMIT must be a whole number of particle "

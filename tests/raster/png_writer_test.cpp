@@ -189,6 +189,50 @@ TEST_CASE("a frame encoded strip by strip is the whole frame's PNG", "[png]") {
       CHECK(png == encode_png(whole.data(), w, h, {{"t", "x"}}));
       if (reference.empty()) reference = png;
       CHECK(png == reference);
+      // Streamed to a sink as the strips finish: the same bytes, in order,
+      // each write a whole part (head, a piece's chunk, tail).
+      std::vector<uint8_t> streamed;
+      int writes = 0, err = -1;
+      CHECK(r.render_png(
+                1.25, {{"t", "x"}},
+                [&](const uint8_t* data, size_t size) {
+                  streamed.insert(streamed.end(), data, data + size);
+                  ++writes;
+                  return 0;
+                },
+                err) == alive);
+      CHECK(err == 0);
+      CHECK(streamed == png);
+      CHECK(writes == (h + kPngPieceRows - 1) / kPngPieceRows + 2);
     }
   }
+}
+
+TEST_CASE("a streamed PNG stops writing at the sink's first error and reports it", "[png]") {
+  FastMode fast;
+  const int w = 64, h = 200;
+  const std::vector<uint8_t> px = test_image(w, h, 3);
+  PngWriter writer(w, h);
+  std::vector<uint8_t> out;
+  int calls = 0;
+  writer.stream_to([&](const uint8_t* data, size_t size) {
+    ++calls;
+    if (calls == 3) return 28;  // ENOSPC on the second piece
+    out.insert(out.end(), data, data + size);
+    return 0;
+  });
+  CHECK_THROWS_WITH(writer.finish(), Catch::Contains("streamed"));
+  std::vector<std::thread> threads;
+  for (int k = writer.pieces() - 1; k >= 0; --k)
+    threads.emplace_back([&, k] {
+      writer.add_piece(k, px.data() + static_cast<size_t>(k) * kPngPieceRows * w * 4);
+    });
+  for (std::thread& t : threads) t.join();
+  CHECK(writer.finish_stream() == 28);
+  CHECK(calls == 3);  // head, piece 0, the failing piece 1; nothing after
+
+  FastMode small(PngMode::kSmall);
+  PngWriter whole(w, h);
+  CHECK_THROWS_WITH(whole.stream_to([](const uint8_t*, size_t) { return 0; }),
+                    Catch::Contains("not streamed"));
 }

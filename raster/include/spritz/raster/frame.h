@@ -83,6 +83,13 @@ class FrameRenderer {
   // without joining them).
   uint64_t render_png(double clock, const std::vector<PngText>& texts,
                       std::vector<std::vector<uint8_t>>& parts);
+  // The same bytes into `sink` in file order, each piece written as soon as
+  // it and those before it are encoded, by the strips' threads while the
+  // others still draw (PngWriter::stream_to): no whole PNG is held. In
+  // --png small mode the whole PNG is encoded first, then written.
+  // `write_error` receives the sink's first error (0: none).
+  uint64_t render_png(double clock, const std::vector<PngText>& texts, const PngWriter::Sink& sink,
+                      int& write_error);
   // The same frame as RGBA8 rows in `rgba` (encode()'s pixels), strip by strip.
   uint64_t render_rgba8(double clock, std::vector<uint8_t>& rgba);
 

@@ -21,6 +21,8 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <mutex>
 #include <vector>
 
 #include "spritz/raster/png.h"
@@ -52,7 +54,21 @@ class PngWriter {
   // joining them in memory first.
   std::vector<std::vector<uint8_t>> finish_parts();
 
+  // Streams the same bytes instead: from here on (before any piece is
+  // added) the head, then each piece as soon as it and every piece before
+  // it are done, go to `sink` in file order, on whichever adding thread
+  // completes the run, while other pieces are still being compressed; a
+  // piece's bytes are freed once written. finish_stream() writes the tail.
+  // `sink` returns 0 or an errno; after an error nothing more is written and
+  // finish_stream() returns it. The fast mode only (kSmall keeps finish()).
+  using Sink = std::function<int(const uint8_t* data, size_t size)>;
+  void stream_to(Sink sink);
+  int finish_stream();
+
  private:
+  void write_ready();  // the stream's writer: pieces in order while ready
+  std::vector<uint8_t> head() const;
+  std::vector<uint8_t> tail() const;
   struct Piece {
     std::vector<uint8_t> bytes;  // kFast: its IDAT chunk
     uint32_t adler = 1;          // Adler-32 of the piece's filtered rows
@@ -64,6 +80,13 @@ class PngWriter {
   std::vector<PngText> texts_;
   std::vector<Piece> pieces_;
   std::vector<uint8_t> rgba_;  // kSmall: the image's RGBA8 rows
+  // Streaming (stream_to): the next piece to write, whether a thread is
+  // writing, and the first error.
+  Sink sink_;
+  std::mutex stream_mutex_;
+  size_t next_ = 0;
+  bool writing_ = false;
+  int stream_error_ = 0;
 };
 
 // The parts of finish_parts() as one file's bytes.
