@@ -335,7 +335,7 @@ int run_atlas(const AtlasArgs& args) {
   std::vector<std::optional<TextureSet>> textures(effects.size());
   auto textures_for = [&](size_t e) {
     std::lock_guard<std::mutex> lock(texture_mutex);
-    if (!textures[e]) textures[e] = effect_textures(effects[e], view.scale);
+    if (!textures[e]) textures[e] = effect_textures(effects[e], view.scale, threads);
     return *textures[e];
   };
   SheetBuilder builder(layout);

@@ -346,7 +346,7 @@ int run_check(const CheckArgs& args) {
     const int threads = thread_count(args.threads);
     const FramePlan plan = plan_frames(threads, times.size(), w, h, max_alive(fx),
                                        fx.canvas.blur_samples > 1, bytes_per_particle(fx));
-    const TextureSet textures = effect_textures(fx, canvas_view(fx.canvas, w, h).scale);
+    const TextureSet textures = effect_textures(fx, canvas_view(fx.canvas, w, h).scale, threads);
     std::vector<std::unique_ptr<FrameRenderer>> renderers(static_cast<size_t>(plan.workers));
     const std::function<CheckFrame(uint64_t, int)> render = [&](uint64_t i, int worker) {
       std::unique_ptr<FrameRenderer>& r = renderers[static_cast<size_t>(worker)];

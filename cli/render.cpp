@@ -103,7 +103,8 @@ FrameRenderer& worker_renderer(const FrameContext& ctx, std::unique_ptr<FrameRen
     std::lock_guard<std::mutex> lock(ctx.texture_mutex);
     if (!ctx.textures)
       ctx.textures =
-          effect_textures(ctx.fx, canvas_view(ctx.fx.canvas, ctx.job.width, ctx.job.height).scale);
+          effect_textures(ctx.fx, canvas_view(ctx.fx.canvas, ctx.job.width, ctx.job.height).scale,
+                          ctx.job.plan.workers * ctx.job.plan.raster_threads);
     shared = *ctx.textures;
   }
   renderer = std::make_unique<FrameRenderer>(ctx.fx, ctx.job.width, ctx.job.height,

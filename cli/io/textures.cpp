@@ -47,8 +47,8 @@ const TextureBytes& texture_files(const Effect& fx) {
   return files;
 }
 
-TextureSet effect_textures(const Effect& fx, double px_per_design_px) {
-  return load_textures(fx, px_per_design_px, texture_files(fx), texture_limits());
+TextureSet effect_textures(const Effect& fx, double px_per_design_px, int threads) {
+  return load_textures(fx, px_per_design_px, texture_files(fx), texture_limits(), threads);
 }
 
 }  // namespace spritz

@@ -25,6 +25,7 @@ void forget_texture_files();
 void provide_texture(const std::string& path, std::vector<unsigned char> bytes);
 
 // load_textures() with this run's texture bytes.
-TextureSet effect_textures(const Effect& fx, double px_per_design_px);
+// `threads`: built on up to that many threads (the same textures for any).
+TextureSet effect_textures(const Effect& fx, double px_per_design_px, int threads = 1);
 
 }  // namespace spritz

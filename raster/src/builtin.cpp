@@ -128,7 +128,7 @@ const std::vector<std::string_view>& builtin_texture_names() {
   return names;
 }
 
-Texture builtin_texture(std::string_view name, int cell_px, int cols, int rows) {
+Texture builtin_texture(std::string_view name, int cell_px, int cols, int rows, int threads) {
   const Builtin* found = nullptr;
   for (const Builtin& b : kBuiltins)
     if (b.name == name) found = &b;
@@ -144,19 +144,23 @@ Texture builtin_texture(std::string_view name, int cell_px, int cols, int rows) 
   // Each cell is shaded straight into its own full-size level: no image of
   // the whole flipbook (16 MB for smoke's 16 cells of 256 px) is made and
   // copied first.
-  return texture_from_cells(n, n, cols, rows, [&](int frame, float* rgba) {
-    const double t = found->animated ? (frame + 0.5) / frames : 0.0;
-    for (int j = 0; j < n; ++j) {
-      const double y = (j + 0.5) / n * 2 - 1;
-      for (int i = 0; i < n; ++i) {
-        const double x = (i + 0.5) / n * 2 - 1;
-        const double a = found->shader ? found->shader(x, y, t) : disc(x, y, t, n);
-        float* p =
-            rgba + (static_cast<size_t>(j) * static_cast<size_t>(n) + static_cast<size_t>(i)) * 4;
-        p[0] = p[1] = p[2] = p[3] = static_cast<float>(a);  // white, premultiplied
-      }
-    }
-  });
+  return texture_from_cells(
+      n, n, cols, rows,
+      [&](int frame, float* rgba) {
+        const double t = found->animated ? (frame + 0.5) / frames : 0.0;
+        for (int j = 0; j < n; ++j) {
+          const double y = (j + 0.5) / n * 2 - 1;
+          for (int i = 0; i < n; ++i) {
+            const double x = (i + 0.5) / n * 2 - 1;
+            const double a = found->shader ? found->shader(x, y, t) : disc(x, y, t, n);
+            float* p =
+                rgba +
+                (static_cast<size_t>(j) * static_cast<size_t>(n) + static_cast<size_t>(i)) * 4;
+            p[0] = p[1] = p[2] = p[3] = static_cast<float>(a);  // white, premultiplied
+          }
+        }
+      },
+      threads);
 }
 
 }  // namespace spritz

@@ -3,13 +3,18 @@
 #include <stb_image.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstdio>
+#include <exception>
 #include <fstream>
 #include <limits>
 #include <map>
+#include <mutex>
 #include <new>
 #include <set>
+#include <system_error>
+#include <thread>
 #include <tuple>
 #include <vector>
 
@@ -154,21 +159,43 @@ void build_cell(TextureCell& cell, MipLevel base) {
 
 // Cuts an image into the texture's cells and builds each one's mip chain:
 // `fill(base, x0, y0)` writes the cell's full-size texels (linear,
-// premultiplied) from the image's pixels at (x0, y0) onward.
+// premultiplied) from the image's pixels at (x0, y0) onward. Cells are
+// built on up to `threads` threads at once (fill must allow that); each
+// cell is a function of its own texels, so the texture is the same for any
+// count. The first error of any cell is rethrown.
 template <typename Fill>
-void build_cells(Texture& tex, Fill fill) {
-  for (int cy = 0; cy < tex.rows; ++cy) {
-    for (int cx = 0; cx < tex.cols; ++cx) {
-      MipLevel base;
-      base.width = tex.cell_width;
-      base.height = tex.cell_height;
-      reserve_prefaulted(base.rgba,
-                         static_cast<size_t>(base.width) * static_cast<size_t>(base.height) * 4);
-      base.rgba.resize(static_cast<size_t>(base.width) * static_cast<size_t>(base.height) * 4);
-      fill(base, cx * tex.cell_width, cy * tex.cell_height);
-      build_cell(tex.cells[static_cast<size_t>(cy * tex.cols + cx)], std::move(base));
+void build_cells(Texture& tex, Fill fill, int threads) {
+  const int n = tex.cols * tex.rows;
+  std::atomic<int> next{0};
+  std::mutex mutex;
+  std::exception_ptr failed;
+  const auto work = [&] {
+    for (int i; (i = next++) < n;) {
+      try {
+        MipLevel base;
+        base.width = tex.cell_width;
+        base.height = tex.cell_height;
+        reserve_prefaulted(base.rgba,
+                           static_cast<size_t>(base.width) * static_cast<size_t>(base.height) * 4);
+        base.rgba.resize(static_cast<size_t>(base.width) * static_cast<size_t>(base.height) * 4);
+        fill(base, i % tex.cols * tex.cell_width, i / tex.cols * tex.cell_height);
+        build_cell(tex.cells[static_cast<size_t>(i)], std::move(base));
+      } catch (...) {
+        std::lock_guard<std::mutex> lock(mutex);
+        if (!failed) failed = std::current_exception();
+        next = n;  // no more cells
+      }
     }
+  };
+  std::vector<std::thread> helpers;
+  try {
+    for (int t = 1; t < std::min(threads, n); ++t) helpers.emplace_back(work);
+  } catch (const std::system_error&) {
+    // No more threads to be had: the ones running and this one do it all.
   }
+  work();
+  for (std::thread& t : helpers) t.join();
+  if (failed) std::rethrow_exception(failed);
 }
 
 }  // namespace
@@ -176,24 +203,30 @@ void build_cells(Texture& tex, Fill fill) {
 Texture texture_from_linear(int width, int height, const std::vector<float>& rgba, int cols,
                             int rows) {
   Texture tex = empty_texture(width, height, cols, rows);
-  build_cells(tex, [&](MipLevel& base, int x0, int y0) {
-    for (int y = 0; y < base.height; ++y) {
-      const float* src = &rgba[(static_cast<size_t>(y0 + y) * static_cast<size_t>(width) +
-                                static_cast<size_t>(x0)) *
-                               4];
-      std::copy(src, src + base.width * 4,
-                base.rgba.begin() + static_cast<ptrdiff_t>(y) * base.width * 4);
-    }
-  });
+  build_cells(
+      tex,
+      [&](MipLevel& base, int x0, int y0) {
+        for (int y = 0; y < base.height; ++y) {
+          const float* src = &rgba[(static_cast<size_t>(y0 + y) * static_cast<size_t>(width) +
+                                    static_cast<size_t>(x0)) *
+                                   4];
+          std::copy(src, src + base.width * 4,
+                    base.rgba.begin() + static_cast<ptrdiff_t>(y) * base.width * 4);
+        }
+      },
+      1);
   return tex;
 }
 
 Texture texture_from_cells(int cell_width, int cell_height, int cols, int rows,
-                           const std::function<void(int cell, float* rgba)>& fill) {
+                           const std::function<void(int cell, float* rgba)>& fill, int threads) {
   Texture tex = empty_texture(cell_width * cols, cell_height * rows, cols, rows);
-  build_cells(tex, [&](MipLevel& base, int x0, int y0) {
-    fill(y0 / cell_height * cols + x0 / cell_width, base.rgba.data());
-  });
+  build_cells(
+      tex,
+      [&](MipLevel& base, int x0, int y0) {
+        fill(y0 / cell_height * cols + x0 / cell_width, base.rgba.data());
+      },
+      threads);
   return tex;
 }
 
@@ -239,7 +272,8 @@ void check_texture_memory(uint64_t need, uint64_t already, const std::string& wh
 }  // namespace
 
 Texture texture_from_encoded(const std::vector<unsigned char>& bytes, const std::string& name,
-                             int cols, int rows, const TextureLimits& limits, bool srgb_values) {
+                             int cols, int rows, const TextureLimits& limits, bool srgb_values,
+                             int threads) {
   if (bytes.size() > static_cast<size_t>(std::numeric_limits<int>::max()))
     throw Error("texture " + name + " is too large");
   // The chunk structure and declared size first: stb would allocate what a
@@ -271,26 +305,29 @@ Texture texture_from_encoded(const std::vector<unsigned char>& bytes, const std:
   float lut[256];
   for (int i = 0; i < 256; ++i)
     lut[i] = static_cast<float>(srgb_values ? i / 255.0 : srgb_to_linear(i / 255.0));
-  build_cells(tex, [&](MipLevel& base, int x0, int y0) {
-    float* out = base.rgba.data();
-    for (int y = 0; y < base.height; ++y) {
-      const unsigned char* in =
-          px.get() +
-          (static_cast<size_t>(y0 + y) * static_cast<size_t>(w) + static_cast<size_t>(x0)) * 4;
-      for (int x = 0; x < base.width; ++x, in += 4, out += 4) {
-        const float a = in[3] / 255.0f;
-        out[0] = lut[in[0]] * a;
-        out[1] = lut[in[1]] * a;
-        out[2] = lut[in[2]] * a;
-        out[3] = a;
-      }
-    }
-  });
+  build_cells(
+      tex,
+      [&](MipLevel& base, int x0, int y0) {
+        float* out = base.rgba.data();
+        for (int y = 0; y < base.height; ++y) {
+          const unsigned char* in =
+              px.get() +
+              (static_cast<size_t>(y0 + y) * static_cast<size_t>(w) + static_cast<size_t>(x0)) * 4;
+          for (int x = 0; x < base.width; ++x, in += 4, out += 4) {
+            const float a = in[3] / 255.0f;
+            out[0] = lut[in[0]] * a;
+            out[1] = lut[in[1]] * a;
+            out[2] = lut[in[2]] * a;
+            out[3] = a;
+          }
+        }
+      },
+      threads);
   return tex;
 }
 
 TextureSet load_textures(const Effect& fx, double px_per_design_px, const TextureBytes& files,
-                         const TextureLimits& limits) {
+                         const TextureLimits& limits, int threads) {
   TextureSet set(fx.emitters.size());
   using Key = std::tuple<std::string, int, int, int>;
   // Each enabled emitter's texture: its label, layout and built-in resolution.
@@ -337,9 +374,9 @@ TextureSet load_textures(const Effect& fx, double px_per_design_px, const Textur
     if (it == cache.end()) {
       try {
         auto tex = std::make_shared<const Texture>(
-            builtin ? builtin_texture(em.texture.name, res, cols, rows)
+            builtin ? builtin_texture(em.texture.name, res, cols, rows, threads)
                     : texture_from_encoded(texture_file(files, em.texture.path), em.texture.path,
-                                           cols, rows, limits, em.blend_srgb));
+                                           cols, rows, limits, em.blend_srgb, threads));
         it = cache.emplace(key, std::move(tex)).first;
       } catch (const Error& e) {
         throw Error(em.texture_loc, e.what());

@@ -272,3 +272,37 @@ TEST_CASE("textures are held to a memory limit before they are decoded", "[textu
   limits.memory_bytes = 2 * one;
   CHECK(load_textures(files, 1.0, bytes, limits).size() == 2);
 }
+
+TEST_CASE("textures built on several threads are the textures built on one", "[texture]") {
+  const auto same = [](const Texture& a, const Texture& b) {
+    REQUIRE(a.cells.size() == b.cells.size());
+    for (size_t c = 0; c < a.cells.size(); ++c) {
+      REQUIRE(a.cells[c].levels.size() == b.cells[c].levels.size());
+      for (int k = 0; k < 4; ++k) CHECK(a.cells[c].mean[k] == b.cells[c].mean[k]);
+      for (size_t l = 0; l < a.cells[c].levels.size(); ++l) {
+        CHECK(a.cells[c].levels[l].padded == b.cells[c].levels[l].padded);
+        CHECK(a.cells[c].levels[l].padded_down == b.cells[c].levels[l].padded_down);
+      }
+    }
+  };
+  // An animated built-in (every cell differs) and a decoded flipbook.
+  const Texture one = builtin_texture("smoke", 32, 4, 4, 1);
+  for (int threads : {2, 3, 16, 64}) {
+    CAPTURE(threads);
+    same(one, builtin_texture("smoke", 32, 4, 4, threads));
+  }
+  std::vector<uint8_t> px(24 * 16 * 4);
+  for (size_t i = 0; i < px.size(); ++i) px[i] = static_cast<uint8_t>(i * 37 % 251);
+  const std::vector<uint8_t> png = encode_png(px.data(), 24, 16);
+  same(texture_from_encoded(png, "sheet.png", 3, 2, {}, false, 1),
+       texture_from_encoded(png, "sheet.png", 3, 2, {}, false, 3));
+  // A cell that fails fails the texture, whatever thread built it.
+  CHECK_THROWS_WITH(texture_from_cells(
+                        4, 4, 2, 2,
+                        [](int cell, float* rgba) {
+                          if (cell == 3) throw Error("cell 3 failed");
+                          std::fill(rgba, rgba + 64, 0.5f);
+                        },
+                        2),
+                    Catch::Contains("cell 3 failed"));
+}

@@ -67,8 +67,10 @@ Texture texture_from_linear(int width, int height, const std::vector<float>& rgb
 // The same from each cell's texels written in place: fill(cell, rgba) writes
 // cell `cell` (0-based, left to right, top to bottom) as cell_width x
 // cell_height linear premultiplied texels, with no whole image in between.
+// Cells are built on up to `threads` threads (fill must allow that); the
+// texture is the same for any count.
 Texture texture_from_cells(int cell_width, int cell_height, int cols, int rows,
-                           const std::function<void(int cell, float* rgba)>& fill);
+                           const std::function<void(int cell, float* rgba)>& fill, int threads = 1);
 
 // The memory a width x height texture cut into cols x rows cells takes at its
 // peak, in bytes: every cell's mip levels (two padded float copies of each),
@@ -92,15 +94,16 @@ struct TextureLimits {
 // more than limits.memory_bytes (texture_memory).
 // `srgb_values`: keep the texels' stored sRGB values instead of converting
 // them to linear light (canvas.blend = "srgb").
+// `threads`: the cells' mip chains are built on up to that many threads.
 Texture texture_from_encoded(const std::vector<unsigned char>& bytes, const std::string& name,
                              int cols, int rows, const TextureLimits& limits = {},
-                             bool srgb_values = false);
+                             bool srgb_values = false, int threads = 1);
 
 // "builtin:disc", "builtin:soft", "builtin:spark", "builtin:ring",
 // "builtin:star", "builtin:solid" and the animated flipbooks "builtin:smoke"
 // and "builtin:sparkle", generated at `cell_px` per cell. An animated built-in
 // fills every cell of the layout with successive frames; a still one repeats.
-Texture builtin_texture(std::string_view name, int cell_px, int cols, int rows);
+Texture builtin_texture(std::string_view name, int cell_px, int cols, int rows, int threads = 1);
 const std::vector<std::string_view>& builtin_texture_names();
 
 // The encoded bytes of an effect's texture files, by TextureRef::path. The
@@ -115,7 +118,9 @@ using TextureBytes = std::map<std::string, std::vector<unsigned char>>;
 // texture key (file:line:col) and the path. The textures together are held
 // to `limits` before any is decoded or generated.
 using TextureSet = std::vector<std::shared_ptr<const Texture>>;
+// `threads`: each texture's cells are generated or cut and mipped on up
+// to that many threads at once (the same textures for any count).
 TextureSet load_textures(const Effect& fx, double px_per_design_px, const TextureBytes& files = {},
-                         const TextureLimits& limits = {});
+                         const TextureLimits& limits = {}, int threads = 1);
 
 }  // namespace spritz
