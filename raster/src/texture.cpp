@@ -21,6 +21,7 @@
 #include "spritz/color.h"
 #include "spritz/error.h"
 #include "spritz/prefault.h"
+#include "spritz/raster/image.h"
 #include "spritz/raster/png.h"
 
 namespace spritz {
@@ -85,7 +86,32 @@ int builtin_cell_px(const Emitter& em, double px_per_design_px) {
 
 }  // namespace
 
-void MipLevel::pad() {
+TexelArena::TexelArena(size_t bytes) {
+  if (bytes == 0 || bytes > std::numeric_limits<size_t>::max() - 64) return;
+  // allocate_frame_bytes: 2 MiB pages where Linux offers them, populated;
+  // 64 bytes more, so the block can start on a cache line.
+  raw_ = static_cast<char*>(allocate_frame_bytes(bytes + 64));
+  base_ = raw_ + (64 - reinterpret_cast<uintptr_t>(raw_) % 64) % 64;
+  size_ = bytes;
+}
+
+TexelArena::~TexelArena() {
+  if (raw_) free_frame_bytes(raw_, size_ + 64);
+}
+
+void* TexelArena::take(size_t bytes) noexcept {
+  const size_t rounded = (bytes + 63) & ~size_t{63};
+  if (rounded < bytes) return nullptr;
+  size_t at = used_.load(std::memory_order_relaxed);
+  do {
+    if (rounded > size_ - at || at > size_) return nullptr;
+  } while (!used_.compare_exchange_weak(at, at + rounded, std::memory_order_relaxed));
+  return base_ + at;
+}
+
+void MipLevel::pad(TexelArena* arena) {
+  padded = TexelVector(TexelAllocator<float>(arena));
+  padded_down = TexelVector(TexelAllocator<float>(arena));
   padded_stride = (width + 2) * 4;
   reserve_prefaulted(padded, static_cast<size_t>(padded_stride) * static_cast<size_t>(height + 2));
   padded.assign(static_cast<size_t>(padded_stride) * static_cast<size_t>(height + 2), 0.0f);
@@ -131,7 +157,7 @@ Texture empty_texture(int width, int height, int cols, int rows) {
 // and its unpadded texels released, as soon as the next level has been
 // averaged from them, so at most two unpadded levels live at once: a large
 // texture peaks near its final size instead of well above it.
-void build_cell(TextureCell& cell, MipLevel base) {
+void build_cell(TextureCell& cell, MipLevel base, TexelArena* arena) {
   double sum[4] = {0, 0, 0, 0};
   for (size_t i = 0; i < base.rgba.size(); i += 4)
     for (size_t c = 0; c < 4; ++c) sum[c] += base.rgba[i + c];
@@ -151,7 +177,7 @@ void build_cell(TextureCell& cell, MipLevel base) {
     MipLevel next;
     if (more) next = downsample(last, std::max(1, last.width / 2), std::max(1, last.height / 2));
     // The padded copies are all that drawing reads (pad releases rgba).
-    last.pad();
+    last.pad(arena);
     if (!more) break;
     cell.levels.push_back(std::move(next));
   }
@@ -163,9 +189,24 @@ void build_cell(TextureCell& cell, MipLevel base) {
 // built on up to `threads` threads at once (fill must allow that); each
 // cell is a function of its own texels, so the texture is the same for any
 // count. The first error of any cell is rethrown.
+// The bytes of one cell's padded levels (padded and padded_down of each), as
+// TexelArena::take rounds them.
+size_t padded_cell_bytes(int w, int h) {
+  size_t bytes = 0;
+  for (;; w = std::max(1, w / 2), h = std::max(1, h / 2)) {
+    const size_t level =
+        static_cast<size_t>(w + 2) * static_cast<size_t>(h + 2) * 4 * sizeof(float);
+    bytes += 2 * ((level + 63) & ~size_t{63});
+    if (w == 1 && h == 1) break;
+  }
+  return bytes;
+}
+
 template <typename Fill>
 void build_cells(Texture& tex, Fill fill, int threads) {
   const int n = tex.cols * tex.rows;
+  tex.arena = std::make_shared<TexelArena>(padded_cell_bytes(tex.cell_width, tex.cell_height) *
+                                           static_cast<size_t>(n));
   std::atomic<int> next{0};
   std::mutex mutex;
   std::exception_ptr failed;
@@ -179,7 +220,7 @@ void build_cells(Texture& tex, Fill fill, int threads) {
                            static_cast<size_t>(base.width) * static_cast<size_t>(base.height) * 4);
         base.rgba.resize(static_cast<size_t>(base.width) * static_cast<size_t>(base.height) * 4);
         fill(base, i % tex.cols * tex.cell_width, i / tex.cols * tex.cell_height);
-        build_cell(tex.cells[static_cast<size_t>(i)], std::move(base));
+        build_cell(tex.cells[static_cast<size_t>(i)], std::move(base), tex.arena.get());
       } catch (...) {
         std::lock_guard<std::mutex> lock(mutex);
         if (!failed) failed = std::current_exception();

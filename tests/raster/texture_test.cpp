@@ -306,3 +306,32 @@ TEST_CASE("textures built on several threads are the textures built on one", "[t
                         2),
                     Catch::Contains("cell 3 failed"));
 }
+
+TEST_CASE("a texture's levels live in its one block, and copies and overflow on the heap",
+          "[texture]") {
+  const Texture t = builtin_texture("smoke", 32, 2, 2, 2);
+  REQUIRE(t.arena);
+  for (const TextureCell& c : t.cells)
+    for (const MipLevel& m : c.levels) {
+      CHECK(t.arena->owns(m.padded.data()));
+      CHECK(t.arena->owns(m.padded_down.data()));
+      CHECK(reinterpret_cast<uintptr_t>(m.padded.data()) % 64 == 0);
+    }
+  // A copy does not lean on the original's block: it outlives it.
+  Texture copy;
+  {
+    const Texture original = builtin_texture("smoke", 32, 2, 2, 1);
+    copy = original;
+    CHECK_FALSE(original.arena->owns(copy.cells[0].levels[0].padded.data()));
+  }
+  CHECK(copy.cells[3].levels[0].padded == t.cells[3].levels[0].padded);
+  // A full block hands out nothing more; the allocator then uses the heap.
+  TexelArena small(256);
+  CHECK(small.take(100) != nullptr);
+  CHECK(small.take(128) != nullptr);
+  CHECK(small.take(1) == nullptr);
+  TexelVector v{TexelAllocator<float>(&small)};
+  v.assign(1000, 1.0f);
+  CHECK_FALSE(small.owns(v.data()));
+  CHECK(v[999] == 1.0f);
+}

@@ -4,17 +4,74 @@
 // frame and thread.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <functional>
 #include <map>
 #include <memory>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 #include "spritz/effect.h"
 
 namespace spritz {
+
+// One block that holds every padded level of a texture (texture.cpp sizes it
+// from the cells' dimensions). Writing fresh memory costs a fault per 4 KiB
+// page, and on a virtual machine more (docs/performance.md, "Start-up and
+// fresh memory"): one block on 2 MiB pages, populated in one call, takes
+// smoke's 45 MB of mip levels in a few milliseconds instead of about 60.
+// Levels take their room from it from any thread; a level that does not
+// fit, or a copy of a texture, uses the heap.
+class TexelArena {
+ public:
+  explicit TexelArena(size_t bytes);
+  ~TexelArena();
+  TexelArena(const TexelArena&) = delete;
+  TexelArena& operator=(const TexelArena&) = delete;
+  // `bytes` of the block, 64-byte aligned; nullptr when it is full.
+  void* take(size_t bytes) noexcept;
+  bool owns(const void* p) const noexcept {
+    return static_cast<const char*>(p) >= base_ && static_cast<const char*>(p) < base_ + size_;
+  }
+
+ private:
+  char* raw_ = nullptr;   // as allocated
+  char* base_ = nullptr;  // raw_ rounded up to 64 bytes
+  size_t size_ = 0;
+  std::atomic<size_t> used_{0};
+};
+
+// A vector allocator that takes from a TexelArena when it has one (and
+// room), from the heap otherwise; freeing arena memory is left to the arena.
+template <typename T>
+struct TexelAllocator {
+  using value_type = T;
+  using propagate_on_container_move_assignment = std::true_type;
+  using propagate_on_container_swap = std::true_type;
+  TexelArena* arena = nullptr;
+  TexelAllocator() = default;
+  explicit TexelAllocator(TexelArena* a) noexcept : arena(a) {}
+  template <typename U>
+  TexelAllocator(const TexelAllocator<U>& other) noexcept : arena(other.arena) {}
+  T* allocate(size_t n) {
+    if (arena)
+      if (void* p = arena->take(n * sizeof(T))) return static_cast<T*>(p);
+    return static_cast<T*>(::operator new(n * sizeof(T)));
+  }
+  void deallocate(T* p, size_t) noexcept {
+    if (!(arena && arena->owns(p))) ::operator delete(p);
+  }
+  // A copy lives on the heap: it must not depend on the original's block.
+  TexelAllocator select_on_container_copy_construction() const { return {}; }
+  friend bool operator==(const TexelAllocator& a, const TexelAllocator& b) {
+    return a.arena == b.arena;
+  }
+  friend bool operator!=(const TexelAllocator& a, const TexelAllocator& b) { return !(a == b); }
+};
+using TexelVector = std::vector<float, TexelAllocator<float>>;
 
 struct MipLevel {
   int width = 0, height = 0;
@@ -24,13 +81,13 @@ struct MipLevel {
   // The same texels with a one-texel border that repeats the edge, so a
   // bilinear tap needs no clamping: (width + 2) x (height + 2), row stride
   // padded_stride floats. Filled by pad(), which then releases rgba.
-  std::vector<float> padded;
+  TexelVector padded;
   // padded_down[i] = padded[i + padded_stride] - padded[i]: the step to the
   // texel below, computed once in float. The AVX2 and portable kernels load
   // it instead of the lower row and save a subtraction per tap pair; the
   // difference is the same float the reference computes, so the bytes do
   // not change. The last padded row has no row below and holds zeros.
-  std::vector<float> padded_down;
+  TexelVector padded_down;
   int padded_stride = 0;
   // Texel (x, y) for x in [-1, width], y in [-1, height] (edge-clamped).
   const float* padded_at(int x, int y) const {
@@ -41,7 +98,9 @@ struct MipLevel {
   const float* padded_down_at(int x, int y) const {
     return padded_down.data() + static_cast<ptrdiff_t>(y + 1) * padded_stride + (x + 1) * 4;
   }
-  void pad();
+  // Fills padded and padded_down from rgba (taking their room from `arena`
+  // when given), then releases rgba.
+  void pad(TexelArena* arena = nullptr);
 };
 
 struct TextureCell {
@@ -50,6 +109,8 @@ struct TextureCell {
 };
 
 struct Texture {
+  // Where the cells' padded levels live; declared first, so it goes last.
+  std::shared_ptr<TexelArena> arena;
   int cols = 1, rows = 1;
   int cell_width = 0, cell_height = 0;
   std::vector<TextureCell> cells;  // cols * rows, left to right, top to bottom
