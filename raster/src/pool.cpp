@@ -52,6 +52,14 @@ void ThreadPool::drain(int self) {
 }
 
 void ThreadPool::run(int tasks, const std::function<void(int)>& fn) {
+  start(tasks, fn, false);
+}
+
+void ThreadPool::run_in_order(int tasks, const std::function<void(int)>& fn) {
+  start(tasks, fn, true);
+}
+
+void ThreadPool::start(int tasks, const std::function<void(int)>& fn, bool in_order) {
   if (tasks <= 0) return;
   if (workers_.empty() || tasks == 1) {
     for (int k = 0; k < tasks; ++k) fn(k);
@@ -62,10 +70,12 @@ void ThreadPool::run(int tasks, const std::function<void(int)>& fn) {
     fn_ = &fn;
     const int n = static_cast<int>(ranges_.size());
     for (int t = 0; t < n; ++t) {
-      ranges_[static_cast<size_t>(t)].next.store(
-          static_cast<int>(static_cast<int64_t>(tasks) * t / n));
-      ranges_[static_cast<size_t>(t)].end =
-          static_cast<int>(static_cast<int64_t>(tasks) * (t + 1) / n);
+      // In order: the first range holds every task and the others none, so
+      // every thread takes from the one counter (drain visits range 0 too).
+      const int64_t from = in_order ? (t == 0 ? 0 : tasks) : int64_t{tasks} * t / n;
+      const int64_t to = in_order ? tasks : int64_t{tasks} * (t + 1) / n;
+      ranges_[static_cast<size_t>(t)].next.store(static_cast<int>(from));
+      ranges_[static_cast<size_t>(t)].end = static_cast<int>(to);
     }
     busy_.store(static_cast<int>(workers_.size()));
     ++generation_;

@@ -70,6 +70,36 @@ TEST_CASE("the thread pool starts each thread on its own range of tasks", "[pool
   }
 }
 
+// run_in_order hands the tasks out from one counter: each runs exactly once,
+// and a second thread joins in at the next task not yet taken, not at the
+// start of a range of its own (task n / 2 with run()).
+TEST_CASE("the thread pool can hand tasks out in order", "[pool]") {
+  for (int threads : {1, 2, 3}) {
+    ThreadPool pool(threads);
+    for (int tasks : {1, 2, 5, 40}) {
+      std::vector<std::atomic<int>> runs(static_cast<size_t>(tasks));
+      std::mutex m;
+      std::vector<std::pair<std::thread::id, int>> firsts;  // each thread's first task
+      pool.run_in_order(tasks, [&](int k) {
+        runs[static_cast<size_t>(k)].fetch_add(1);
+        {
+          std::lock_guard<std::mutex> lock(m);
+          bool seen = false;
+          for (const auto& f : firsts) seen = seen || f.first == std::this_thread::get_id();
+          if (!seen) firsts.emplace_back(std::this_thread::get_id(), k);
+        }
+        std::this_thread::sleep_for(std::chrono::microseconds(300));
+      });
+      INFO(threads << " threads, " << tasks << " tasks");
+      for (int k = 0; k < tasks; ++k) REQUIRE(runs[static_cast<size_t>(k)].load() == 1);
+      if (threads == 1 || tasks < 40) continue;
+      // Every thread started well before the middle: 20 tasks of 300 us
+      // would have to pass before a worker woke for this to fail.
+      for (const auto& f : firsts) CHECK(f.second < tasks / 2);
+    }
+  }
+}
+
 // The caller polls for the others to finish before it sleeps on them: it
 // must return only once every task is done, whether the last one ends
 // while it polls (a few microseconds) or long after (it sleeps then).

@@ -24,9 +24,15 @@ class ThreadPool {
   int threads() const { return static_cast<int>(workers_.size()) + 1; }
   // When a task throws, the tasks not yet started are dropped, and run()
   // rethrows the first exception once no thread is still calling fn.
+  // Each thread first takes a contiguous range of the tasks (Range below).
   void run(int tasks, const std::function<void(int)>& fn);
+  // The same, every thread taking the next task not yet taken, so tasks
+  // start (and, when alike, finish) in order: for work consumed in order
+  // as it completes, such as a PNG's pieces streamed to a file.
+  void run_in_order(int tasks, const std::function<void(int)>& fn);
 
  private:
+  void start(int tasks, const std::function<void(int)>& fn, bool in_order);
   void work(int self);
   void drain(int self);
 
