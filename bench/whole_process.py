@@ -48,10 +48,13 @@ def build_base(ref):
     return binary, commit
 
 
-def run(cmd):
-    """Runs cmd; returns its wall seconds and spritz's --json summary (or None)."""
+def run(cmd, cpu=None):
+    """Runs cmd (pinned to CPU `cpu` when given); returns its wall seconds and
+    spritz's --json summary (or None)."""
+    pin = (lambda: os.sched_setaffinity(0, {cpu})) if cpu is not None else None
     t0 = time.perf_counter()
-    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=ROOT)
+    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=ROOT,
+                         preexec_fn=pin)
     out, err = p.communicate()
     wall = time.perf_counter() - t0
     if p.returncode != 0:
@@ -65,12 +68,14 @@ def run(cmd):
 
 def best(cmds, reps):
     """Runs each command reps times, taking turns; per command the fastest
-    wall time, the CPU time of that run and the largest peak memory."""
+    wall time, the CPU time of that run and the largest peak memory. A
+    command may be (argv, cpu): pinned to that CPU."""
     results = [dict(wall=float("inf"), cpu=0.0, peak_mb=0.0) for _ in cmds]
     for _ in range(reps):
         for r, cmd in zip(results, cmds):
+            cmd, cpu = cmd if isinstance(cmd, tuple) else (cmd, None)
             before = os.times()
-            wall, summary = run(cmd)
+            wall, summary = run(cmd, cpu)
             after = os.times()
             cpu = (after.children_user - before.children_user) + \
                   (after.children_system - before.children_system)
@@ -103,7 +108,11 @@ def main():
     def render(binary, fx, extra, out):
         return [binary, "render", fx, "-o", os.path.join(tmp, out), "--json"] + extra
 
-    # 1. The 1080p still of 20,000 sprites, 1 and 2 threads, and Cairo.
+    # 1. The 1080p still of 20,000 sprites, 1 and 2 threads, and Cairo. The
+    # host sometimes runs one vCPU 20-35% slower than the other for minutes,
+    # so one thread is also timed pinned to each CPU: two threads run on
+    # both, and are compared with the harmonic mean of the two (as
+    # spritz_bench does) as well as with the faster one.
     cmds = []
     for b, tag in ((new, "new"), (old, "old")):
         for t in (1, 2):
@@ -111,8 +120,21 @@ def main():
     have_cairo = os.path.exists(cairo)
     if have_cairo:
         cmds.append([cairo, still, "1", os.path.join(tmp, "cairo.png")])
+    cpus = sorted(os.sched_getaffinity(0))[:2]
+    pinned_at = len(cmds)
+    for b, tag in ((new, "new"), (old, "old")):
+        for c in cpus:
+            cmds.append((render(b, still, ["--time", "1", "--threads", "1"], tag + "_pin.png"), c))
     r = best(cmds, args.reps)
     n1, n2, o1, o2 = r[0], r[1], r[2], r[3]
+    pinned = r[pinned_at:]
+    k = len(cpus)
+
+    def harmonic(runs):
+        return len(runs) / sum(1 / x["wall"] for x in runs)
+
+    n1h, o1h = harmonic(pinned[:k]), harmonic(pinned[k:])
+    n1f, o1f = min(x["wall"] for x in pinned[:k]), min(x["wall"] for x in pinned[k:])
     report["still"] = {"new_1t_s": n1["wall"], "new_2t_s": n2["wall"], "old_1t_s": o1["wall"],
                        "old_2t_s": o2["wall"], "new_peak_mb": n2["peak_mb"],
                        "new_peak_mb_1t": n1["peak_mb"], "old_peak_mb": o2["peak_mb"],
@@ -121,6 +143,16 @@ def main():
     rows.append(("1080p still, 20,000 sprites, 1 thread", o1["wall"], n1["wall"], "s"))
     rows.append(("1080p still, 2 threads", o2["wall"], n2["wall"], "s"))
     rows.append(("  2 threads against 1", o1["wall"] / o2["wall"], n1["wall"] / n2["wall"], "x"))
+    for c, x, y in zip(cpus, pinned[k:], pinned[:k]):
+        rows.append(("  1 thread pinned to CPU %d" % c, x["wall"], y["wall"], "s"))
+    rows.append(("  2 threads against 1, harmonic mean of the CPUs", o1h / o2["wall"],
+                 n1h / n2["wall"], "x"))
+    rows.append(("  2 threads against 1 on the faster CPU", o1f / o2["wall"], n1f / n2["wall"], "x"))
+    report["still"].update(new_1t_pinned_s=[x["wall"] for x in pinned[:k]],
+                           old_1t_pinned_s=[x["wall"] for x in pinned[k:]],
+                           new_speedup_harmonic=n1h / n2["wall"],
+                           new_speedup_faster_cpu=n1f / n2["wall"],
+                           old_speedup_harmonic=o1h / o2["wall"])
     rows.append(("  peak memory, 2 threads", o2["peak_mb"], n2["peak_mb"], "MB"))
     rows.append(("  peak memory, 1 thread", o1["peak_mb"], n1["peak_mb"], "MB"))
     if have_cairo:
