@@ -161,14 +161,18 @@ void FrameRenderer::finish_rows(Image& img, int row_begin, int row_end) const {
   }
 }
 
-uint64_t FrameRenderer::render_strips(double clock, const Rasterizer::StripSink& sink) {
+uint64_t FrameRenderer::render_strips(double clock, const Rasterizer::StripSink& sink,
+                                      const Rasterizer::BackgroundStrip& background) {
   if (!can_stream()) throw Error("render_strips: a motion-blurred frame needs a whole frame");
   begin_frame(clock);
   evaluate_at(clock);
-  raster_.render_strips(frame_, [&](int k, Image& rows) {
-    finish_rows(rows, rows.y0, rows.y0 + rows.height);
-    sink(k, rows);
-  });
+  raster_.render_strips(
+      frame_,
+      [&](int k, Image& rows) {
+        finish_rows(rows, rows.y0, rows.y0 + rows.height);
+        sink(k, rows);
+      },
+      background);
   covered_ = raster_.stats().covered_pixels;
   return alive();
 }
@@ -211,26 +215,56 @@ uint64_t FrameRenderer::render_png(double clock, const std::vector<PngText>& tex
 
 namespace {
 
-// Draws the frame strip by strip into `writer`, each strip converted to
-// RGBA8 and added as its piece on the thread that drew it.
-uint64_t encode_strips(FrameRenderer& self, Rasterizer& raster, const Image& whole, double clock,
-                       const Effect& fx, PngWriter& writer) {
-  return for_each_strip(self, raster, whole, clock, [&](int k, Image& rows) {
-    thread_local std::vector<uint8_t> px;
-    reserve_prefaulted(px, static_cast<size_t>(rows.width) * 4 * static_cast<size_t>(rows.height));
-    px.resize(static_cast<size_t>(rows.width) * 4 * static_cast<size_t>(rows.height));
-    encode_rgba8(rows, fx.canvas.tonemap, fx.canvas.alpha, px.data(), rows.y0,
-                 rows.y0 + rows.height);
-    writer.add_piece(k, px.data());
-  });
+// A strip's rows as RGBA8 (the canvas' tone map and alpha mode), in a
+// buffer of the calling thread's.
+const uint8_t* strip_rgba8(const Image& rows, const Effect& fx) {
+  thread_local std::vector<uint8_t> px;
+  reserve_prefaulted(px, static_cast<size_t>(rows.width) * 4 * static_cast<size_t>(rows.height));
+  px.resize(static_cast<size_t>(rows.width) * 4 * static_cast<size_t>(rows.height));
+  encode_rgba8(rows, fx.canvas.tonemap, fx.canvas.alpha, px.data(), rows.y0, rows.y0 + rows.height);
+  return px.data();
 }
 
 }  // namespace
 
+uint64_t FrameRenderer::encode_strips(double clock, PngWriter& writer) {
+  if (!can_stream() || !writer.fast())
+    return for_each_strip(*this, raster_, image_, clock,
+                          [&](int k, Image& rows) { writer.add_piece(k, strip_rgba8(rows, fx_)); });
+  // A strip no sprite reaches is the background alone: the first of each
+  // height is drawn and encoded, and its piece added again for the others.
+  std::vector<char> keep(static_cast<size_t>(raster_.strip_count()), 0);
+  const auto background = [&](int k) {
+    PngWriter::Encoded piece;
+    {
+      std::lock_guard<std::mutex> lock(background_mutex_);
+      const auto it = background_pieces_.find(writer.piece_rows(k));
+      if (it == background_pieces_.end()) {
+        keep[static_cast<size_t>(k)] = 1;  // read by the sink, on this thread
+        return false;
+      }
+      piece = it->second;
+    }
+    writer.add_encoded(k, std::move(piece));  // may write pieces: not under the lock
+    return true;
+  };
+  return render_strips(
+      clock,
+      [&](int k, Image& rows) {
+        PngWriter::Encoded piece = writer.encode_piece(k, strip_rgba8(rows, fx_));
+        if (keep[static_cast<size_t>(k)]) {
+          std::lock_guard<std::mutex> lock(background_mutex_);
+          background_pieces_.emplace(writer.piece_rows(k), piece);
+        }
+        writer.add_encoded(k, std::move(piece));
+      },
+      background);
+}
+
 uint64_t FrameRenderer::render_png(double clock, const std::vector<PngText>& texts,
                                    std::vector<std::vector<uint8_t>>& parts) {
   PngWriter writer(width_, height_, texts);
-  const uint64_t n = encode_strips(*this, raster_, image_, clock, fx_, writer);
+  const uint64_t n = encode_strips(clock, writer);
   parts = writer.finish_parts();
   return n;
 }
@@ -247,7 +281,7 @@ uint64_t FrameRenderer::render_png(double clock, const std::vector<PngText>& tex
   }
   PngWriter writer(width_, height_, texts);
   writer.stream_to(sink);
-  const uint64_t n = encode_strips(*this, raster_, image_, clock, fx_, writer);
+  const uint64_t n = encode_strips(clock, writer);
   write_error = writer.finish_stream();
   return n;
 }

@@ -487,15 +487,30 @@ void PngWriter::add_piece(int k, const uint8_t* rgba) {
   if (small_) {
     std::memcpy(rgba_.data() + static_cast<size_t>(k) * kPngPieceRows * row, rgba,
                 row * static_cast<size_t>(rows));
-  } else {
-    // Compressed into this thread's scratch, then kept as an IDAT chunk of
-    // its own at its exact size.
-    thread_local std::vector<uint8_t> scratch;
-    p.adler = deflate_png_piece(rgba, width_, rows, scratch, &p.raw_size);
-    p.bytes.clear();
-    reserve_prefaulted(p.bytes, scratch.size() + 12);
-    put_chunk(p.bytes, "IDAT", scratch.data(), scratch.size());
+    p.done = true;
+    return;
   }
+  add_encoded(k, encode_piece(k, rgba));
+}
+
+PngWriter::Encoded PngWriter::encode_piece(int k, const uint8_t* rgba) const {
+  if (small_) throw Error("PngWriter::encode_piece: --png small encodes the image whole");
+  // Compressed into this thread's scratch, then kept as an IDAT chunk of its
+  // own at its exact size.
+  thread_local std::vector<uint8_t> scratch;
+  Encoded e;
+  e.adler = deflate_png_piece(rgba, width_, piece_rows(k), scratch, &e.raw_size);
+  reserve_prefaulted(e.chunk, scratch.size() + 12);
+  put_chunk(e.chunk, "IDAT", scratch.data(), scratch.size());
+  return e;
+}
+
+void PngWriter::add_encoded(int k, Encoded piece) {
+  if (small_) throw Error("PngWriter::add_encoded: --png small encodes the image whole");
+  Piece& p = pieces_.at(static_cast<size_t>(k));
+  p.bytes = std::move(piece.chunk);
+  p.adler = piece.adler;
+  p.raw_size = piece.raw_size;
   if (!sink_) {
     p.done = true;
     return;

@@ -178,8 +178,14 @@ void Rasterizer::render(const Frame& frame, Image& out) {
   sum_stats();
 }
 
-void Rasterizer::render_strips(const Frame& frame, const StripSink& sink) {
+void Rasterizer::render_strips(const Frame& frame, const StripSink& sink,
+                               const BackgroundStrip& background) {
   const int chunks = prepare(frame);
+  const auto no_sprite = [&](int k) {
+    for (int c = 0; c < chunks; ++c)
+      if (!bins_[static_cast<size_t>(c)][static_cast<size_t>(k)].empty()) return false;
+    return true;
+  };
   // A strip's rows are the same floats whichever buffer holds them: each
   // thread draws into its own strip buffer, which stays in its cache
   // while the sink converts and encodes it.
@@ -187,6 +193,10 @@ void Rasterizer::render_strips(const Frame& frame, const StripSink& sink) {
   // by handing strips out in turn, and a sink that consumes them in order
   // (a PNG streamed to its file) gets them nearly as they are finished.
   pool_->run_in_order(strip_count(), [&](int k) {
+    if (background && no_sprite(k) && background(k)) {
+      blended_[static_cast<size_t>(k)] = 0;
+      return;
+    }
     thread_local Image strip;  // about 1 MB at 1920 px wide
     const int first = k * kStripRows, rows = std::min(height_ - first, kStripRows);
     strip.resize_rows_for_overwrite(width_, first, rows);

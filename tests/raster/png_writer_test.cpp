@@ -236,3 +236,26 @@ TEST_CASE("a streamed PNG stops writing at the sink's first error and reports it
   CHECK_THROWS_WITH(whole.stream_to([](const uint8_t*, size_t) { return 0; }),
                     Catch::Contains("not streamed"));
 }
+
+TEST_CASE("background strips are encoded once and give the whole frame's bytes", "[png]") {
+  FastMode fast;
+  // A tall canvas: most strips hold no sprite, and the last one is short.
+  Effect fx = bundled("configs/sparks.toml");
+  const int w = 97, h = 1000;
+  for (int threads : {1, 2, 3}) {
+    CAPTURE(threads);
+    FrameRenderer r(fx, w, h, threads);
+    for (const LightPass pass : {LightPass::kAll, LightPass::kEmissive, LightPass::kAlpha}) {
+      CAPTURE(static_cast<int>(pass));
+      r.set_light_pass(pass);
+      for (const double clock : {1.0, 1.5, 1.0}) {  // later frames reuse the pieces
+        CAPTURE(clock);
+        std::vector<uint8_t> png, whole;
+        r.render_png(clock, {}, png);
+        r.render(clock);
+        r.encode(whole);
+        CHECK(png == encode_png(whole.data(), w, h));
+      }
+    }
+  }
+}

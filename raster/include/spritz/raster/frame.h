@@ -4,6 +4,8 @@
 
 #include <cstdint>
 #include <limits>
+#include <map>
+#include <mutex>
 #include <string>
 #include <utility>
 #include <vector>
@@ -68,7 +70,8 @@ class FrameRenderer {
   // finished rows (the floats image() would hold there) to `sink` on the
   // thread that drew them. image() is left as it was. Only for frames
   // without motion blur (can_stream()); throws spritz::Error otherwise.
-  uint64_t render_strips(double clock, const Rasterizer::StripSink& sink);
+  uint64_t render_strips(double clock, const Rasterizer::StripSink& sink,
+                         const Rasterizer::BackgroundStrip& background = {});
   bool can_stream() const { return fx_.canvas.blur_samples <= 1; }
 
   // Renders the frame at `clock` as an 8-bit PNG in `png` (the canvas' tone
@@ -102,7 +105,10 @@ class FrameRenderer {
 
   // The light to draw (`--pass`; default all). An emissive image's alpha is
   // 0: it is light to add.
-  void set_light_pass(LightPass pass) { raster_.set_light_pass(pass); }
+  void set_light_pass(LightPass pass) {
+    raster_.set_light_pass(pass);
+    background_pieces_.clear();  // the background's pixels change with the pass
+  }
 
   // Pixel blends of the last render(), over all its samples.
   uint64_t covered_pixels() const { return covered_; }
@@ -140,6 +146,11 @@ class FrameRenderer {
   // What a frame's rows get after drawing: sRGB-blended values made light,
   // and the emissive pass's alpha cleared.
   void finish_rows(Image& img, int row_begin, int row_end) const;
+  // Draws the frame at `clock` into `writer` strip by strip (or whole, then
+  // in pieces, with motion blur). A streamed strip that no sprite reaches
+  // is the background alone: its piece is encoded once per strip height and
+  // added again wherever such a strip recurs, in this frame or later ones.
+  uint64_t encode_strips(double clock, PngWriter& writer);
 
   const Effect& fx_;
   int width_, height_;
@@ -153,6 +164,10 @@ class FrameRenderer {
   Image sample_;                // one sample's image while blurring
   uint64_t work_limit_ = std::numeric_limits<uint64_t>::max();
   std::string work_hint_;
+  // The encoded piece of a background-only strip, by its rows (the last
+  // strip may be shorter): the same bytes its rows would encode to.
+  std::mutex background_mutex_;
+  std::map<int, PngWriter::Encoded> background_pieces_;
 };
 
 }  // namespace spritz

@@ -46,6 +46,20 @@ class PngWriter {
   // threads at once, each piece once.
   void add_piece(int k, const uint8_t* rgba);
 
+  // The fast mode's two halves of add_piece, for a caller that keeps an
+  // encoded piece to add again where the same rows recur (a background
+  // strip): encode_piece compresses piece k's rows (thread-safe, no state;
+  // the result depends only on the rows' bytes), add_encoded adds it as
+  // piece k. The fast mode only.
+  struct Encoded {
+    std::vector<uint8_t> chunk;  // the piece's IDAT chunk
+    uint32_t adler = 1;
+    uint64_t raw_size = 0;
+  };
+  Encoded encode_piece(int k, const uint8_t* rgba) const;
+  void add_encoded(int k, Encoded piece);
+  bool fast() const { return !small_; }
+
   // The PNG's bytes; every piece must have been added (throws
   // spritz::Error otherwise). Once only.
   std::vector<uint8_t> finish();

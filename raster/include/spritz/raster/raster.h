@@ -165,7 +165,14 @@ class Rasterizer {
   // kStripRows rows is cleared and drawn into a buffer of its thread's (the
   // same floats render() would give those rows) and handed to `sink`,
   // which may change it. Memory is a strip per thread, whatever the size.
-  void render_strips(const Frame& frame, const StripSink& sink);
+  //
+  // `background(k)`, when given, is asked first about each strip that no
+  // sprite reaches (its rows are the background alone): when it answers
+  // true it has dealt with strip k (say, from a strip like it encoded
+  // before), and the strip is neither drawn nor handed to `sink`.
+  using BackgroundStrip = std::function<bool(int k)>;
+  void render_strips(const Frame& frame, const StripSink& sink,
+                     const BackgroundStrip& background = {});
   int strip_count() const { return (height_ + kStripRows - 1) / kStripRows; }
 
   // The sprite kernel to use (default: default_draw_path()); must be available.
