@@ -146,14 +146,6 @@ void write_file_atomic_with(const std::string& path, const std::function<int(int
   write_atomic(path, write_to);
 }
 
-void write_file_atomic(const std::string& path, const std::vector<std::vector<uint8_t>>& parts) {
-  write_atomic(path, [&](int fd) {
-    for (const std::vector<uint8_t>& part : parts)
-      if (const int err = write_all(fd, part.data(), part.size())) return err;
-    return 0;
-  });
-}
-
 bool finished_frame(const std::string& path, ImageFormat format) {
   std::error_code ec;
   if (!fs::is_regular_file(path, ec)) return false;

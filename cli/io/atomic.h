@@ -35,8 +35,6 @@ class WriteError : public Error {
 // is replaced. A device, FIFO or socket (/dev/null, /dev/stdout) is written
 // into, never replaced; a directory is an error.
 void write_file_atomic(const std::string& path, const void* data, size_t size);
-// The same with the file's bytes in parts, written one after another.
-void write_file_atomic(const std::string& path, const std::vector<std::vector<uint8_t>>& parts);
 // The same with the bytes written by `write_to(fd)` as they are made (it
 // returns 0 or an errno, as write_all does). An exception from write_to
 // removes the temporary file and propagates: the target is left as it was.

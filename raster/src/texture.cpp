@@ -27,6 +27,17 @@
 namespace spritz {
 namespace {
 
+// Calls level(w, h) for each level of a w x h cell's mip chain, the full
+// size first, then halved (at least 1) down to 1x1: the chain build_cell
+// makes, and what texture_memory and the texture's block are sized for.
+template <typename Level>
+void for_each_level(int w, int h, Level level) {
+  for (;; w = std::max(1, w / 2), h = std::max(1, h / 2)) {
+    level(w, h);
+    if (w == 1 && h == 1) return;
+  }
+}
+
 // Box-filters `src` down to (w, h); each destination texel averages the source
 // texels whose block it covers, so the mean is kept.
 MipLevel downsample(const MipLevel& src, int w, int h) {
@@ -113,7 +124,7 @@ void MipLevel::pad(TexelArena* arena) {
   padded = TexelVector(TexelAllocator<float>(arena));
   padded_down = TexelVector(TexelAllocator<float>(arena));
   padded_stride = (width + 2) * 4;
-  reserve_prefaulted(padded, static_cast<size_t>(padded_stride) * static_cast<size_t>(height + 2));
+  // The room comes from the texture's block, populated when it was made.
   padded.assign(static_cast<size_t>(padded_stride) * static_cast<size_t>(height + 2), 0.0f);
   for (int y = -1; y <= height; ++y) {
     const int sy = std::clamp(y, 0, height - 1);
@@ -128,7 +139,6 @@ void MipLevel::pad(TexelArena* arena) {
   // The padded copy holds every texel now: release the unpadded ones before
   // the steps take as much again (a 16384x16384 texture peaked 4 GB higher).
   std::vector<float>().swap(rgba);
-  reserve_prefaulted(padded_down, padded.size());
   padded_down.assign(padded.size(), 0.0f);
   for (size_t i = 0; i + static_cast<size_t>(padded_stride) < padded.size(); ++i)
     padded_down[i] = padded[i + static_cast<size_t>(padded_stride)] - padded[i];
@@ -164,10 +174,8 @@ void build_cell(TextureCell& cell, MipLevel base, TexelArena* arena) {
   const double n = static_cast<double>(base.width) * base.height;
   for (int c = 0; c < 4; ++c) cell.mean[c] = static_cast<float>(sum[c] / n);
 
-  int count = 1;
-  for (int w = base.width, h = base.height; w > 1 || h > 1;
-       w = std::max(1, w / 2), h = std::max(1, h / 2))
-    ++count;
+  int count = 0;
+  for_each_level(base.width, base.height, [&](int, int) { ++count; });
   cell.levels.clear();
   cell.levels.reserve(static_cast<size_t>(count));
   cell.levels.push_back(std::move(base));
@@ -183,25 +191,24 @@ void build_cell(TextureCell& cell, MipLevel base, TexelArena* arena) {
   }
 }
 
+// The bytes of one cell's padded levels (padded and padded_down of each), as
+// TexelArena::take rounds them.
+size_t padded_cell_bytes(int w, int h) {
+  size_t bytes = 0;
+  for_each_level(w, h, [&](int lw, int lh) {
+    const size_t level =
+        static_cast<size_t>(lw + 2) * static_cast<size_t>(lh + 2) * 4 * sizeof(float);
+    bytes += 2 * ((level + 63) & ~size_t{63});
+  });
+  return bytes;
+}
+
 // Cuts an image into the texture's cells and builds each one's mip chain:
 // `fill(base, x0, y0)` writes the cell's full-size texels (linear,
 // premultiplied) from the image's pixels at (x0, y0) onward. Cells are
 // built on up to `threads` threads at once (fill must allow that); each
 // cell is a function of its own texels, so the texture is the same for any
 // count. The first error of any cell is rethrown.
-// The bytes of one cell's padded levels (padded and padded_down of each), as
-// TexelArena::take rounds them.
-size_t padded_cell_bytes(int w, int h) {
-  size_t bytes = 0;
-  for (;; w = std::max(1, w / 2), h = std::max(1, h / 2)) {
-    const size_t level =
-        static_cast<size_t>(w + 2) * static_cast<size_t>(h + 2) * 4 * sizeof(float);
-    bytes += 2 * ((level + 63) & ~size_t{63});
-    if (w == 1 && h == 1) break;
-  }
-  return bytes;
-}
-
 template <typename Fill>
 void build_cells(Texture& tex, Fill fill, int threads) {
   const int n = tex.cols * tex.rows;
@@ -276,11 +283,9 @@ uint64_t texture_memory(int width, int height, int cols, int rows) {
   const uint64_t ch = static_cast<uint64_t>(std::max(1, height / std::max(1, rows)));
   constexpr uint64_t kTexel = 4 * sizeof(float);
   uint64_t cell = 0;  // padded and padded_down of every level
-  for (uint64_t w = cw, h = ch;;
-       w = std::max<uint64_t>(1, w / 2), h = std::max<uint64_t>(1, h / 2)) {
-    cell += 2 * (w + 2) * (h + 2) * kTexel;
-    if (w == 1 && h == 1) break;
-  }
+  for_each_level(static_cast<int>(cw), static_cast<int>(ch), [&](int w, int h) {
+    cell += 2 * static_cast<uint64_t>(w + 2) * static_cast<uint64_t>(h + 2) * kTexel;
+  });
   const uint64_t cells = static_cast<uint64_t>(cols) * static_cast<uint64_t>(rows);
   const uint64_t decoded = static_cast<uint64_t>(width) * static_cast<uint64_t>(height) * 4;
   const uint64_t building = cw * ch * kTexel * 5 / 4;  // a level and the next, unpadded

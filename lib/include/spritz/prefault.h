@@ -2,7 +2,7 @@
 // 4 KiB page of fresh memory traps into the kernel; on a virtual machine
 // each trap also exits to the hypervisor, about 10 us on the project's
 // machine, so writing a fresh 2.6 MB PNG cost 7 ms of faults alone
-// (docs/performance.md, "Page faults"). A block that is about to be
+// (docs/performance.md, "Start-up and fresh memory"). A block that is about to be
 // written whole is populated by the kernel in one call instead
 // (MADV_POPULATE_WRITE, Linux 5.14 on; elsewhere nothing happens and the
 // pages fault as before). Pages already there are left as they are.

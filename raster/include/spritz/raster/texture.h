@@ -83,7 +83,7 @@ struct MipLevel {
   // padded_stride floats. Filled by pad(), which then releases rgba.
   TexelVector padded;
   // padded_down[i] = padded[i + padded_stride] - padded[i]: the step to the
-  // texel below, computed once in float. The AVX2 and portable kernels load
+  // texel below, computed once in float. The AVX2, AVX-512 and portable kernels load
   // it instead of the lower row and save a subtraction per tap pair; the
   // difference is the same float the reference computes, so the bytes do
   // not change. The last padded row has no row below and holds zeros.
