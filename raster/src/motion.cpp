@@ -50,6 +50,9 @@ struct Mover {
   double du = 0, dv = 0;               // the centre's displacement in local half extents
   double gu = 1, gv = 1;               // the rectangle grown by the least halo, in half extents
   double peak = 0;                     // the most the particle adds to a pixel (its halo's weight)
+  // How far the halo reaches, in displacements: behind the particle no
+  // farther than where it was born, ahead no farther than where it dies.
+  double back = 0, ahead = 0;
   int x0 = 0, y0 = 0, x1 = 0, y1 = 0;  // pixels of the rectangle and its halo, clipped
 };
 
@@ -110,6 +113,16 @@ std::vector<Mover> prepare(const Effect& fx, const TextureSet& textures, const F
       if (!std::isfinite(dx) || !std::isfinite(dy)) continue;
       const Float4 c = mv.sprite.colour;
       mv.peak = std::min(1.0f, c[3]) + (c[0] + c[1] + c[2]) / 3.0;
+      // A particle born less than `dilate` steps ago was nowhere on the path
+      // behind it that far: a blend that drew it there (the cell it reaches,
+      // displaced back) would show it before its birth, as a smear behind
+      // every new particle at the emitter. Likewise ahead of one that dies
+      // within the step.
+      mv.back = mv.ahead = opt.dilate;
+      if (dt > 0) {
+        mv.back = std::clamp(p.age_s / dt, 0.0, opt.dilate);
+        mv.ahead = std::clamp((p.life_s - p.age_s) / dt, 0.0, opt.dilate);
+      }
       mv.du = (dx * mv.a.ax_x + dy * mv.a.ax_y) / mv.a.hw;
       mv.dv = (dx * mv.a.ay_x + dy * mv.a.ay_y) / mv.a.hh;
       mv.gu = 1 + opt.min_halo_px / mv.a.hw;
@@ -130,10 +143,10 @@ std::vector<Mover> prepare(const Effect& fx, const TextureSet& textures, const F
 }
 
 // Whether local point (u, v) is within the rectangle (grown by the least
-// halo) moved by s displacements for some s in [-reach, reach]; `s` gets
+// halo) moved by s displacements for some s in [-m.back, m.ahead]; `s` gets
 // the smallest such |s|.
-bool swept(const Mover& m, double reach, double u, double v, double& s) {
-  double lo = -reach, hi = reach;
+bool swept(const Mover& m, double u, double v, double& s) {
+  double lo = -m.back, hi = m.ahead;
   auto limit = [&](double p, double d, double g) {
     if (std::abs(d) < 1e-12) {
       if (std::abs(p) > g) hi = lo - 1;
@@ -159,7 +172,8 @@ struct Accum {
 };
 
 // One pass of a particle over its pixels in a strip: the halo layer (swept
-// `reach` displacements back and forward), then the covered layer where the
+// up to `reach` displacements back and forward, less before its birth or
+// after its death), then the covered layer where the
 // sprite covers the pixel.
 void draw_mover(const Mover& m, double reach, int row_begin, int row_end, int width,
                 std::vector<Accum>& acc) {
@@ -178,7 +192,7 @@ void draw_mover(const Mover& m, double reach, int row_begin, int row_end, int wi
       // The halo: the rectangle swept along its displacement, the motion of
       // the point it sweeps over this pixel from.
       double sh;
-      if (swept(m, reach, u, v, sh)) {
+      if (swept(m, u, v, sh)) {
         double dx, dy;
         displacement(m, std::clamp(u - sh * m.du, -1.0, 1.0), std::clamp(v - sh * m.dv, -1.0, 1.0),
                      dx, dy);

@@ -14,14 +14,16 @@ using namespace spritz;
 
 namespace {
 
-// One particle of `size` px, born at 0, at `vx`, `vy` px/s with `spin` deg/s,
-// on a transparent 64x64 canvas.
-Effect one_particle(double vx, double vy, double spin, const std::string& texture = "disc") {
+// One particle of `size` px, born at 0 at (x0, 0) design px, at `vx`, `vy`
+// px/s with `spin` deg/s, living `life` s, on a transparent 64x64 canvas.
+Effect one_particle(double vx, double vy, double spin, const std::string& texture = "disc",
+                    double x0 = -10, double life = 100) {
   const double speed = std::hypot(vx, vy);
   const double dir = std::atan2(vy, vx) * 180 / 3.14159265358979323846;
   return load_effect(
       "[canvas]\nsize = [64, 64]\n[[emitter]]\nrate = 0\nbursts = [{ time = 0, "
-      "count = 1 }]\nlifetime = 100\nposition = [-10, 0]\nspeed = " +
+      "count = 1 }]\nlifetime = " +
+          std::to_string(life) + "\nposition = [" + std::to_string(x0) + ", 0]\nspeed = " +
           std::to_string(speed) + "\ndirection = " + std::to_string(dir) + "\nrotation_speed = " +
           std::to_string(spin) + "\nsize = 12\ntexture = \"builtin:" + texture + "\"\n",
       "one.toml", ".");
@@ -44,10 +46,10 @@ size_t at(int x, int y) {
 TEST_CASE("a particle's pixels carry its exact displacement: the halo sweeps its path",
           "[motion]") {
   // 40 px/s right for 0.25 s: 10 px; the particle is centred at
-  // (22, 32) on screen at t = 0 (12 x 12 px).
-  const Effect fx = one_particle(40, 0, 0);
+  // (22, 32) on screen at t = 0.5 (12 x 12 px), two steps after its birth.
+  const Effect fx = one_particle(40, 0, 0, "disc", -30);
   MotionOptions opt;
-  const MotionField f = field_of(fx, 0, 0.25, opt);
+  const MotionField f = field_of(fx, 0.5, 0.25, opt);
   REQUIRE(f.width == 64);
   // Covered: exactly 10 px right (a pure translation), 0 down.
   CHECK(f.source[at(22, 32)] == 2);
@@ -64,9 +66,38 @@ TEST_CASE("a particle's pixels carry its exact displacement: the halo sweeps its
   CHECK(f.xy[2 * at(36, 32)] == 0);
   // Without dilation the halo is the least one pixel.
   opt.dilate = 0;
-  const MotionField g = field_of(fx, 0, 0.25, opt);
+  const MotionField g = field_of(fx, 0.5, 0.25, opt);
   CHECK(g.source[at(31, 32)] == 0);
   CHECK(g.source[at(28, 32)] == 1);
+}
+
+TEST_CASE("the halo stops where the particle was born and where it dies", "[motion]") {
+  // 40 px/s right, 10 px a step of 0.25 s, 0.05 s (a fifth of a step) after
+  // its birth: centred at (24, 32) on screen, covering x 18..30, grown by
+  // the least halo to 17..31. Behind it the halo reaches back to where it
+  // was born, 2 px (x >= 15), not the 5 px of half a step.
+  const MotionField young = field_of(one_particle(40, 0, 0), 0.05, 0.25, MotionOptions{});
+  CHECK(young.source[at(15, 32)] == 1);
+  CHECK(young.xy[2 * at(15, 32)] == Approx(10).margin(1e-4));
+  CHECK(young.source[at(14, 32)] == 0);
+  CHECK(young.source[at(13, 32)] == 0);
+  // Ahead, a long life: half a step, 5 px (x < 36).
+  CHECK(young.source[at(35, 32)] == 1);
+  CHECK(young.source[at(36, 32)] == 0);
+  // A particle that dies 0.05 s later: ahead only 2 px (x < 33).
+  const MotionField dying =
+      field_of(one_particle(40, 0, 0, "disc", -10, 0.1), 0.05, 0.25, MotionOptions{});
+  CHECK(dying.source[at(32, 32)] == 1);
+  CHECK(dying.source[at(33, 32)] == 0);
+  CHECK(dying.source[at(35, 32)] == 0);
+  // Two steps into its life, centred at (22, 32), covering 16..28: both
+  // ways reach half a step (x 10..33).
+  const MotionField grown =
+      field_of(one_particle(40, 0, 0, "disc", -30), 0.5, 0.25, MotionOptions{});
+  CHECK(grown.source[at(10, 32)] == 1);
+  CHECK(grown.source[at(9, 32)] == 0);
+  CHECK(grown.source[at(33, 32)] == 1);
+  CHECK(grown.source[at(34, 32)] == 0);
 }
 
 TEST_CASE("a spinning particle's vectors are the rotation of each point", "[motion]") {
