@@ -84,12 +84,16 @@ BakedMotion bake_motion(const Effect& fx, const TextureSet& textures, const View
                         int threads) {
   const MotionArgs& mv = args.motion;
   BakedMotion out;
-  out.sheet = make_motion_sheet(fx, textures, view, layout, steps, mv, threads);
+  ColourSheet colour;
+  colour.pixels = &sheet_px;
+  colour.depth16 = args.depth == 16;
+  colour.next_cell = next_cell;
+  colour.pass = light_pass_from(args.pass);
+  colour.frame_rate = frame_rate;
+  out.sheet = make_motion_sheet(fx, textures, view, layout, steps, mv, threads, &colour);
   std::optional<MotionCheck> check;
   if (mv.check || !mv.check_image.empty())
-    check =
-        check_motion_sheet(fx, textures, view, layout, sheet_px, args.depth == 16, out.sheet, steps,
-                           next_cell, mv, light_pass_from(args.pass), frame_rate, threads);
+    check = check_motion_sheet(fx, textures, view, layout, colour, out.sheet, steps, mv, threads);
   const std::string figures =
       check
           ? ", \"check\": {\"inbetweens\": " + std::to_string(check->inbetweens) +
@@ -100,10 +104,14 @@ BakedMotion bake_motion(const Effect& fx, const TextureSet& textures, const View
   out.json = "{\"image\": " + json_string(sheet_relative_to_meta(mv.output, meta_path)) +
              ", \"encoding\": \"" + mv.encoding + "\", \"scale\": " + json_number(out.sheet.scale) +
              ", \"units\": \"cell\", \"depth\": " + std::to_string(mv.depth) +
-             ", \"dilate\": " + json_number(mv.dilate) + figures + "}";
+             ", \"dilate\": " + json_number(mv.dilate) + ", \"fit\": \"" + mv.fit + "\"" + figures +
+             "}";
   out.event = "{\"type\":\"motion_vectors\",\"path\":" + json_string(mv.output) +
               ",\"encoding\":\"" + mv.encoding + "\",\"scale\":" + json_number(out.sheet.scale) +
-              ",\"clamped_pixels\":" + std::to_string(out.sheet.clamped) +
+              ",\"clamped_pixels\":" + std::to_string(out.sheet.clamped) + ",\"fit\":\"" + mv.fit +
+              "\"" +
+              (mv.fit == "blend" ? ",\"fitted_pixels\":" + std::to_string(out.sheet.fitted)
+                                 : std::string()) +
               (check ? ",\"inbetweens\":" + std::to_string(check->inbetweens) +
                            ",\"crossfade_psnr\":" + json_number(check->crossfade_db) +
                            ",\"motion_vector_psnr\":" + json_number(check->motion_db)
@@ -113,6 +121,13 @@ BakedMotion bake_motion(const Effect& fx, const TextureSet& textures, const View
   std::snprintf(line, sizeof line, "spritz: motion vectors %s (%s, scale %g cells, %d-bit)\n",
                 mv.output.c_str(), mv.encoding.c_str(), out.sheet.scale, mv.depth);
   out.message = line;
+  if (mv.fit == "blend") {
+    std::snprintf(line, sizeof line,
+                  "spritz: motion vectors fitted to the blend: %llu pixels hold a motion seen "
+                  "beside them, a passing particle's or none instead of their own\n",
+                  static_cast<unsigned long long>(out.sheet.fitted));
+    out.message += line;
+  }
   if (out.sheet.clamped) {
     std::snprintf(line, sizeof line,
                   "spritz: warning: %llu pixels move farther than --mv-scale %g cells; their "

@@ -69,6 +69,12 @@ void add_motion_options(CLI::App* cmd, MotionArgs& m, bool atlas) {
   cmd->add_option("--mv-depth", m.depth, "Bits per channel of the vectors: 16 (default) or 8")
       ->check(CLI::IsMember({8, 16}));
   if (!atlas) return;
+  cmd->add_option("--mv-fit", m.fit,
+                  "exact (default): each pixel the motion of the surface seen there; blend: each "
+                  "pixel the exact motion seen there or beside it, a passing particle's, or none, "
+                  "whichever makes the shader's blend of the cells closest to the exact render "
+                  "in between")
+      ->check(CLI::IsMember({"exact", "blend"}));
   cmd->add_flag("--mv-check", m.check,
                 "Blend each pair of cells with the stored vectors as the encoding's shader does "
                 "and report its PSNR against the exact render in between, and a crossfade's");
@@ -219,7 +225,9 @@ int main(int argc, char** argv) {
       "  spritz atlas configs/confetti.toml --seeds 1-16 --time 0.8 --cell 128x128 -o "
       "variants.png\n"
       "  spritz atlas configs/comets.toml --cell 128x128 -o comets.png --motion-vectors "
-      "comets_mv.png --mv-check");
+      "comets_mv.png --mv-check\n"
+      "  spritz atlas configs/torch.toml -o torch.png --motion-vectors torch_mv.png --mv-fit "
+      "blend");
 
   // preview
   PreviewArgs preview;

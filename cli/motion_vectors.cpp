@@ -25,6 +25,10 @@ void check_motion_args(const MotionArgs& args, bool atlas) {
     throw Error("--mv-check blends the stored motion vectors: give --motion-vectors PATH too");
   if (!atlas && (args.check || !args.check_image.empty()))
     throw Error("--mv-check belongs to atlas (it blends two cells of a sheet)");
+  if (args.fit != "exact" && args.fit != "blend")
+    throw Error("--mv-fit must be exact or blend, got '" + args.fit + "'");
+  if (!atlas && args.fit != "exact")
+    throw Error("--mv-fit blend belongs to atlas (it fits the vectors to the blend of two cells)");
   // Only PNG: any other image or video extension is refused by name.
   if (!args.output.empty()) output_format(args.output, /*hdr_ok=*/false, "--motion-vectors");
 }
@@ -60,18 +64,65 @@ std::vector<uint8_t> to_bytes16(const std::vector<uint16_t>& v) {
 
 }  // namespace
 
+namespace {
+
+std::vector<float> cell_floats(const SheetLayout& L, const std::vector<uint8_t>& sheet,
+                               bool depth16, int index);
+std::vector<float> truth_floats(const FrameRenderer& r, const Effect& fx, bool depth16);
+
+// The in-betweens --mv-fit blend fits to: none at the check's 1/4, 1/2 and
+// 3/4, so the check measures vectors at fractions they were not fitted at.
+constexpr double kFitFractions[] = {1.0 / 8, 3.0 / 8, 5.0 / 8, 7.0 / 8};
+
+uint64_t fit_fields(const Effect& fx, const TextureSet& textures, const View& view,
+                    const SheetLayout& layout, const std::vector<MotionStep>& steps,
+                    const ColourSheet& colour, MotionEncoding enc, int threads,
+                    std::vector<MotionField>& fields) {
+  const int w = layout.cell_w, h = layout.cell_h;
+  std::vector<std::vector<float>> cells(steps.size());
+  for (size_t i = 0; i < steps.size(); ++i)
+    cells[i] = cell_floats(layout, *colour.pixels, colour.depth16, static_cast<int>(i));
+  FrameRenderer r(fx, w, h, threads, view, textures);
+  r.set_light_pass(colour.pass);
+  r.set_frame_rate(colour.frame_rate);
+  std::vector<std::vector<std::vector<float>>> truth(steps.size());
+  BlendFit fit;
+  fit.next = colour.next_cell;
+  fit.fractions.assign(std::begin(kFitFractions), std::end(kFitFractions));
+  fit.first_cells_vectors = enc == MotionEncoding::kSideFx;
+  fit.threads = threads;
+  for (size_t i = 0; i < steps.size(); ++i) {
+    fit.cells.push_back(&cells[i]);
+    if (colour.next_cell[i] >= 0)
+      for (const double f : kFitFractions) {
+        r.render(steps[i].clock + f * (steps[i].next_clock - steps[i].clock));
+        truth[i].push_back(truth_floats(r, fx, colour.depth16));
+      }
+  }
+  fit.truth.resize(steps.size());
+  for (size_t i = 0; i < steps.size(); ++i)
+    for (const std::vector<float>& t : truth[i]) fit.truth[i].push_back(&t);
+  return fit_motion_to_blend(fit, w, h, fields);
+}
+
+}  // namespace
+
 MotionSheet make_motion_sheet(const Effect& fx, const TextureSet& textures, const View& view,
                               const SheetLayout& layout, const std::vector<MotionStep>& steps,
-                              const MotionArgs& args, int threads) {
+                              const MotionArgs& args, int threads, const ColourSheet* colour) {
   const MotionEncoding enc = motion_encoding_from_name(args.encoding);
   std::vector<MotionField> fields(steps.size());
-  double extent = 0;
-  for (size_t i = 0; i < steps.size(); ++i) {
+  for (size_t i = 0; i < steps.size(); ++i)
     motion_field(fx, textures, view, layout.cell_w, layout.cell_h, steps[i], args.dilate, threads,
                  fields[i]);
-    extent = std::max(extent, motion_extent(fields[i], layout.cell_w, layout.cell_h));
-  }
   MotionSheet sheet;
+  if (args.fit == "blend") {
+    if (!colour) throw Error("--mv-fit blend needs the colour sheet");
+    sheet.fitted = fit_fields(fx, textures, view, layout, steps, *colour, enc, threads, fields);
+  }
+  double extent = 0;
+  for (const MotionField& f : fields)
+    extent = std::max(extent, motion_extent(f, layout.cell_w, layout.cell_h));
   sheet.scale = args.scale ? *args.scale : nice_scale(extent);
   SheetLayout L = layout;
   L.bytes_per_pixel = 8;
@@ -194,16 +245,16 @@ void write_check_image(const std::string& path, int w, int h,
 }  // namespace
 
 MotionCheck check_motion_sheet(const Effect& fx, const TextureSet& textures, const View& view,
-                               const SheetLayout& layout, const std::vector<uint8_t>& colour,
-                               bool depth16, const MotionSheet& sheet,
-                               const std::vector<MotionStep>& steps,
-                               const std::vector<int>& next_cell, const MotionArgs& args,
-                               LightPass pass, double frame_rate, int threads) {
+                               const SheetLayout& layout, const ColourSheet& colour,
+                               const MotionSheet& sheet, const std::vector<MotionStep>& steps,
+                               const MotionArgs& args, int threads) {
   const MotionEncoding enc = motion_encoding_from_name(args.encoding);
   const int w = layout.cell_w, h = layout.cell_h;
+  const bool depth16 = colour.depth16;
+  const std::vector<int>& next_cell = colour.next_cell;
   FrameRenderer r(fx, w, h, threads, view, textures);
-  r.set_light_pass(pass);
-  r.set_frame_rate(frame_rate);
+  r.set_light_pass(colour.pass);
+  r.set_frame_rate(colour.frame_rate);
   const std::vector<float> none(static_cast<size_t>(w) * static_cast<size_t>(h) * 2, 0.0f);
   MotionCheck out;
   double cross_err = 0, motion_err = 0, worst = -1;
@@ -212,8 +263,8 @@ MotionCheck check_motion_sheet(const Effect& fx, const TextureSet& textures, con
   for (size_t i = 0; i < steps.size(); ++i) {
     const int j = next_cell[i];
     if (j < 0) continue;
-    const std::vector<float> a = cell_floats(layout, colour, depth16, static_cast<int>(i));
-    const std::vector<float> b = cell_floats(layout, colour, depth16, j);
+    const std::vector<float> a = cell_floats(layout, *colour.pixels, depth16, static_cast<int>(i));
+    const std::vector<float> b = cell_floats(layout, *colour.pixels, depth16, j);
     const std::vector<float> ma = cell_motion(layout, sheet, enc, static_cast<int>(i));
     // SideFX's shader displaces both cells by the first cell's vectors.
     const std::vector<float> mb =

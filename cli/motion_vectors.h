@@ -22,6 +22,7 @@ struct MotionArgs {
   std::string encoding = "unity";  // unity | sidefx | unreal
   std::optional<double> scale;     // unset: atlas the sheet's extent, render 0.25
   double dilate = 0.5;             // the halo, in displacements (MotionOptions::dilate)
+  std::string fit = "exact";       // atlas: exact | blend (fit_motion_to_blend)
   int depth = 16;                  // PNG bits per channel: 16, or 8 on request
   bool check = false;              // atlas: --mv-check
   std::string check_image;         // atlas: --mv-check-image (cell, crossfade, blend, truth)
@@ -49,11 +50,26 @@ struct MotionSheet {
   std::vector<uint16_t> rgba16;  // the sheet as stored (8-bit values times 257 at --depth 8)
   double scale = 0;
   uint64_t clamped = 0;  // pixels with a component beyond the scale
+  uint64_t fitted = 0;   // --mv-fit blend: pixels whose vector the fit changed
 };
 
+// The colour sheet as stored and how its cells follow each other: what the
+// check and --mv-fit blend read.
+struct ColourSheet {
+  const std::vector<uint8_t>* pixels = nullptr;  // RGBA8, or RGBA16 as bytes when depth16
+  bool depth16 = false;
+  std::vector<int> next_cell;  // the cell that follows cell i (-1: none in the sheet)
+  LightPass pass = LightPass::kAll;
+  double frame_rate = 0;  // for the motion-blur shutter of the in-betweens
+};
+
+// With args.fit == "blend" the vectors are fitted to the encoding's blend of
+// `colour` (which must then be given) against exact in-betweens at 1/3 and
+// 2/3 of each step; `fitted` gets the pixels changed.
 MotionSheet make_motion_sheet(const Effect& fx, const TextureSet& textures, const View& view,
                               const SheetLayout& layout, const std::vector<MotionStep>& steps,
-                              const MotionArgs& args, int threads);
+                              const MotionArgs& args, int threads,
+                              const ColourSheet* colour = nullptr);
 
 // What --mv-check measured: the in-betweens at f = 1/4, 1/2, 3/4 of every
 // step whose next cell is in the sheet, blended as the encoding's shader
@@ -63,14 +79,10 @@ struct MotionCheck {
   double crossfade_db = 0, motion_db = 0;
 };
 
-// `colour` is the colour sheet as stored (RGBA8, or RGBA16 as bytes when
-// depth16), `next_cell[i]` the cell that follows cell i (-1: none in the
-// sheet). Writes the picture to args.check_image when set.
+// Writes the picture to args.check_image when set.
 MotionCheck check_motion_sheet(const Effect& fx, const TextureSet& textures, const View& view,
-                               const SheetLayout& layout, const std::vector<uint8_t>& colour,
-                               bool depth16, const MotionSheet& sheet,
-                               const std::vector<MotionStep>& steps,
-                               const std::vector<int>& next_cell, const MotionArgs& args,
-                               LightPass pass, double frame_rate, int threads);
+                               const SheetLayout& layout, const ColourSheet& colour,
+                               const MotionSheet& sheet, const std::vector<MotionStep>& steps,
+                               const MotionArgs& args, int threads);
 
 }  // namespace spritz

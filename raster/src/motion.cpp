@@ -5,6 +5,7 @@
 #include "spritz/raster/motion.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <string>
 #include <unordered_map>
@@ -45,11 +46,11 @@ Placement place(const Particle& p, int width, int height, const View& view) {
 
 // One particle prepared for the motion pass.
 struct Mover {
-  Sprite sprite;                       // coverage and texture, as drawn
-  Placement a, b;                      // now and one step later
-  double du = 0, dv = 0;               // the centre's displacement in local half extents
-  double gu = 1, gv = 1;               // the rectangle grown by the least halo, in half extents
-  double peak = 0;                     // the most the particle adds to a pixel (its halo's weight)
+  Sprite sprite;          // coverage and texture, as drawn
+  Placement a, b;         // now and one step later
+  double du = 0, dv = 0;  // the centre's displacement in local half extents
+  double gu = 1, gv = 1;  // the rectangle grown by the least halo, in half extents
+  double peak = 0;        // the most the particle adds to a pixel (its halo's weight)
   // How far the halo reaches, in displacements: behind the particle no
   // farther than where it was born, ahead no farther than where it dies.
   double back = 0, ahead = 0;
@@ -169,6 +170,10 @@ bool swept(const Mover& m, double u, double v, double& s) {
 struct Accum {
   double w = 0, x = 0, y = 0;
   double hw = 0, hx = 0, hy = 0;
+  // The one particle that adds the most here, and the one whose halo
+  // weighs most: candidates for the fit.
+  double tw = 0, tx = 0, ty = 0;
+  double thw = 0, thx = 0, thy = 0;
 };
 
 // One pass of a particle over its pixels in a strip: the halo layer (swept
@@ -200,6 +205,7 @@ void draw_mover(const Mover& m, double reach, int row_begin, int row_end, int wi
         a.hw += hw;
         a.hx += hw * dx;
         a.hy += hw * dy;
+        if (hw > a.thw) a.thw = hw, a.thx = dx, a.thy = dy;
       }
       if (x < s.x0 || x >= s.x1 || y < s.y0 || y >= s.y1) continue;
       const detail::PixelGeometry g = detail::pixel_geometry(s, edges, x, y, fy);
@@ -219,6 +225,7 @@ void draw_mover(const Mover& m, double reach, int row_begin, int row_end, int wi
       a.w = a.w * (1 - occl) + w;
       a.x = a.x * (1 - occl) + w * dx;
       a.y = a.y * (1 - occl) + w * dy;
+      if (w > a.tw) a.tw = w, a.tx = dx, a.ty = dy;
     }
   }
 }
@@ -233,6 +240,9 @@ void render_motion(const Effect& fx, const TextureSet& textures, const Frame& no
   out.height = height;
   out.xy.assign(static_cast<size_t>(width) * static_cast<size_t>(height) * 2, 0.0f);
   out.source.assign(static_cast<size_t>(width) * static_cast<size_t>(height), 0);
+  out.halo_xy.assign(static_cast<size_t>(width) * static_cast<size_t>(height) * 2, 0.0f);
+  out.top_xy.assign(static_cast<size_t>(width) * static_cast<size_t>(height) * 2, 0.0f);
+  out.top_halo_xy.assign(static_cast<size_t>(width) * static_cast<size_t>(height) * 2, 0.0f);
   const int strips = (height + kStripRows - 1) / kStripRows;
   ThreadPool pool(std::max(1, options.threads));
   pool.run(strips, [&](int k) {
@@ -260,6 +270,14 @@ void render_motion(const Effect& fx, const TextureSet& textures, const Frame& no
         if (!std::isfinite(dx) || !std::isfinite(dy)) dx = dy = 0, out.source[i] = 0;
         out.xy[2 * i] = static_cast<float>(dx);
         out.xy[2 * i + 1] = static_cast<float>(dy);
+        const auto keep = [&](std::vector<float>& to, double vx, double vy) {
+          if (!std::isfinite(vx) || !std::isfinite(vy)) return;
+          to[2 * i] = static_cast<float>(vx);
+          to[2 * i + 1] = static_cast<float>(vy);
+        };
+        if (a.hw > 1e-12) keep(out.halo_xy, a.hx / a.hw, a.hy / a.hw);
+        if (a.tw > 0) keep(out.top_xy, a.tx, a.ty);
+        if (a.thw > 0) keep(out.top_halo_xy, a.thx, a.thy);
       }
   });
 }
@@ -400,6 +418,223 @@ void blend_cells(const std::vector<float>& a, const std::vector<float>& b,
       for (int c = 0; c < 4; ++c)
         out[4 * i + static_cast<size_t>(c)] = static_cast<float>(s0[c] + (s1[c] - s0[c]) * f);
     }
+}
+
+namespace {
+
+// The squared error of one straight-alpha pixel against another, compared
+// premultiplied (as premultiplied_sq_error).
+double pixel_sq_error(const double a[4], const float* b) {
+  const double aa = std::clamp(a[3], 0.0, 1.0), ba = std::clamp<double>(b[3], 0.0, 1.0);
+  double sum = (aa - ba) * (aa - ba);
+  for (int c = 0; c < 3; ++c) {
+    const double d = a[c] * aa - b[c] * ba;
+    sum += d * d;
+  }
+  return sum;
+}
+
+// At most this many candidates per pixel: the exact vector, the exact
+// vectors of the four pixels beside it, the halo's, the strongest
+// particle's, the strongest halo's, none.
+constexpr int kMaxCandidates = 10;
+constexpr int kFitPasses = 4;
+
+struct Candidates {
+  int count = 0;
+  float x[kMaxCandidates], y[kMaxCandidates];
+  void add(float vx, float vy) {
+    if (!std::isfinite(vx) || !std::isfinite(vy)) return;
+    for (int k = 0; k < count; ++k)
+      if (x[k] == vx && y[k] == vy) return;
+    x[count] = vx;
+    y[count] = vy;
+    ++count;
+  }
+};
+
+}  // namespace
+
+uint64_t fit_motion_to_blend(const BlendFit& fit, int w, int h, std::vector<MotionField>& fields) {
+  const size_t n = fields.size();
+  const size_t pixels = static_cast<size_t>(w) * static_cast<size_t>(h);
+  if (fit.cells.size() != n || fit.next.size() != n || fit.truth.size() != n)
+    throw Error("fit_motion_to_blend: cells, next, truth and fields differ in number");
+  std::vector<int> prev(n, -1);
+  for (size_t i = 0; i < n; ++i) {
+    const MotionField& f = fields[i];
+    if (f.width != w || f.height != h || f.xy.size() != 2 * pixels ||
+        f.halo_xy.size() != 2 * pixels || f.top_xy.size() != 2 * pixels ||
+        f.top_halo_xy.size() != 2 * pixels || fit.cells[i]->size() != 4 * pixels)
+      throw Error("fit_motion_to_blend: a cell or field is not " + std::to_string(w) + "x" +
+                  std::to_string(h));
+    const int j = fit.next[i];
+    if (j < 0) continue;
+    if (static_cast<size_t>(j) >= n || prev[static_cast<size_t>(j)] >= 0)
+      throw Error("fit_motion_to_blend: a cell follows two cells, or one not in the sheet");
+    prev[static_cast<size_t>(j)] = static_cast<int>(i);
+    if (fit.truth[i].size() != fit.fractions.size())
+      throw Error("fit_motion_to_blend: a step lacks its in-betweens");
+    for (const std::vector<float>* t : fit.truth[i])
+      if (t->size() != 4 * pixels) throw Error("fit_motion_to_blend: an in-between's size differs");
+  }
+  // The cells as chains (first cell: none before it) and loops.
+  struct Chain {
+    std::vector<int> cells;
+    bool loop = false;
+  };
+  std::vector<Chain> chains;
+  std::vector<bool> seen(n, false);
+  const auto walk = [&](size_t start, bool loop) {
+    Chain c;
+    c.loop = loop;
+    for (int i = static_cast<int>(start); i >= 0 && !seen[static_cast<size_t>(i)];
+         i = fit.next[static_cast<size_t>(i)]) {
+      seen[static_cast<size_t>(i)] = true;
+      c.cells.push_back(i);
+    }
+    if (c.cells.size() > 1) chains.push_back(std::move(c));
+  };
+  for (size_t i = 0; i < n; ++i)
+    if (prev[i] < 0) walk(i, false);
+  for (size_t i = 0; i < n; ++i)
+    if (!seen[i]) walk(i, true);  // what is left lies on loops
+
+  // The exact vectors, and the vectors as the pass before left them:
+  // candidates for the pixels beside them while rows on other threads
+  // write their choices.
+  std::vector<std::vector<float>> exact(n), current(n);
+  for (size_t i = 0; i < n; ++i) exact[i] = fields[i].xy;
+  ThreadPool pool(std::max(1, fit.threads));
+  for (int pass = 0; pass < kFitPasses; ++pass) {
+    for (size_t i = 0; i < n; ++i) current[i] = fields[i].xy;
+    pool.run(h, [&](int y) {
+      using Table = std::array<double, kMaxCandidates * kMaxCandidates>;
+      std::vector<Candidates> cand;
+      std::vector<Table> cost;  // per step of a chain: [first's choice][second's]
+      std::vector<std::array<uint8_t, kMaxCandidates>> back;
+      std::vector<int> pick, chosen;
+      for (int x = 0; x < w; ++x) {
+        const size_t p = static_cast<size_t>(y) * static_cast<size_t>(w) + static_cast<size_t>(x);
+        const double px = x + 0.5, py = y + 0.5;
+        for (const Chain& c : chains) {
+          const size_t m = c.cells.size(), steps = c.loop ? m : m - 1;
+          // Each cell's distinct candidates, the exact vector first.
+          cand.resize(m);
+          bool choice = false;
+          for (size_t t = 0; t < m; ++t) {
+            const size_t i = static_cast<size_t>(c.cells[t]);
+            const MotionField& f = fields[i];
+            const std::vector<float>& e = current[i];
+            Candidates& k = cand[t];
+            k.count = 0;
+            k.add(e[2 * p], e[2 * p + 1]);
+            k.add(exact[i][2 * p], exact[i][2 * p + 1]);
+            static constexpr int kOx[4] = {-1, 1, 0, 0}, kOy[4] = {0, 0, -1, 1};
+            for (int d = 0; d < 4; ++d) {
+              const int nx = x + kOx[d], ny = y + kOy[d];
+              if (nx < 0 || ny < 0 || nx >= w || ny >= h) continue;
+              const size_t q =
+                  static_cast<size_t>(ny) * static_cast<size_t>(w) + static_cast<size_t>(nx);
+              k.add(e[2 * q], e[2 * q + 1]);
+            }
+            k.add(f.halo_xy[2 * p], f.halo_xy[2 * p + 1]);
+            k.add(f.top_xy[2 * p], f.top_xy[2 * p + 1]);
+            k.add(f.top_halo_xy[2 * p], f.top_halo_xy[2 * p + 1]);
+            k.add(0.0f, 0.0f);
+            choice = choice || k.count > 1;
+          }
+          if (!choice) continue;
+          cost.resize(steps);
+          for (size_t t = 0; t < steps; ++t) {
+            const size_t ta = t, tb = (t + 1) % m;
+            const int a = c.cells[ta], b = c.cells[tb];
+            const Candidates& ka = cand[ta];
+            // With the first cell's vectors (SideFX) the second cell's choice
+            // plays no part in this step: one column stands for all.
+            const Candidates& kb = fit.first_cells_vectors ? ka : cand[tb];
+            Table& e = cost[t];
+            std::fill(e.begin(), e.end(), 0.0);
+            for (size_t q = 0; q < fit.fractions.size(); ++q) {
+              const double f = fit.fractions[q];
+              const float* truth = fit.truth[static_cast<size_t>(a)][q]->data() + 4 * p;
+              float sa[kMaxCandidates][4], sb[kMaxCandidates][4];
+              for (int k = 0; k < ka.count; ++k)
+                sample_cell(*fit.cells[static_cast<size_t>(a)], w, h, px - f * ka.x[k],
+                            py - f * ka.y[k], sa[k]);
+              for (int k = 0; k < kb.count; ++k)
+                sample_cell(*fit.cells[static_cast<size_t>(b)], w, h, px + (1 - f) * kb.x[k],
+                            py + (1 - f) * kb.y[k], sb[k]);
+              for (int i = 0; i < ka.count; ++i)
+                for (int j = 0; j < cand[tb].count; ++j) {
+                  const float* s1 = sb[fit.first_cells_vectors ? i : j];
+                  double out[4];
+                  for (int ch = 0; ch < 4; ++ch)
+                    out[ch] = sa[i][ch] + (static_cast<double>(s1[ch]) - sa[i][ch]) * f;
+                  e[static_cast<size_t>(i * kMaxCandidates + j)] += pixel_sq_error(out, truth);
+                }
+            }
+          }
+          // The exact vectors' error, then the least over every choice: a
+          // chain's first cell starts free; a loop is closed once for each
+          // choice of its first cell. Ties keep the earlier candidate, and
+          // only a strictly smaller error than the exact vectors' replaces
+          // them.
+          double best = 0;
+          for (size_t t = 0; t < steps; ++t) best += cost[t][0];
+          pick.assign(m, 0);
+          back.resize(m);
+          const int starts = c.loop ? cand[0].count : 1;
+          for (int s0 = 0; s0 < starts; ++s0) {
+            std::array<double, kMaxCandidates> d;
+            for (int k = 0; k < cand[0].count; ++k)
+              d[static_cast<size_t>(k)] = !c.loop || k == s0 ? 0.0 : HUGE_VAL;
+            for (size_t t = 0; t + 1 < m; ++t) {
+              std::array<double, kMaxCandidates> nd;
+              for (int j = 0; j < cand[t + 1].count; ++j) {
+                double low = HUGE_VAL;
+                uint8_t arg = 0;
+                for (int i = 0; i < cand[t].count; ++i) {
+                  const double v = d[static_cast<size_t>(i)] +
+                                   cost[t][static_cast<size_t>(i * kMaxCandidates + j)];
+                  if (v < low) low = v, arg = static_cast<uint8_t>(i);
+                }
+                nd[static_cast<size_t>(j)] = low;
+                back[t + 1][static_cast<size_t>(j)] = arg;
+              }
+              d = nd;
+            }
+            int last = 0;
+            double total = HUGE_VAL;
+            for (int k = 0; k < cand[m - 1].count; ++k) {
+              const double v =
+                  d[static_cast<size_t>(k)] +
+                  (c.loop ? cost[m - 1][static_cast<size_t>(k * kMaxCandidates + s0)] : 0.0);
+              if (v < total) total = v, last = k;
+            }
+            if (!(total < best)) continue;
+            best = total;
+            chosen.assign(m, 0);
+            chosen[m - 1] = last;
+            for (size_t t = m - 1; t > 0; --t)
+              chosen[t - 1] = back[t][static_cast<size_t>(chosen[t])];
+            pick = chosen;
+          }
+          for (size_t t = 0; t < m; ++t) {
+            if (pick[t] == 0) continue;  // as it was
+            MotionField& f = fields[static_cast<size_t>(c.cells[t])];
+            f.xy[2 * p] = cand[t].x[pick[t]];
+            f.xy[2 * p + 1] = cand[t].y[pick[t]];
+          }
+        }
+      }
+    });
+  }
+  uint64_t changed = 0;
+  for (size_t i = 0; i < n; ++i)
+    for (size_t v = 0; v < 2 * pixels; v += 2)
+      changed += fields[i].xy[v] != exact[i][v] || fields[i].xy[v + 1] != exact[i][v + 1];
+  return changed;
 }
 
 double premultiplied_sq_error(const std::vector<float>& a, const std::vector<float>& b) {

@@ -27,6 +27,13 @@ struct MotionField {
   // 1 where only a particle's halo reaches it (see MotionOptions), 0 where
   // nothing moves (the vector is 0).
   std::vector<uint8_t> source;
+  // The halo layer's vector wherever a halo reaches, covered or not (0
+  // elsewhere): where particles cover a pixel, `xy` holds theirs instead.
+  // A candidate for fit_motion_to_blend.
+  std::vector<float> halo_xy;
+  // The vector of the one particle that adds the most to the pixel, and of
+  // the one whose halo weighs most there (0 where none): candidates too.
+  std::vector<float> top_xy, top_halo_xy;
 };
 
 struct MotionOptions {
@@ -95,6 +102,41 @@ void decode_motion(double r, double g, double cell_w, double cell_h, double scal
 void blend_cells(const std::vector<float>& a, const std::vector<float>& b,
                  const std::vector<float>& motion_a, const std::vector<float>& motion_b, int w,
                  int h, double f, std::vector<float>& out);
+
+// Fitting a sheet's vectors to the blend that reads them (atlas --mv-fit
+// blend, docs/rendering.md "Fitted to the blend"). One vector per pixel
+// cannot say everything: where a thin streak slides along itself, or a
+// covered pixel has a faster particle passing through it, the exact vector
+// can make the shader's blend worse than no vector at all. Here each pixel
+// of each cell takes one of its candidates (its exact vector, those of the
+// four pixels beside it, the halo's, the strongest particle's and the
+// strongest halo's, or none), the choice that makes the blends of the
+// pairs the cell takes part in (as their first cell and as their second)
+// closest to the exact renders in between. A cell's choice at a pixel
+// meets only its neighbours' choices at the same pixel, so the best choice
+// for a chain (or loop) of cells is found exactly, pixel by pixel, by
+// dynamic programming; four passes let a choice spread to the pixels
+// beside it.
+struct BlendFit {
+  // Straight-alpha RGBA floats of every cell, as stored in the sheet.
+  std::vector<const std::vector<float>*> cells;
+  // next[i]: the cell blended after cell i, or -1. Every cell is next of
+  // at most one other.
+  std::vector<int> next;
+  // fractions[k] and truth[i][k]: the exact render (as cells are stored)
+  // at fraction fractions[k] of the step from cell i to next[i].
+  std::vector<double> fractions;
+  std::vector<std::vector<const std::vector<float>*>> truth;
+  // SideFX's shader displaces both cells by the first cell's vectors.
+  bool first_cells_vectors = false;
+  int threads = 1;
+};
+
+// Replaces each field's `xy` with the chosen candidates (the fields in cell
+// order, each cell's size). Never worse than the exact vectors at the
+// given fractions; returns how many pixels' vectors differ from the exact
+// ones. Throws spritz::Error on inputs that do not fit together.
+uint64_t fit_motion_to_blend(const BlendFit& fit, int w, int h, std::vector<MotionField>& fields);
 
 // The sum of squared differences of two straight-alpha RGBA float images
 // compared premultiplied (colour times alpha, and alpha), which ignores the
