@@ -42,6 +42,21 @@ size_t at(int x, int y) {
   return static_cast<size_t>(y) * 64 + static_cast<size_t>(x);
 }
 
+// The straight-alpha image of `fx` at time t on the 64x64 canvas.
+std::vector<float> straight_image(const Effect& fx, double t) {
+  const TextureSet tex = load_textures(fx, 1.0);
+  Rasterizer r(fx, tex, 64, 64, 1);
+  Image img;
+  r.render(evaluate(fx, t), img);
+  std::vector<float> straight(img.rgba.size());
+  for (size_t i = 0; i < img.rgba.size(); i += 4) {
+    const float a = img.rgba[i + 3];
+    for (int c = 0; c < 3; ++c) straight[i + c] = a > 0 ? img.rgba[i + c] / a : 0;
+    straight[i + 3] = a;
+  }
+  return straight;
+}
+
 }  // namespace
 
 TEST_CASE("a particle's pixels carry its exact displacement: the halo sweeps its path",
@@ -195,20 +210,8 @@ TEST_CASE("blending two cells with their true vectors gives the frame in between
   const Effect fx = one_particle(32, 0, 0);
   const MotionField fa = field_of(fx, 0, 0.25, MotionOptions{});
   const MotionField fb = field_of(fx, 0.25, 0.25, MotionOptions{});
-  auto image = [&](double t) {
-    const TextureSet tex = load_textures(fx, 1.0);
-    Rasterizer r(fx, tex, 64, 64, 1);
-    Image img;
-    r.render(evaluate(fx, t), img);
-    std::vector<float> straight(img.rgba.size());
-    for (size_t i = 0; i < img.rgba.size(); i += 4) {
-      const float a = img.rgba[i + 3];
-      for (int c = 0; c < 3; ++c) straight[i + c] = a > 0 ? img.rgba[i + c] / a : 0;
-      straight[i + 3] = a;
-    }
-    return straight;
-  };
-  const std::vector<float> a = image(0), b = image(0.25), truth = image(0.125);
+  const std::vector<float> a = straight_image(fx, 0), b = straight_image(fx, 0.25),
+                           truth = straight_image(fx, 0.125);
   const std::vector<float> none(64 * 64 * 2, 0.0f);
   std::vector<float> blend, fade;
   blend_cells(a, b, fa.xy, fb.xy, 64, 64, 0.5, blend);
@@ -223,21 +226,6 @@ TEST_CASE("blending two cells with their true vectors gives the frame in between
 }
 
 namespace {
-
-// The straight-alpha image of `fx` at time t on the 64x64 canvas.
-std::vector<float> straight_image(const Effect& fx, double t) {
-  const TextureSet tex = load_textures(fx, 1.0);
-  Rasterizer r(fx, tex, 64, 64, 1);
-  Image img;
-  r.render(evaluate(fx, t), img);
-  std::vector<float> straight(img.rgba.size());
-  for (size_t i = 0; i < img.rgba.size(); i += 4) {
-    const float a = img.rgba[i + 3];
-    for (int c = 0; c < 3; ++c) straight[i + c] = a > 0 ? img.rgba[i + c] / a : 0;
-    straight[i + 3] = a;
-  }
-  return straight;
-}
 
 // Three cells of `fx` a step `dt` apart from t0, their fields, and the
 // exact in-betweens at `fractions` of the two steps.
