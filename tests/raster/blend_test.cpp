@@ -54,9 +54,9 @@ Image render(const Scene& s, const std::vector<Particle>& first,
   Frame f;
   f.emitters.resize(2);
   f.emitters[0].emitter = 0;
-  f.emitters[0].particles = first;
+  f.emitters[0].particles.assign(first.begin(), first.end());
   f.emitters[1].emitter = 1;
-  f.emitters[1].particles = second;
+  f.emitters[1].particles.assign(second.begin(), second.end());
   Rasterizer r(s.fx, s.textures, size, size, threads);
   Image img;
   r.render(f, img);

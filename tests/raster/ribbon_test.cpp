@@ -56,7 +56,7 @@ Image render(const Scene& s, const std::vector<Particle>& particles, int threads
              DrawPath path = default_draw_path()) {
   Frame f;
   f.emitters.resize(1);
-  f.emitters[0].particles = particles;
+  f.emitters[0].particles.assign(particles.begin(), particles.end());
   Rasterizer r(s.fx, s.textures, 96, 96, threads);
   r.set_draw_path(path);
   Image img;

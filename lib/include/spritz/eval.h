@@ -5,9 +5,11 @@
 #include <cstdint>
 #include <functional>
 #include <limits>
+#include <type_traits>
 #include <vector>
 
 #include "spritz/effect.h"
+#include "spritz/prefault.h"
 
 namespace spritz {
 
@@ -34,6 +36,13 @@ struct Particle {
   uint16_t impacts = 0;     // collider impacts so far (model.md 9.7; at most kMaxBounces)
 };
 
+// A frame's particles: evaluating a window on several threads sizes the
+// list for every key first and each thread writes its own piece, so
+// resize() leaves new particles unwritten (UnwrittenAllocator).
+using ParticleList = std::vector<Particle, UnwrittenAllocator<Particle>>;
+static_assert(std::is_trivially_copyable_v<Particle> && std::is_trivially_destructible_v<Particle>,
+              "a ParticleList's unwritten storage needs a Particle of plain numbers");
+
 struct EmitterStats {
   uint64_t window = 0;   // stream indices in the window plus burst particles considered
   uint64_t visited = 0;  // keys whose lifetime was rolled
@@ -43,9 +52,9 @@ struct EmitterStats {
 struct EmitterFrame {
   uint32_t emitter = 0;  // index into Effect::emitters
   // In draw order; with a trail each particle follows its ghosts (trail > 0).
-  std::vector<Particle> particles;
+  ParticleList particles;  // resize() leaves new particles unwritten
   EmitterStats stats;
-  std::vector<Particle> scratch;  // reused while trails are added
+  ParticleList scratch;  // reused while trails are added
 };
 
 struct Frame {

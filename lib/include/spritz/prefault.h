@@ -9,6 +9,8 @@
 #pragma once
 
 #include <cstddef>
+#include <new>
+#include <utility>
 #include <vector>
 
 namespace spritz {
@@ -25,5 +27,42 @@ void reserve_prefaulted(std::vector<T, A>& v, size_t n) {
   v.reserve(n);
   prefault_for_write(v.data() + v.size(), (v.capacity() - v.size()) * sizeof(T));
 }
+
+// Blocks from operator new (UnwrittenAllocator's default).
+struct HeapBlocks {
+  static void* allocate(size_t bytes) { return ::operator new(bytes); }
+  static void deallocate(void* p, size_t) noexcept { ::operator delete(p); }
+};
+
+// An allocator for elements that are always written whole before they are
+// read: resize() leaves the elements it adds unwritten. Writing them there
+// (value-initialising, or a default constructor's member initialisers)
+// would touch every new page on the thread that resizes, and on fresh
+// memory that first touch is the slow part (docs/performance.md, "Start-up
+// and fresh memory"); left unwritten, the threads that fill the block touch
+// their own parts in parallel. For implicit-lifetime types only (plain
+// numbers, aggregates of them): their storage holds an element once it is
+// written. `Blocks` supplies the memory (static allocate(bytes),
+// deallocate(p, bytes)).
+template <typename T, typename Blocks = HeapBlocks>
+struct UnwrittenAllocator {
+  using value_type = T;
+  UnwrittenAllocator() = default;
+  template <typename U>
+  UnwrittenAllocator(const UnwrittenAllocator<U, Blocks>&) noexcept {}
+  T* allocate(size_t n) {
+    if (n > static_cast<size_t>(-1) / sizeof(T)) throw std::bad_array_new_length();
+    return static_cast<T*>(Blocks::allocate(n * sizeof(T)));
+  }
+  void deallocate(T* p, size_t n) noexcept { Blocks::deallocate(p, n * sizeof(T)); }
+  template <typename U>
+  void construct(U*) noexcept {}  // value-initialisation left out
+  template <typename U, typename... Args>
+  void construct(U* p, Args&&... args) {
+    ::new (static_cast<void*>(p)) U(std::forward<Args>(args)...);
+  }
+  friend bool operator==(const UnwrittenAllocator&, const UnwrittenAllocator&) { return true; }
+  friend bool operator!=(const UnwrittenAllocator&, const UnwrittenAllocator&) { return false; }
+};
 
 }  // namespace spritz

@@ -6,15 +6,10 @@
 #include <new>
 #include <vector>
 
+#include "spritz/prefault.h"
+
 namespace spritz {
 
-// An allocator whose new elements are left uninitialised (default-, not
-// value-initialised): a frame's floats are all written by the strips that
-// draw it (each strip clears its own rows to the background first), so
-// zero-filling a 1080p buffer (33 MB) on one thread first, and taking all
-// its page faults there, was a third of a single frame's time
-// (docs/performance.md). The strips now touch their pages first, in
-// parallel.
 // Frame-sized blocks: aligned to 2 MiB and marked for transparent huge
 // pages where Linux offers them (madvise mode), so first touching a 1080p
 // frame takes 16 page faults instead of 8,100. Smaller blocks come from
@@ -22,25 +17,20 @@ namespace spritz {
 void* allocate_frame_bytes(size_t bytes);
 void free_frame_bytes(void* p, size_t bytes) noexcept;
 
-template <typename T>
-struct UninitAllocator : std::allocator<T> {
-  using value_type = T;
-  T* allocate(size_t n) { return static_cast<T*>(allocate_frame_bytes(n * sizeof(T))); }
-  void deallocate(T* p, size_t n) noexcept { free_frame_bytes(p, n * sizeof(T)); }
-  template <typename U>
-  struct rebind {
-    using other = UninitAllocator<U>;
-  };
-  UninitAllocator() = default;
-  template <typename U>
-  UninitAllocator(const UninitAllocator<U>&) noexcept {}
-  // Default-initialises; with arguments (resize(n, 0.0f)), allocator_traits
-  // constructs in place as it would without this member.
-  template <typename U>
-  void construct(U* p) noexcept {
-    ::new (static_cast<void*>(p)) U;
-  }
+struct FrameBlocks {
+  static void* allocate(size_t bytes) { return allocate_frame_bytes(bytes); }
+  static void deallocate(void* p, size_t bytes) noexcept { free_frame_bytes(p, bytes); }
 };
+
+// Frame buffers and sprite slots: a frame's floats are all written by the
+// strips that draw it (each strip clears its own rows to the background
+// first), so zero-filling a 1080p buffer (33 MB) on one thread first, and
+// taking all its page faults there, was a third of a single frame's time
+// (docs/performance.md). The strips now touch their pages first, in
+// parallel. With arguments (resize(n, 0.0f)) elements are constructed as
+// std::vector would.
+template <typename T>
+using UninitAllocator = UnwrittenAllocator<T, FrameBlocks>;
 
 struct Image {
   int width = 0, height = 0;
