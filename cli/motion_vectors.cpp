@@ -34,16 +34,13 @@ void check_motion_args(const MotionArgs& args, bool atlas) {
 }
 
 void motion_field(const Effect& fx, const TextureSet& textures, const View& view, int width,
-                  int height, const MotionStep& step, double dilate, int threads,
+                  int height, const MotionStep& step, const MotionOptions& options,
                   MotionField& out) {
   Frame now, next;
   now.particle_limit = next.particle_limit = particle_limit(2);
   evaluate(fx, step.clock, now);
   evaluate(fx, step.next_clock, next);
-  MotionOptions opt;
-  opt.dilate = dilate;
-  opt.threads = threads;
-  render_motion(fx, textures, now, next, width, height, view, opt, out);
+  render_motion(fx, textures, now, next, width, height, view, options, out);
 }
 
 namespace {
@@ -111,10 +108,13 @@ MotionSheet make_motion_sheet(const Effect& fx, const TextureSet& textures, cons
                               const SheetLayout& layout, const std::vector<MotionStep>& steps,
                               const MotionArgs& args, int threads, const ColourSheet* colour) {
   const MotionEncoding enc = motion_encoding_from_name(args.encoding);
+  MotionOptions opt;
+  opt.dilate = args.dilate;
+  opt.threads = threads;
+  opt.candidates = args.fit == "blend";
   std::vector<MotionField> fields(steps.size());
   for (size_t i = 0; i < steps.size(); ++i)
-    motion_field(fx, textures, view, layout.cell_w, layout.cell_h, steps[i], args.dilate, threads,
-                 fields[i]);
+    motion_field(fx, textures, view, layout.cell_w, layout.cell_h, steps[i], opt, fields[i]);
   MotionSheet sheet;
   if (args.fit == "blend") {
     if (!colour) throw Error("--mv-fit blend needs the colour sheet");

@@ -42,7 +42,8 @@ struct MotionStep {
 
 // The field of one step at width x height through `view`.
 void motion_field(const Effect& fx, const TextureSet& textures, const View& view, int width,
-                  int height, const MotionStep& step, double dilate, int threads, MotionField& out);
+                  int height, const MotionStep& step, const MotionOptions& options,
+                  MotionField& out);
 
 // A sheet of motion vectors laid out as the colour sheet.
 struct MotionSheet {
@@ -64,8 +65,8 @@ struct ColourSheet {
 };
 
 // With args.fit == "blend" the vectors are fitted to the encoding's blend of
-// `colour` (which must then be given) against exact in-betweens at 1/3 and
-// 2/3 of each step; `fitted` gets the pixels changed.
+// `colour` (which must then be given) against exact in-betweens at 1/8,
+// 3/8, 5/8 and 7/8 of each step; `fitted` gets the pixels changed.
 MotionSheet make_motion_sheet(const Effect& fx, const TextureSet& textures, const View& view,
                               const SheetLayout& layout, const std::vector<MotionStep>& steps,
                               const MotionArgs& args, int threads,

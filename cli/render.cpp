@@ -196,8 +196,10 @@ void write_motion(const FrameContext& ctx, Slot& slot) {
   }
   MotionField field;
   const MotionStep step{slot.item.clock, slot.item.clock + ctx.fx.time_scale / ctx.job.fps};
-  motion_field(ctx.fx, textures, canvas_view(ctx.fx.canvas, w, h), w, h, step, mv.dilate,
-               ctx.job.plan.raster_threads, field);
+  MotionOptions opt;
+  opt.dilate = mv.dilate;
+  opt.threads = ctx.job.plan.raster_threads;
+  motion_field(ctx.fx, textures, canvas_view(ctx.fx.canvas, w, h), w, h, step, opt, field);
   std::vector<uint16_t> px;
   slot.motion_clamped = encode_motion(field, w, h, mv.scale.value_or(kRenderMotionScale),
                                       motion_encoding_from_name(mv.encoding), px);

@@ -240,9 +240,11 @@ void render_motion(const Effect& fx, const TextureSet& textures, const Frame& no
   out.height = height;
   out.xy.assign(static_cast<size_t>(width) * static_cast<size_t>(height) * 2, 0.0f);
   out.source.assign(static_cast<size_t>(width) * static_cast<size_t>(height), 0);
-  out.halo_xy.assign(static_cast<size_t>(width) * static_cast<size_t>(height) * 2, 0.0f);
-  out.top_xy.assign(static_cast<size_t>(width) * static_cast<size_t>(height) * 2, 0.0f);
-  out.top_halo_xy.assign(static_cast<size_t>(width) * static_cast<size_t>(height) * 2, 0.0f);
+  const size_t candidate_floats =
+      options.candidates ? static_cast<size_t>(width) * static_cast<size_t>(height) * 2 : 0;
+  out.halo_xy.assign(candidate_floats, 0.0f);
+  out.top_xy.assign(candidate_floats, 0.0f);
+  out.top_halo_xy.assign(candidate_floats, 0.0f);
   const int strips = (height + kStripRows - 1) / kStripRows;
   ThreadPool pool(std::max(1, options.threads));
   pool.run(strips, [&](int k) {
@@ -270,6 +272,7 @@ void render_motion(const Effect& fx, const TextureSet& textures, const Frame& no
         if (!std::isfinite(dx) || !std::isfinite(dy)) dx = dy = 0, out.source[i] = 0;
         out.xy[2 * i] = static_cast<float>(dx);
         out.xy[2 * i + 1] = static_cast<float>(dy);
+        if (!options.candidates) continue;
         const auto keep = [&](std::vector<float>& to, double vx, double vy) {
           if (!std::isfinite(vx) || !std::isfinite(vy)) return;
           to[2 * i] = static_cast<float>(vx);
@@ -471,10 +474,14 @@ std::vector<Chain> fit_chains(const BlendFit& fit, int w, int h,
   for (size_t i = 0; i < n; ++i) {
     const MotionField& f = fields[i];
     if (f.width != w || f.height != h || f.xy.size() != 2 * pixels ||
-        f.halo_xy.size() != 2 * pixels || f.top_xy.size() != 2 * pixels ||
-        f.top_halo_xy.size() != 2 * pixels || fit.cells[i]->size() != 4 * pixels)
+        fit.cells[i]->size() != 4 * pixels)
       throw Error("fit_motion_to_blend: a cell or field is not " + std::to_string(w) + "x" +
                   std::to_string(h));
+    if (f.halo_xy.size() != 2 * pixels || f.top_xy.size() != 2 * pixels ||
+        f.top_halo_xy.size() != 2 * pixels)
+      throw Error(
+          "fit_motion_to_blend: a field was drawn without its candidates "
+          "(MotionOptions::candidates)");
     const int j = fit.next[i];
     if (j < 0) continue;
     if (static_cast<size_t>(j) >= n || prev[static_cast<size_t>(j)] >= 0)

@@ -240,7 +240,9 @@ Sheet three_cells(const Effect& fx, double t0, double dt, const std::vector<doub
   Sheet s;
   for (int i = 0; i < 3; ++i) {
     s.cells.push_back(straight_image(fx, t0 + i * dt));
-    s.fields.push_back(field_of(fx, t0 + i * dt, dt, MotionOptions{}));
+    MotionOptions opt;
+    opt.candidates = true;
+    s.fields.push_back(field_of(fx, t0 + i * dt, dt, opt));
     s.truth.emplace_back();
     if (i < 2)
       for (double f : fractions) s.truth.back().push_back(straight_image(fx, t0 + (i + f) * dt));

@@ -27,12 +27,13 @@ struct MotionField {
   // 1 where only a particle's halo reaches it (see MotionOptions), 0 where
   // nothing moves (the vector is 0).
   std::vector<uint8_t> source;
-  // The halo layer's vector wherever a halo reaches, covered or not (0
-  // elsewhere): where particles cover a pixel, `xy` holds theirs instead.
-  // A candidate for fit_motion_to_blend.
+  // Only with MotionOptions::candidates (empty otherwise), the candidates
+  // fit_motion_to_blend chooses from besides `xy`: the halo layer's vector
+  // wherever a halo reaches, covered or not (where particles cover a pixel,
+  // `xy` holds theirs instead), and the vectors of the one particle that
+  // adds the most to the pixel and of the one whose halo weighs most there
+  // (0 where none).
   std::vector<float> halo_xy;
-  // The vector of the one particle that adds the most to the pixel, and of
-  // the one whose halo weighs most there (0 where none): candidates too.
   std::vector<float> top_xy, top_halo_xy;
 };
 
@@ -48,6 +49,7 @@ struct MotionOptions {
   double dilate = 0.5;
   double min_halo_px = 1.0;
   int threads = 1;
+  bool candidates = false;  // also fill MotionField's halo_xy, top_xy and top_halo_xy
 };
 
 // The motion of `now`'s particles over the step to `next`: the same effect
@@ -133,9 +135,9 @@ struct BlendFit {
 };
 
 // Replaces each field's `xy` with the chosen candidates (the fields in cell
-// order, each cell's size). Never worse than the exact vectors at the
-// given fractions; returns how many pixels' vectors differ from the exact
-// ones. Throws spritz::Error on inputs that do not fit together.
+// order, each cell's size, drawn with MotionOptions::candidates). Never worse than the exact
+// vectors at the given fractions; returns how many pixels' vectors differ from the exact ones.
+// Throws spritz::Error on inputs that do not fit together.
 uint64_t fit_motion_to_blend(const BlendFit& fit, int w, int h, std::vector<MotionField>& fields);
 
 // The sum of squared differences of two straight-alpha RGBA float images
