@@ -407,6 +407,23 @@ void sample_cell(const std::vector<float>& cell, int w, int h, double px, double
 
 }  // namespace
 
+namespace {
+
+// Adds to `sum` the squared error of one straight-alpha pixel against
+// another, compared premultiplied: colour times alpha, and alpha, so the
+// colour under a transparent pixel counts for nothing.
+template <typename A>
+void add_sq_error(double& sum, const A* a, const float* b) {
+  const double aa = std::clamp<double>(a[3], 0.0, 1.0), ba = std::clamp<double>(b[3], 0.0, 1.0);
+  for (int c = 0; c < 3; ++c) {
+    const double d = a[c] * aa - b[c] * ba;
+    sum += d * d;
+  }
+  sum += (aa - ba) * (aa - ba);
+}
+
+}  // namespace
+
 void blend_cells(const std::vector<float>& a, const std::vector<float>& b,
                  const std::vector<float>& motion_a, const std::vector<float>& motion_b, int w,
                  int h, double f, std::vector<float>& out) {
@@ -424,18 +441,6 @@ void blend_cells(const std::vector<float>& a, const std::vector<float>& b,
 }
 
 namespace {
-
-// The squared error of one straight-alpha pixel against another, compared
-// premultiplied (as premultiplied_sq_error).
-double pixel_sq_error(const double a[4], const float* b) {
-  const double aa = std::clamp(a[3], 0.0, 1.0), ba = std::clamp<double>(b[3], 0.0, 1.0);
-  double sum = (aa - ba) * (aa - ba);
-  for (int c = 0; c < 3; ++c) {
-    const double d = a[c] * aa - b[c] * ba;
-    sum += d * d;
-  }
-  return sum;
-}
 
 // At most this many candidates per pixel: the vector held, the exact
 // vector, the exact vectors of the four pixels beside it, the halo's, the
@@ -560,7 +565,7 @@ void step_cost(const BlendFit& fit, int a, int b, const Candidates& ka, const Ca
         const float* s1 = sb[fit.first_cells_vectors ? i : j];
         double out[4];
         for (int c = 0; c < 4; ++c) out[c] = sa[i][c] + (static_cast<double>(s1[c]) - sa[i][c]) * f;
-        e[static_cast<size_t>(i * kMaxCandidates + j)] += pixel_sq_error(out, truth);
+        add_sq_error(e[static_cast<size_t>(i * kMaxCandidates + j)], out, truth);
       }
   }
 }
@@ -671,14 +676,8 @@ uint64_t fit_motion_to_blend(const BlendFit& fit, int w, int h, std::vector<Moti
 
 double premultiplied_sq_error(const std::vector<float>& a, const std::vector<float>& b) {
   double sum = 0;
-  for (size_t i = 0; i + 3 < a.size() && i + 3 < b.size(); i += 4) {
-    const double aa = std::clamp(a[i + 3], 0.0f, 1.0f), ba = std::clamp(b[i + 3], 0.0f, 1.0f);
-    for (int c = 0; c < 3; ++c) {
-      const double d = a[i + static_cast<size_t>(c)] * aa - b[i + static_cast<size_t>(c)] * ba;
-      sum += d * d;
-    }
-    sum += (aa - ba) * (aa - ba);
-  }
+  for (size_t i = 0; i + 3 < a.size() && i + 3 < b.size(); i += 4)
+    add_sq_error(sum, a.data() + i, b.data() + i);
   return sum;
 }
 
