@@ -19,7 +19,7 @@ constexpr size_t kHugeFrom = size_t{4} << 20;  // blocks from this size get huge
 
 }  // namespace
 
-// Every block is about to be written whole (UninitAllocator's promise):
+// Every block is about to be written whole (FrameAllocator's promise):
 // its pages are populated in one call rather than faulted one by one.
 void* allocate_frame_bytes(size_t bytes) {
   if (bytes < kHugeFrom) {

@@ -30,7 +30,7 @@ struct FrameBlocks {
 // parallel. With arguments (resize(n, 0.0f)) elements are constructed as
 // std::vector would.
 template <typename T>
-using UninitAllocator = UnwrittenAllocator<T, FrameBlocks>;
+using FrameAllocator = UnwrittenAllocator<T, FrameBlocks>;
 
 struct Image {
   int width = 0, height = 0;
@@ -39,7 +39,7 @@ struct Image {
   // [y0, y0 + height), and row(y) takes the frame's row numbers.
   int y0 = 0;
   // Row-major, top row first, 4 floats per pixel.
-  std::vector<float, UninitAllocator<float>> rgba;
+  std::vector<float, FrameAllocator<float>> rgba;
 
   // New floats are 0 (as std::vector::resize).
   void resize(int w, int h) {

@@ -231,8 +231,8 @@ class Rasterizer {
     SpriteSlot() {}
   };
   static_assert(std::is_trivially_destructible_v<Sprite>, "slots never destroy their sprites");
-  std::vector<SpriteSlot, UninitAllocator<SpriteSlot>> sprites_;
-  std::vector<SpriteSlot, UninitAllocator<SpriteSlot>>
+  std::vector<SpriteSlot, FrameAllocator<SpriteSlot>> sprites_;
+  std::vector<SpriteSlot, FrameAllocator<SpriteSlot>>
       sprites_spare_;                    // the list before last, on two threads or more
   std::vector<RibbonSegment> segments_;  // by particle slot, when an emitter draws ribbons
   std::vector<size_t> emitter_start_;    // per emitter of the frame: its first slot
