@@ -1,6 +1,8 @@
 #include "spritz/prefault.h"
 
 #include <cstdint>
+#include <cstdlib>
+#include <new>
 
 #if defined(__linux__)
 #include <sys/mman.h>
@@ -25,6 +27,37 @@ void prefault_for_write(void* p, size_t bytes) {
   (void)p;
   (void)bytes;
 #endif
+}
+
+namespace {
+
+constexpr size_t kHugePage = size_t{2} << 20;
+constexpr size_t kHugeFrom = size_t{1} << 20;  // blocks from this size get huge pages
+
+}  // namespace
+
+void* allocate_written_block(size_t bytes) {
+  if (bytes < kHugeFrom) {
+    void* p = ::operator new(bytes);
+    prefault_for_write(p, bytes);
+    return p;
+  }
+  const size_t rounded = (bytes + kHugePage - 1) / kHugePage * kHugePage;
+  if (rounded < bytes) throw std::bad_alloc();
+  void* p = std::aligned_alloc(kHugePage, rounded);
+  if (!p) throw std::bad_alloc();
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+  madvise(p, rounded, MADV_HUGEPAGE);  // a hint: without it, ordinary pages
+#endif
+  prefault_for_write(p, bytes);
+  return p;
+}
+
+void free_written_block(void* p, size_t bytes) noexcept {
+  if (bytes < kHugeFrom)
+    ::operator delete(p);
+  else
+    std::free(p);
 }
 
 }  // namespace spritz

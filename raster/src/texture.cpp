@@ -99,15 +99,15 @@ int builtin_cell_px(const Emitter& em, double px_per_design_px) {
 
 TexelArena::TexelArena(size_t bytes) {
   if (bytes == 0 || bytes > std::numeric_limits<size_t>::max() - 64) return;
-  // allocate_frame_bytes: 2 MiB pages where Linux offers them, populated;
+  // allocate_written_block: 2 MiB pages where Linux offers them, populated;
   // 64 bytes more, so the block can start on a cache line.
-  raw_ = static_cast<char*>(allocate_frame_bytes(bytes + 64));
+  raw_ = static_cast<char*>(allocate_written_block(bytes + 64));
   base_ = raw_ + (64 - reinterpret_cast<uintptr_t>(raw_) % 64) % 64;
   size_ = bytes;
 }
 
 TexelArena::~TexelArena() {
-  if (raw_) free_frame_bytes(raw_, size_ + 64);
+  if (raw_) free_written_block(raw_, size_ + 64);
 }
 
 void* TexelArena::take(size_t bytes) noexcept {

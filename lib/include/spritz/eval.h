@@ -38,8 +38,9 @@ struct Particle {
 
 // A frame's particles: evaluating a window on several threads sizes the
 // list for every key first and each thread writes its own piece, so
-// resize() leaves new particles unwritten (UnwrittenAllocator).
-using ParticleList = std::vector<Particle, UnwrittenAllocator<Particle>>;
+// resize() leaves new particles unwritten (UnwrittenAllocator), in blocks
+// populated for writing (on 2 MiB pages from 1 MiB up, WrittenBlocks).
+using ParticleList = std::vector<Particle, UnwrittenAllocator<Particle, WrittenBlocks>>;
 static_assert(std::is_trivially_copyable_v<Particle> && std::is_trivially_destructible_v<Particle>,
               "a ParticleList's unwritten storage needs a Particle of plain numbers");
 

@@ -34,6 +34,22 @@ struct HeapBlocks {
   static void deallocate(void* p, size_t) noexcept { ::operator delete(p); }
 };
 
+// A block about to be written whole, populated for writing. From 1 MiB up
+// it is aligned to 2 MiB, rounded up to whole 2 MiB pages and marked for
+// transparent huge pages (Linux's default `madvise` mode): on the project's
+// machine first writing a fresh 2.5 MB block took about 4.3 ms on 4 KiB
+// pages even populated, on one thread or split over two (the host backs
+// each page serially), and 0.4 ms on a 2 MiB page. Smaller blocks come from
+// operator new. Never returns null (throws std::bad_alloc); free with
+// free_written_block and the same size.
+void* allocate_written_block(size_t bytes);
+void free_written_block(void* p, size_t bytes) noexcept;
+
+struct WrittenBlocks {
+  static void* allocate(size_t bytes) { return allocate_written_block(bytes); }
+  static void deallocate(void* p, size_t bytes) noexcept { free_written_block(p, bytes); }
+};
+
 // An allocator for elements that are always written whole before they are
 // read: resize() leaves the elements it adds unwritten. Writing them there
 // (value-initialising, or a default constructor's member initialisers)
