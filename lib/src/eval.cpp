@@ -66,16 +66,35 @@ void evaluate_piece(const Emitter& em, const Piece& w, double clock, uint64_t& v
   }
 }
 
-void evaluate_emitter(const Effect& fx, const Emitter& em, double clock, EmitterFrame& out,
-                      const ParallelFor* parallel) {
+// An emitter's window cut into pieces, and where each piece's particles
+// go when the pieces are evaluated on several threads: piece i writes its
+// particles from start[i], room for all its keys, and they are closed up
+// in piece order after.
+struct EmitterWork {
+  const Emitter* em = nullptr;
+  EmitterFrame* out = nullptr;
+  std::vector<Piece> pieces;
+  std::vector<size_t> start, alive;
+  std::vector<uint64_t> visited;
+};
+
+size_t piece_keys(const Piece& w) {
+  return w.burst ? static_cast<size_t>(w.j1 - w.j0) : static_cast<size_t>(w.hi - w.lo + 1);
+}
+
+// Clears the emitter's frame, evaluates its children (a sub-emitter's
+// particles, which come first) and cuts its window into pieces.
+void plan_emitter(const Effect& fx, const Emitter& em, double clock, EmitterFrame& out,
+                  EmitterWork& work) {
+  work.em = &em;
+  work.out = &out;
   out.particles.clear();
   out.stats = {};
   Particle p;
   if (em.is_sub()) evaluate_children(fx, em, clock, out, p);
-  // The window in pieces. Every particle is a pure function of its key, and
-  // the particles are sorted below by (birth, key), a total order, so the
-  // pieces may be evaluated in any order, on any thread: the same frame.
-  std::vector<Piece> pieces;
+  // Every particle is a pure function of its key, and the particles are
+  // sorted in finish_emitter by (birth, key), a total order, so the pieces
+  // may be evaluated in any order, on any thread: the same frame.
   for_each_window(
       fx, em, clock,
       [&](int64_t lo, int64_t hi) {
@@ -84,7 +103,7 @@ void evaluate_emitter(const Effect& fx, const Emitter& em, double clock, Emitter
           Piece w;
           w.lo = a;
           w.hi = std::min(hi, a + kPieceKeys - 1);
-          pieces.push_back(w);
+          work.pieces.push_back(w);
         }
       },
       [&](double tb, uint64_t b, uint32_t count) {
@@ -96,49 +115,62 @@ void evaluate_emitter(const Effect& fx, const Emitter& em, double clock, Emitter
           w.b = b;
           w.j0 = a;
           w.j1 = std::min<uint32_t>(count, a + static_cast<uint32_t>(kPieceKeys));
-          pieces.push_back(w);
+          work.pieces.push_back(w);
         }
       });
-  // Room for every key of the window at once: growing by push_back copied
-  // the particles over and over and touched new pages each time.
-  const auto keys = [](const Piece& w) {
-    return w.burst ? static_cast<size_t>(w.j1 - w.j0) : static_cast<size_t>(w.hi - w.lo + 1);
-  };
-  if (!parallel || pieces.size() < 2) {
-    size_t room = out.particles.size();
-    for (const Piece& w : pieces) room += keys(w);
-    reserve_prefaulted(out.particles, room);
-    for (const Piece& w : pieces)
-      evaluate_piece(em, w, clock, out.stats.visited,
-                     [&](const Particle& q) { out.particles.push_back(q); });
-  } else {
-    // Each piece writes into its own range of the list, room for all its
-    // keys; the ranges are then closed up in order. No second copy of the
-    // frame's particles.
-    std::vector<size_t> start(pieces.size() + 1, out.particles.size());
-    for (size_t i = 0; i < pieces.size(); ++i) start[i + 1] = start[i] + keys(pieces[i]);
-    reserve_prefaulted(out.particles, start.back());
-    out.particles.resize(start.back());
-    std::vector<size_t> alive(pieces.size(), 0);
-    std::vector<uint64_t> visited(pieces.size(), 0);
-    (*parallel)(static_cast<int>(pieces.size()), [&](int k) {
-      const size_t i = static_cast<size_t>(k);
-      Particle* at = out.particles.data() + start[i];
-      evaluate_piece(em, pieces[i], clock, visited[i],
-                     [&](const Particle& q) { at[alive[i]++] = q; });
-    });
-    size_t end = start[0];
-    for (size_t i = 0; i < pieces.size(); ++i) {
-      if (end != start[i])
-        std::move(out.particles.begin() + static_cast<ptrdiff_t>(start[i]),
-                  out.particles.begin() + static_cast<ptrdiff_t>(start[i] + alive[i]),
-                  out.particles.begin() + static_cast<ptrdiff_t>(end));
-      end += alive[i];
-      out.stats.visited += visited[i];
-    }
-    out.particles.resize(end);
-  }
+}
 
+// Evaluates the emitter's pieces in order on this thread.
+void evaluate_pieces(const EmitterWork& work, double clock) {
+  EmitterFrame& out = *work.out;
+  // Room for every key of the window at once (populated, WrittenBlocks):
+  // growing by push_back copied the particles over and over and touched
+  // new pages each time.
+  size_t room = out.particles.size();
+  for (const Piece& w : work.pieces) room += piece_keys(w);
+  out.particles.reserve(room);
+  for (const Piece& w : work.pieces)
+    evaluate_piece(*work.em, w, clock, out.stats.visited,
+                   [&](const Particle& q) { out.particles.push_back(q); });
+}
+
+// Sizes the list for every piece's keys (left unwritten) and sets where
+// each piece writes, for evaluate_pieces_at.
+void size_for_pieces(EmitterWork& work) {
+  EmitterFrame& out = *work.out;
+  const size_t n = work.pieces.size();
+  work.start.assign(n + 1, out.particles.size());
+  for (size_t i = 0; i < n; ++i) work.start[i + 1] = work.start[i] + piece_keys(work.pieces[i]);
+  work.alive.assign(n, 0);
+  work.visited.assign(n, 0);
+  out.particles.resize(work.start.back());
+}
+
+// Piece i of the emitter, into its own range of the list (any thread).
+void evaluate_piece_at(EmitterWork& work, size_t i, double clock) {
+  Particle* at = work.out->particles.data() + work.start[i];
+  size_t& alive = work.alive[i];
+  evaluate_piece(*work.em, work.pieces[i], clock, work.visited[i],
+                 [&](const Particle& q) { at[alive++] = q; });
+}
+
+// Closes up the pieces' ranges in piece order.
+void close_up_pieces(const EmitterWork& work) {
+  EmitterFrame& out = *work.out;
+  size_t end = work.start[0];
+  for (size_t i = 0; i < work.pieces.size(); ++i) {
+    if (end != work.start[i])
+      std::move(out.particles.begin() + static_cast<ptrdiff_t>(work.start[i]),
+                out.particles.begin() + static_cast<ptrdiff_t>(work.start[i] + work.alive[i]),
+                out.particles.begin() + static_cast<ptrdiff_t>(end));
+    end += work.alive[i];
+    out.stats.visited += work.visited[i];
+  }
+  out.particles.resize(end);
+}
+
+// Sorts the emitter's particles into draw order and adds its trails.
+void finish_emitter(const Effect& fx, const Emitter& em, double clock, EmitterFrame& out) {
   // Most windows come out in that order already (a stream's keys rise with
   // birth; a burst's share one birth): a check in one pass skips the sort.
   const bool newest_first = em.draw_order == DrawOrder::kNewestFirst;
@@ -315,11 +347,38 @@ void evaluate(const Effect& fx, double clock, Frame& out, const ParallelFor* par
     }
   }
   out.clock = clock;
-  out.emitters.resize(fx.draw_order.size());
-  for (size_t k = 0; k < fx.draw_order.size(); ++k) {
+  const size_t emitters = fx.draw_order.size();
+  out.emitters.resize(emitters);
+  std::vector<EmitterWork> work(emitters);
+  size_t pieces = 0;
+  for (size_t k = 0; k < emitters; ++k) {
     EmitterFrame& ef = out.emitters[k];
     ef.emitter = fx.draw_order[k];
-    evaluate_emitter(fx, fx.emitters[ef.emitter], clock, ef, parallel);
+    plan_emitter(fx, fx.emitters[ef.emitter], clock, ef, work[k]);
+    pieces += work[k].pieces.size();
+  }
+  if (!parallel || pieces < 2) {
+    for (size_t k = 0; k < emitters; ++k) evaluate_pieces(work[k], clock);
+  } else {
+    // Every emitter's pieces in one run on the threads: a frame of several
+    // emitters with a few pieces each keeps every thread busy, where one
+    // run per emitter waited for its slowest piece each time.
+    std::vector<std::pair<uint32_t, uint32_t>> tasks;  // (emitter, piece)
+    tasks.reserve(pieces);
+    for (size_t k = 0; k < emitters; ++k) {
+      size_for_pieces(work[k]);
+      for (size_t i = 0; i < work[k].pieces.size(); ++i)
+        tasks.emplace_back(static_cast<uint32_t>(k), static_cast<uint32_t>(i));
+    }
+    (*parallel)(static_cast<int>(tasks.size()), [&](int t) {
+      const auto [k, i] = tasks[static_cast<size_t>(t)];
+      evaluate_piece_at(work[k], i, clock);
+    });
+    for (size_t k = 0; k < emitters; ++k) close_up_pieces(work[k]);
+  }
+  for (size_t k = 0; k < emitters; ++k) {
+    const EmitterFrame& ef = out.emitters[k];
+    finish_emitter(fx, fx.emitters[ef.emitter], clock, out.emitters[k]);
   }
 }
 
