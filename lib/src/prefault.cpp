@@ -34,6 +34,12 @@ namespace {
 constexpr size_t kHugePage = size_t{2} << 20;
 constexpr size_t kHugeFrom = size_t{1} << 20;  // blocks from this size get huge pages
 
+size_t huge_rounded(size_t bytes) {
+  const size_t rounded = (bytes + kHugePage - 1) / kHugePage * kHugePage;
+  if (rounded < bytes || rounded > static_cast<size_t>(-1) - kHugePage) throw std::bad_alloc();
+  return rounded;
+}
+
 }  // namespace
 
 void* allocate_written_block(size_t bytes) {
@@ -42,22 +48,43 @@ void* allocate_written_block(size_t bytes) {
     prefault_for_write(p, bytes);
     return p;
   }
-  const size_t rounded = (bytes + kHugePage - 1) / kHugePage * kHugePage;
-  if (rounded < bytes) throw std::bad_alloc();
+  const size_t rounded = huge_rounded(bytes);
+#if defined(__linux__)
+  // A mapping of its own, not the allocator's: memory the allocator reuses,
+  // or writes a header or fill pattern into before the hint below, is
+  // already on 4 KiB pages, and a 2 MiB range holding one such page is not
+  // made huge (AddressSanitizer's allocator fills each block's first 4 KiB).
+  // Mapped with one huge page to spare, then cut to a 2 MiB boundary.
+  char* map = static_cast<char*>(mmap(nullptr, rounded + kHugePage, PROT_READ | PROT_WRITE,
+                                      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0));
+  if (map == MAP_FAILED) throw std::bad_alloc();
+  const uintptr_t at = reinterpret_cast<uintptr_t>(map);
+  char* p = map + ((kHugePage - at % kHugePage) % kHugePage);
+  if (p != map) munmap(map, static_cast<size_t>(p - map));
+  if (p + rounded != map + rounded + kHugePage)
+    munmap(p + rounded, static_cast<size_t>(map + rounded + kHugePage - (p + rounded)));
+#if defined(MADV_HUGEPAGE)
+  madvise(p, rounded, MADV_HUGEPAGE);  // a hint: without it, ordinary pages
+#endif
+#else
   void* p = std::aligned_alloc(kHugePage, rounded);
   if (!p) throw std::bad_alloc();
-#if defined(__linux__) && defined(MADV_HUGEPAGE)
-  madvise(p, rounded, MADV_HUGEPAGE);  // a hint: without it, ordinary pages
 #endif
   prefault_for_write(p, bytes);
   return p;
 }
 
 void free_written_block(void* p, size_t bytes) noexcept {
-  if (bytes < kHugeFrom)
+  if (!p) return;
+  if (bytes < kHugeFrom) {
     ::operator delete(p);
-  else
-    std::free(p);
+    return;
+  }
+#if defined(__linux__)
+  munmap(p, (bytes + kHugePage - 1) / kHugePage * kHugePage);  // as allocated: cannot overflow
+#else
+  std::free(p);
+#endif
 }
 
 }  // namespace spritz

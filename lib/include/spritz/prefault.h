@@ -35,8 +35,9 @@ struct HeapBlocks {
 };
 
 // A block about to be written whole, populated for writing. From 1 MiB up
-// it is aligned to 2 MiB, rounded up to whole 2 MiB pages and marked for
-// transparent huge pages (Linux's default `madvise` mode): on the project's
+// it is a mapping of its own, aligned to 2 MiB, rounded up to whole 2 MiB
+// pages and marked for transparent huge pages (Linux's default `madvise`
+// mode): on the project's
 // machine first writing a fresh 2.5 MB block took about 4.3 ms on 4 KiB
 // pages even populated, on one thread or split over two (the host backs
 // each page serially), and 0.4 ms on a 2 MiB page. Smaller blocks come from
