@@ -111,6 +111,7 @@ void write_atomic(const std::string& path, const std::function<int(int)>& write_
   const std::string tmp = (target.parent_path() / ("." + stem + suffix)).string();
   const int slot = register_temp_file(tmp);
   const int fd = open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+  created_temp_file();
   if (fd < 0) {
     const int err = errno;
     unregister_temp_file(slot);
