@@ -135,7 +135,7 @@ void evaluate_pieces(const EmitterWork& work, double clock) {
 }
 
 // Sizes the list for every piece's keys (left unwritten) and sets where
-// each piece writes, for evaluate_pieces_at.
+// each piece writes, for evaluate_piece_at.
 void size_for_pieces(EmitterWork& work) {
   EmitterFrame& out = *work.out;
   const size_t n = work.pieces.size();
@@ -376,10 +376,7 @@ void evaluate(const Effect& fx, double clock, Frame& out, const ParallelFor* par
     });
     for (size_t k = 0; k < emitters; ++k) close_up_pieces(work[k]);
   }
-  for (size_t k = 0; k < emitters; ++k) {
-    const EmitterFrame& ef = out.emitters[k];
-    finish_emitter(fx, fx.emitters[ef.emitter], clock, out.emitters[k]);
-  }
+  for (const EmitterWork& w : work) finish_emitter(fx, *w.em, clock, *w.out);
 }
 
 void Bounds::add(double xa, double ya, double xb, double yb) {

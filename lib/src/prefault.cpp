@@ -75,7 +75,6 @@ void* allocate_written_block(size_t bytes) {
 }
 
 void free_written_block(void* p, size_t bytes) noexcept {
-  if (!p) return;
   if (bytes < kHugeFrom) {
     ::operator delete(p);
     return;

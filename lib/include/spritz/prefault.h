@@ -37,12 +37,13 @@ struct HeapBlocks {
 // A block about to be written whole, populated for writing. From 1 MiB up
 // it is a mapping of its own, aligned to 2 MiB, rounded up to whole 2 MiB
 // pages and marked for transparent huge pages (Linux's default `madvise`
-// mode): on the project's
-// machine first writing a fresh 2.5 MB block took about 4.3 ms on 4 KiB
-// pages even populated, on one thread or split over two (the host backs
-// each page serially), and 0.4 ms on a 2 MiB page. Smaller blocks come from
-// operator new. Never returns null (throws std::bad_alloc); free with
-// free_written_block and the same size.
+// mode): on the project's machine first writing a fresh 2.5 MB block took
+// about 4.3 ms on 4 KiB pages even populated, on one thread or split over
+// two (the host backs each page serially), and 0.4 ms on a 2 MiB page; a
+// 1080p frame takes 16 page faults instead of 8,100. Smaller blocks come
+// from operator new. Never returns null (throws std::bad_alloc); free with
+// free_written_block and the same size. Frame buffers, sprite slots,
+// texture levels and particle lists take their blocks here.
 void* allocate_written_block(size_t bytes);
 void free_written_block(void* p, size_t bytes) noexcept;
 

@@ -10,20 +10,16 @@
 
 namespace spritz {
 
-// Frame-sized blocks: populated for writing, on 2 MiB pages from 1 MiB up
-// where Linux offers them (spritz/prefault.h), so first touching a 1080p
-// frame takes 16 page faults instead of 8,100.
-using FrameBlocks = WrittenBlocks;
-
 // Frame buffers and sprite slots: a frame's floats are all written by the
 // strips that draw it (each strip clears its own rows to the background
 // first), so zero-filling a 1080p buffer (33 MB) on one thread first, and
 // taking all its page faults there, was a third of a single frame's time
 // (docs/performance.md). The strips now touch their pages first, in
-// parallel. With arguments (resize(n, 0.0f)) elements are constructed as
-// std::vector would.
+// parallel, in blocks populated for writing (on 2 MiB pages from 1 MiB up,
+// WrittenBlocks). With arguments (resize(n, 0.0f)) elements are
+// constructed as std::vector would.
 template <typename T>
-using FrameAllocator = UnwrittenAllocator<T, FrameBlocks>;
+using FrameAllocator = UnwrittenAllocator<T, WrittenBlocks>;
 
 struct Image {
   int width = 0, height = 0;
