@@ -2,10 +2,11 @@
 # The .deb that `cpack -G DEB` makes from a build: it holds the program, the
 # man page, the headers, libraries and CMake/pkg-config files, and the
 # bundled effects under /usr; its Depends are Debian runtime packages that
-# dpkg-shlibdeps found (libc6, libstdc++6, libgcc-s1, libdeflate0, and
-# OpenEXR's and cpp-httplib's for the modules) and libtiff6, which the
-# importer opens itself, each installed here; and the unpacked program runs,
-# loading its .exr module from the package's /usr/lib/spritz.
+# dpkg-shlibdeps found (libc6, and for the modules libstdc++6, libgcc-s1,
+# OpenEXR's and cpp-httplib's) and libtiff6, which the importer opens itself,
+# each installed here, and none of the libraries the program has linked in
+# (SPRITZ_STATIC_DEPS: libdeflate, zlib, pugixml, toml++); and the unpacked
+# program runs, loading its .exr module from the package's /usr/lib/spritz.
 # Usage: scripts/deb-test.sh BUILD_DIR
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -24,9 +25,18 @@ deb="$(ls "$work"/spritz_*.deb)"
 [ -f "$deb" ] || fail "cpack made no spritz_*.deb"
 
 depends="$(dpkg-deb -f "$deb" Depends)"
-for p in libc6 libstdc++6 libdeflate0 libtiff6 libcpp-httplib0.11; do
+for p in libc6 libstdc++6 libtiff6 libcpp-httplib0.11; do
   case ", $depends," in *", $p "*|*", $p,"*) ;; *) fail "Depends ($depends) lacks $p" ;; esac
 done
+if grep -q '^SPRITZ_STATIC_DEPS:BOOL=ON' "$build/CMakeCache.txt"; then
+  for p in libdeflate0 zlib1g libpugixml1v5 libtomlplusplus3; do
+    case ", $depends," in
+      *", $p "*|*", $p,"*) fail "Depends ($depends) names $p, which the program links in" ;;
+    esac
+  done
+  ldd "$build/spritz" | grep -E 'libstdc\+\+|libdeflate|libz\.|libpugixml|libtomlplusplus' \
+    && fail "the program loads a shared library it should have linked in"
+fi
 IFS=',' read -ra deps <<<"$depends"
 for d in "${deps[@]}"; do
   name="$(echo "$d" | sed 's/^ *//; s/ .*//')"
