@@ -27,12 +27,21 @@ namespace spritz {
 //   its item's turn comes.
 // - consume may throw; the workers are then stopped and joined and the
 //   exception goes on to the caller.
+// - One item is produced and consumed on the calling thread (worker 0):
+//   there is nothing to overlap, and a worker thread would cost its start
+//   and a wake-up of the caller at the end, about 0.5 ms of a one-frame
+//   run on a VM (docs/performance.md, "Start-up and fresh memory").
 template <typename Result>
 void run_ordered(uint64_t begin, uint64_t end, int workers, uint64_t window,
                  const std::function<Result(uint64_t, int)>& produce,
                  const std::function<bool(const Result&)>& halts,
                  const std::function<void(uint64_t, Result&)>& consume) {
   if (begin >= end) return;
+  if (end - begin == 1) {
+    Result result = produce(begin, 0);
+    consume(begin, result);
+    return;
+  }
   workers = std::max(1, workers);
   window = std::max<uint64_t>(window, 1);
   struct Slot {

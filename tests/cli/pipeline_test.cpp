@@ -115,3 +115,33 @@ TEST_CASE("a consumer's exception stops and joins the workers", "[pipeline]") {
       [](const int&) { return false; }, [&](uint64_t, int&) { ++calls; });
   CHECK(calls == 0);
 }
+
+TEST_CASE("one item is produced and consumed on the calling thread", "[pipeline]") {
+  const std::thread::id caller = std::this_thread::get_id();
+  std::thread::id produced, consumed;
+  int worker = -1, value = 0;
+  run_ordered<int>(
+      9, 10, 4, 8,
+      [&](uint64_t i, int w) {
+        produced = std::this_thread::get_id();
+        worker = w;
+        return static_cast<int>(i * i);
+      },
+      [](const int&) { return true; },  // a halt changes nothing: there is no next item
+      [&](uint64_t i, int& v) {
+        consumed = std::this_thread::get_id();
+        CHECK(i == 9);
+        value = v;
+      });
+  CHECK(produced == caller);
+  CHECK(consumed == caller);
+  CHECK(worker == 0);
+  CHECK(value == 81);
+  // Its producer's exception reaches the caller, with nothing consumed.
+  bool any = false;
+  CHECK_THROWS_WITH(run_ordered<int>(
+                        0, 1, 2, 4, [](uint64_t, int) -> int { throw std::runtime_error("lone"); },
+                        [](const int&) { return false; }, [&](uint64_t, int&) { any = true; }),
+                    "lone");
+  CHECK_FALSE(any);
+}
