@@ -40,15 +40,73 @@ size_t huge_rounded(size_t bytes) {
   return rounded;
 }
 
+// A thread's scratch region (ScratchScope): one 2 MiB block, carved in
+// turn. Trivially destructible, so a thread_local buffer freed at the
+// thread's exit, in whatever order, still finds it.
+struct ScratchRegion {
+  char* base = nullptr;
+  size_t used = 0;  // bytes carved, freed or not
+  size_t live = 0;  // blocks carved and not freed
+  int open = 0;     // ScratchScopes open on the thread
+};
+thread_local ScratchRegion t_scratch;
+constexpr size_t kScratchBytes = kHugePage;
+constexpr size_t kScratchAlign = 64;  // a cache line
+
+void* new_huge_mapping(size_t rounded);
+void free_huge_mapping(void* p, size_t rounded) noexcept;
+
+// A block of the thread's region, or null when it does not fit in what is
+// left (or the region cannot be mapped: the caller's usual path then says
+// so).
+void* carve_scratch(size_t bytes) noexcept {
+  ScratchRegion& r = t_scratch;
+  if (bytes > kScratchBytes) return nullptr;
+  const size_t need = (bytes + kScratchAlign - 1) / kScratchAlign * kScratchAlign;
+  if (r.used + need > kScratchBytes) return nullptr;
+  if (!r.base) {
+    try {
+      r.base = static_cast<char*>(new_huge_mapping(kScratchBytes));
+    } catch (const std::bad_alloc&) {
+      return nullptr;
+    }
+  }
+  char* p = r.base + r.used;
+  r.used += need;
+  ++r.live;
+  prefault_for_write(p, bytes);
+  return p;
+}
+
+// True, and the block given back, when p lies in the thread's region; the
+// region is released once none of its blocks is held.
+bool free_scratch(void* p) noexcept {
+  ScratchRegion& r = t_scratch;
+  char* c = static_cast<char*>(p);
+  if (!r.base || c < r.base || c >= r.base + kScratchBytes) return false;
+  if (--r.live == 0) {
+    free_huge_mapping(r.base, kScratchBytes);
+    r.base = nullptr;
+    r.used = 0;
+  }
+  return true;
+}
+
 }  // namespace
 
-void* allocate_written_block(size_t bytes) {
-  if (bytes < kHugeFrom) {
-    void* p = ::operator new(bytes);
-    prefault_for_write(p, bytes);
-    return p;
-  }
-  const size_t rounded = huge_rounded(bytes);
+ScratchScope::ScratchScope() {
+  ++t_scratch.open;
+}
+
+ScratchScope::~ScratchScope() {
+  --t_scratch.open;
+}
+
+namespace {
+
+// `rounded` bytes (a multiple of 2 MiB) on 2 MiB boundaries, marked for
+// transparent huge pages, not populated.
+void* new_huge_mapping(size_t rounded) {
 #if defined(__linux__)
   // A mapping of its own, not the allocator's: memory the allocator reuses,
   // or writes a header or fill pattern into before the hint below, is
@@ -70,20 +128,40 @@ void* allocate_written_block(size_t bytes) {
   void* p = std::aligned_alloc(kHugePage, rounded);
   if (!p) throw std::bad_alloc();
 #endif
+  return p;
+}
+
+void free_huge_mapping(void* p, size_t rounded) noexcept {
+#if defined(__linux__)
+  munmap(p, rounded);
+#else
+  (void)rounded;
+  std::free(p);
+#endif
+}
+
+}  // namespace
+
+void* allocate_written_block(size_t bytes) {
+  if (t_scratch.open > 0)
+    if (void* p = carve_scratch(bytes)) return p;
+  if (bytes < kHugeFrom) {
+    void* p = ::operator new(bytes);
+    prefault_for_write(p, bytes);
+    return p;
+  }
+  void* p = new_huge_mapping(huge_rounded(bytes));
   prefault_for_write(p, bytes);
   return p;
 }
 
 void free_written_block(void* p, size_t bytes) noexcept {
+  if (free_scratch(p)) return;
   if (bytes < kHugeFrom) {
     ::operator delete(p);
     return;
   }
-#if defined(__linux__)
-  munmap(p, (bytes + kHugePage - 1) / kHugePage * kHugePage);  // as allocated: cannot overflow
-#else
-  std::free(p);
-#endif
+  free_huge_mapping(p, (bytes + kHugePage - 1) / kHugePage * kHugePage);  // as allocated
 }
 
 }  // namespace spritz

@@ -218,9 +218,11 @@ namespace {
 // A strip's rows as RGBA8 (the canvas' tone map and alpha mode), in a
 // buffer of the calling thread's.
 const uint8_t* strip_rgba8(const Image& rows, const Effect& fx) {
-  thread_local std::vector<uint8_t> px;
-  reserve_prefaulted(px, static_cast<size_t>(rows.width) * 4 * static_cast<size_t>(rows.height));
-  px.resize(static_cast<size_t>(rows.width) * 4 * static_cast<size_t>(rows.height));
+  thread_local WrittenBytes px;
+  {
+    ScratchScope scratch;  // beside the strip's floats (Rasterizer::render_strips)
+    px.resize(static_cast<size_t>(rows.width) * 4 * static_cast<size_t>(rows.height));
+  }
   encode_rgba8(rows, fx.canvas.tonemap, fx.canvas.alpha, px.data(), rows.y0, rows.y0 + rows.height);
   return px.data();
 }

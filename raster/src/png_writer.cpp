@@ -264,9 +264,11 @@ void canonical_codes(const uint8_t* lengths, int n, uint16_t* codes) {
 
 // --- Bits --------------------------------------------------------------------
 
+// Into a std::vector<uint8_t> or a thread's WrittenBytes.
+template <typename Bytes>
 class BitWriter {
  public:
-  explicit BitWriter(std::vector<uint8_t>& out) : out_(out) {}
+  explicit BitWriter(Bytes& out) : out_(out) {}
   // Up to 32 bits at once.
   void put(uint64_t bits, int count) {
     buf_ |= bits << used_;
@@ -300,7 +302,7 @@ class BitWriter {
   void ensure(size_t bytes) {
     if (out_.size() < pos_ + bytes) out_.resize(std::max(out_.size() * 2, pos_ + bytes + 4096));
   }
-  std::vector<uint8_t>& out_;
+  Bytes& out_;
   size_t pos_ = 0;
   uint64_t buf_ = 0;
   int used_ = 0;
@@ -310,7 +312,8 @@ static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "BitWriter stores littl
 
 // The dynamic block header (RFC 1951 3.2.7) for the literal/length lengths
 // `ll` and the two distance codes (both 1 bit).
-void write_header(BitWriter& bw, const uint8_t* ll, int hlit) {
+template <typename Bytes>
+void write_header(BitWriter<Bytes>& bw, const uint8_t* ll, int hlit) {
   static constexpr int kOrder[19] = {16, 17, 18, 0, 8,  7, 9,  6, 10, 5,
                                      11, 4,  12, 3, 13, 2, 14, 1, 15};
   std::vector<uint8_t> all(ll, ll + hlit);
@@ -371,7 +374,8 @@ void write_header(BitWriter& bw, const uint8_t* ll, int hlit) {
 
 // One block of Huffman codes for the filtered bytes, then an empty stored
 // block that ends the piece on a byte boundary.
-void deflate_filtered(const uint8_t* f, size_t n, std::vector<uint8_t>& out) {
+template <typename Bytes>
+void deflate_filtered(const uint8_t* f, size_t n, Bytes& out) {
   const std::array<LengthCode, 259>& lc = length_codes();
   uint32_t freq[kLitLenSymbols] = {};
   walk(
@@ -402,7 +406,7 @@ void deflate_filtered(const uint8_t* f, size_t n, std::vector<uint8_t>& out) {
   }
 
   out.clear();
-  BitWriter bw(out);
+  BitWriter<Bytes> bw(out);
   bw.reserve(n / 2 + 1024);
   write_header(bw, lengths, hlit);
   walk(
@@ -440,9 +444,9 @@ void put_chunk(std::vector<uint8_t>& png, const char* type, const uint8_t* data,
   put_be32(png, libdeflate_crc32(0, png.data() + at, size + 4));
 }
 
-}  // namespace
-
-void filter_png_piece(const uint8_t* rgba, int width, int rows, std::vector<uint8_t>& filtered) {
+// The rows filtered as a piece: a filter byte and width * 4 bytes each.
+template <typename Bytes>
+void filter_rows(const uint8_t* rgba, int width, int rows, Bytes& filtered) {
   const size_t row = static_cast<size_t>(width) * 4, stride = row + 1;
   reserve_prefaulted(filtered, stride * static_cast<size_t>(rows));
   filtered.resize(stride * static_cast<size_t>(rows));
@@ -453,6 +457,22 @@ void filter_png_piece(const uint8_t* rgba, int width, int rows, std::vector<uint
   }
 }
 
+// deflate_png_piece, with its filtered rows in `filtered`.
+template <typename Bytes>
+uint32_t deflate_piece(const uint8_t* rgba, int width, int rows, Bytes& filtered, Bytes& out,
+                       uint64_t* raw_size) {
+  filter_rows(rgba, width, rows, filtered);
+  deflate_filtered(filtered.data(), filtered.size(), out);
+  *raw_size = filtered.size();
+  return libdeflate_adler32(1, filtered.data(), filtered.size());
+}
+
+}  // namespace
+
+void filter_png_piece(const uint8_t* rgba, int width, int rows, std::vector<uint8_t>& filtered) {
+  filter_rows(rgba, width, rows, filtered);
+}
+
 void deflate_png_filtered(const uint8_t* filtered, size_t size, std::vector<uint8_t>& out) {
   deflate_filtered(filtered, size, out);
 }
@@ -460,10 +480,7 @@ void deflate_png_filtered(const uint8_t* filtered, size_t size, std::vector<uint
 uint32_t deflate_png_piece(const uint8_t* rgba, int width, int rows, std::vector<uint8_t>& out,
                            uint64_t* raw_size) {
   thread_local std::vector<uint8_t> filtered;
-  filter_png_piece(rgba, width, rows, filtered);
-  deflate_filtered(filtered.data(), filtered.size(), out);
-  *raw_size = filtered.size();
-  return libdeflate_adler32(1, filtered.data(), filtered.size());
+  return deflate_piece(rgba, width, rows, filtered, out, raw_size);
 }
 
 PngWriter::PngWriter(int width, int height, std::vector<PngText> texts)
@@ -495,11 +512,15 @@ void PngWriter::add_piece(int k, const uint8_t* rgba) {
 
 PngWriter::Encoded PngWriter::encode_piece(int k, const uint8_t* rgba) const {
   if (small_) throw Error("PngWriter::encode_piece: --png small encodes the image whole");
-  // Compressed into this thread's scratch, then kept as an IDAT chunk of its
-  // own at its exact size.
-  thread_local std::vector<uint8_t> scratch;
+  // Filtered and compressed into this thread's scratch buffers (beside its
+  // strip's, on one 2 MiB page: ScratchScope), then kept as an IDAT chunk
+  // of its own at its exact size.
+  thread_local WrittenBytes filtered, scratch;
   Encoded e;
-  e.adler = deflate_png_piece(rgba, width_, piece_rows(k), scratch, &e.raw_size);
+  {
+    ScratchScope in_scratch;
+    e.adler = deflate_piece(rgba, width_, piece_rows(k), filtered, scratch, &e.raw_size);
+  }
   reserve_prefaulted(e.chunk, scratch.size() + 12);
   put_chunk(e.chunk, "IDAT", scratch.data(), scratch.size());
   return e;

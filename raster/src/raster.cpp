@@ -10,6 +10,7 @@
 #include <new>
 
 #include "spritz/color.h"
+#include "spritz/prefault.h"
 
 namespace spritz {
 
@@ -199,7 +200,10 @@ void Rasterizer::render_strips(const Frame& frame, const StripSink& sink,
     }
     thread_local Image strip;  // about 1 MB at 1920 px wide
     const int first = k * kStripRows, rows = std::min(height_ - first, kStripRows);
-    strip.resize_rows_for_overwrite(width_, first, rows);
+    {
+      ScratchScope scratch;  // with the sink's buffers, on one 2 MiB page
+      strip.resize_rows_for_overwrite(width_, first, rows);
+    }
     blended_[static_cast<size_t>(k)] = draw_strip(k, chunks, strip);
     sink(k, strip);
   });

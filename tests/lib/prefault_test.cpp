@@ -11,6 +11,7 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "../skip.h"
@@ -87,4 +88,114 @@ TEST_CASE("a particle list's blocks are written blocks", "[prefault]") {
   CHECK(resident_share(v.data(), v.size() * sizeof(int)) > 0.95);
   v.assign(v.size(), 7);
   CHECK(v.back() == 7);
+}
+
+namespace {
+
+bool inside(const void* p, const void* base, size_t bytes) {
+  const auto* c = static_cast<const char*>(p);
+  const auto* b = static_cast<const char*>(base);
+  return c >= b && c < b + bytes;
+}
+
+// Whether the page holding p is mapped at all (mincore fails with ENOMEM
+// on an unmapped range).
+bool mapped(const void* p) {
+  const uintptr_t page = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
+  unsigned char in = 0;
+  return mincore(reinterpret_cast<void*>(reinterpret_cast<uintptr_t>(p) & ~(page - 1)), page,
+                 &in) == 0;
+}
+
+constexpr size_t kRegion = size_t{2} << 20;
+
+// Runs f on a new thread, whose scratch region is empty (this thread's may
+// hold the strip buffers of a render run earlier in the process). The
+// caller waits, so f's checks never run beside another thread's.
+template <typename F>
+void on_fresh_thread(F f) {
+  std::thread(f).join();
+}
+
+}  // namespace
+
+TEST_CASE("inside a scratch scope a thread's written blocks are carved from one 2 MiB block",
+          "[prefault]") {
+  on_fresh_thread([] {
+    // A 1080p strip's floats, then its 8-bit copy: one after the other.
+    const size_t floats = 983040, bytes = 245760;
+    void *a, *b;
+    {
+      ScratchScope scope;
+      a = allocate_written_block(floats);
+      b = allocate_written_block(bytes);
+    }
+    CHECK(reinterpret_cast<uintptr_t>(a) % kRegion == 0);
+    CHECK(b == static_cast<char*>(a) + floats);
+    CHECK(resident_share(a, floats) > 0.95);
+    CHECK(resident_share(b, bytes) > 0.95);
+    std::memset(a, 1, floats);
+    std::memset(b, 2, bytes);
+    CHECK(static_cast<unsigned char*>(a)[floats - 1] == 1);
+    // Outside the scope, blocks are ordinary ones again.
+    void* c = allocate_written_block(bytes);
+    CHECK_FALSE(inside(c, a, kRegion));
+    free_written_block(c, bytes);
+    free_written_block(b, bytes);
+    CHECK(mapped(a));  // a block of the region is still held
+    free_written_block(a, floats);
+    CHECK_FALSE(mapped(a));  // the last one freed releases the region
+  });
+}
+
+TEST_CASE("a block the scratch region has no room left for is an ordinary written block",
+          "[prefault]") {
+  on_fresh_thread([] {
+    ScratchScope scope;
+    const size_t big = size_t{3} << 19;  // 1.5 MiB
+    void* a = allocate_written_block(big);
+    void* b = allocate_written_block(size_t{1} << 20);
+    CHECK(reinterpret_cast<uintptr_t>(a) % kRegion == 0);
+    CHECK_FALSE(inside(b, a, kRegion));
+    CHECK(reinterpret_cast<uintptr_t>(b) % kRegion == 0);  // from 1 MiB: a mapping of its own
+    void* c = allocate_written_block(kRegion + 1);         // larger than any region
+    CHECK_FALSE(inside(c, a, kRegion));
+    std::memset(c, 3, kRegion + 1);
+    free_written_block(c, kRegion + 1);
+    free_written_block(b, size_t{1} << 20);
+    free_written_block(a, big);
+    CHECK_FALSE(mapped(a));
+  });
+}
+
+TEST_CASE("each thread carves from a scratch region of its own", "[prefault]") {
+  on_fresh_thread([] {
+    const size_t n = size_t{256} << 10;
+    ScratchScope scope;
+    void* mine = allocate_written_block(n);
+    void* theirs = nullptr;
+    bool theirs_released = false;
+    std::thread t([&] {
+      ScratchScope their_scope;
+      theirs = allocate_written_block(n);
+      std::memset(theirs, 4, n);
+      free_written_block(theirs, n);
+      theirs_released = !mapped(theirs);
+    });
+    t.join();
+    CHECK_FALSE(inside(theirs, mine, kRegion));
+    CHECK(theirs_released);
+    CHECK(mapped(mine));  // the other thread's frees leave this region alone
+    free_written_block(mine, n);
+  });
+}
+
+TEST_CASE("a thread's scratch region lies on a huge page where Linux offers them", "[prefault]") {
+  SPRITZ_SKIP_UNLESS(transparent_huge_pages(), "transparent huge pages are off on this machine");
+  on_fresh_thread([] {
+    ScratchScope scope;
+    void* p = allocate_written_block(size_t{256} << 10);
+    CHECK(huge_kb_at(p) >= 2048);
+    free_written_block(p, size_t{256} << 10);
+  });
 }

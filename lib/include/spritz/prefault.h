@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <new>
 #include <utility>
 #include <vector>
@@ -52,6 +53,26 @@ struct WrittenBlocks {
   static void deallocate(void* p, size_t bytes) noexcept { free_written_block(p, bytes); }
 };
 
+// While one is open on a thread, the written blocks allocated on it are
+// carved in turn from the thread's scratch region, one 2 MiB block on a
+// huge page, as long as they fit in what is left (the others are ordinary
+// written blocks). For the buffers a thread keeps for the strips it
+// draws: the strip's floats, their 8-bit copy, the PNG filter's rows and
+// the compressed piece (1.6 MB at 1920 px wide). On 4 KiB pages the host
+// backed those 400 pages one at a time, for the whole VM: a first strip
+// took 7.3 ms on one thread instead of 4.6, and on two threads each
+// thread's first strip 8.5-9.6 ms (docs/performance.md). Such a block
+// must be freed on the thread that allocated it (a thread_local buffer
+// is); the region is released when none of its blocks is held. Scopes
+// nest.
+class ScratchScope {
+ public:
+  ScratchScope();
+  ~ScratchScope();
+  ScratchScope(const ScratchScope&) = delete;
+  ScratchScope& operator=(const ScratchScope&) = delete;
+};
+
 // An allocator for elements that are always written whole before they are
 // read: resize() leaves the elements it adds unwritten. Writing them there
 // (value-initialising, or a default constructor's member initialisers)
@@ -82,5 +103,9 @@ struct UnwrittenAllocator {
   friend bool operator==(const UnwrittenAllocator&, const UnwrittenAllocator&) { return true; }
   friend bool operator!=(const UnwrittenAllocator&, const UnwrittenAllocator&) { return false; }
 };
+
+// Bytes about to be written whole, in written blocks (a thread's scratch
+// buffers, sized inside a ScratchScope).
+using WrittenBytes = std::vector<uint8_t, UnwrittenAllocator<uint8_t, WrittenBlocks>>;
 
 }  // namespace spritz
