@@ -421,8 +421,9 @@ TEST_CASE("every sprite draw path matches the scalar reference bit for bit", "[b
       }
 }
 
-// The default kernel (docs/rendering.md): AVX-512 on AMD from Zen 5 on
-// (family 26) where it was measured faster, AVX2 with FMA3 on other CPUs
+// The default kernel (docs/rendering.md): AVX-512 where it was measured
+// faster (AMD from Zen 5 on, family 26; Intel's Ice Lake server cores,
+// family 6, models 106 and 108), AVX2 with FMA3 on other CPUs
 // that have them, portable elsewhere. Checked against what the operating
 // system says of this CPU (/proc/cpuinfo), not against the code's own
 // detection.
@@ -438,14 +439,16 @@ TEST_CASE("the default sprite kernel is the one docs/rendering.md names for this
   std::ifstream in("/proc/cpuinfo");
   SPRITZ_SKIP_HARDWARE_UNLESS(in, "no /proc/cpuinfo to say what this CPU is");
   std::string line, vendor, flags;
-  int family = -1;
-  while (std::getline(in, line) && (vendor.empty() || flags.empty() || family < 0)) {
+  int family = -1, model = -1;
+  while (std::getline(in, line) &&
+         (vendor.empty() || flags.empty() || family < 0 || model < 0)) {
     const size_t colon = line.find(':');
     if (colon == std::string::npos) continue;
     const std::string key = line.substr(0, line.find_last_not_of(" \t", colon - 1) + 1);
     const std::string value = colon + 2 <= line.size() ? line.substr(colon + 2) : "";
     if (key == "vendor_id") vendor = value;
     if (key == "cpu family") family = std::stoi(value);
+    if (key == "model") model = std::stoi(value);
     if (key == "flags") flags = " " + value + " ";
   }
   SPRITZ_SKIP_HARDWARE_UNLESS(!flags.empty(), "/proc/cpuinfo lists no x86 flags");
@@ -455,10 +458,13 @@ TEST_CASE("the default sprite kernel is the one docs/rendering.md names for this
   const bool avx2 = has("avx2") && has("fma");
   const bool avx512 =
       avx2 && has("avx512f") && has("avx512dq") && has("avx512bw") && has("avx512vl");
-  const DrawPath want = avx512 && vendor == "AuthenticAMD" && family >= 26 ? DrawPath::kAvx512
-                        : avx2                                             ? DrawPath::kAvx2
-                                                                           : DrawPath::kPortable;
-  INFO(vendor << " family " << family);
+  const bool measured_faster =
+      (vendor == "AuthenticAMD" && family >= 26) ||
+      (vendor == "GenuineIntel" && family == 6 && (model == 106 || model == 108));
+  const DrawPath want = avx512 && measured_faster ? DrawPath::kAvx512
+                        : avx2                    ? DrawPath::kAvx2
+                                                  : DrawPath::kPortable;
+  INFO(vendor << " family " << family << " model " << model);
   CHECK(default_draw_path() == want);
   CHECK(draw_path_available(DrawPath::kAvx2) == avx2);
   CHECK(draw_path_available(DrawPath::kAvx512) == avx512);
