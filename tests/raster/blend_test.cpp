@@ -440,8 +440,7 @@ TEST_CASE("the default sprite kernel is the one docs/rendering.md names for this
   SPRITZ_SKIP_HARDWARE_UNLESS(in, "no /proc/cpuinfo to say what this CPU is");
   std::string line, vendor, flags;
   int family = -1, model = -1;
-  while (std::getline(in, line) &&
-         (vendor.empty() || flags.empty() || family < 0 || model < 0)) {
+  while (std::getline(in, line) && (vendor.empty() || flags.empty() || family < 0 || model < 0)) {
     const size_t colon = line.find(':');
     if (colon == std::string::npos) continue;
     const std::string key = line.substr(0, line.find_last_not_of(" \t", colon - 1) + 1);
