@@ -1,12 +1,16 @@
 #include "spritz/raster/texture.h"
 
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <cmath>
+#include <cstring>
 #include <fstream>
 #include <iterator>
+#include <tuple>
 
 #include "spritz/color.h"
 #include "spritz/error.h"
+#include "spritz/hash.h"
 #include "spritz/load.h"
 #include "spritz/raster/encode.h"
 #include "spritz/raster/png.h"
@@ -271,6 +275,115 @@ TEST_CASE("textures are held to a memory limit before they are decoded", "[textu
                                       "textures, more than the texture memory limit of 0.5 MB"));
   limits.memory_bytes = 2 * one;
   CHECK(load_textures(files, 1.0, bytes, limits).size() == 2);
+}
+
+TEST_CASE("a level's padded copy repeats its edges, and its steps are the rows' differences",
+          "[texture]") {
+  // A 5x3 image of distinct values (so a texel copied from the wrong place
+  // shows), one cell: its levels are 5x3, 2x1 and 1x1.
+  std::vector<float> rgba(5 * 3 * 4);
+  for (size_t i = 0; i < rgba.size(); ++i) rgba[i] = static_cast<float>(i) * 0.25f + 1.0f;
+  const Texture t = texture_from_linear(5, 3, rgba, 1, 1);
+  REQUIRE(t.cells[0].levels.size() == 3);
+  const auto source = [&](int x, int y, int c) {
+    return rgba[static_cast<size_t>((y * 5 + x) * 4 + c)];
+  };
+  const MipLevel& m = t.cells[0].levels[0];
+  REQUIRE(m.padded.size() == static_cast<size_t>(m.padded_stride) * 5);
+  for (int y = -1; y <= 3; ++y)
+    for (int x = -1; x <= 5; ++x)
+      for (int c = 0; c < 4; ++c) {
+        CAPTURE(x, y, c);
+        CHECK(m.padded_at(x, y)[c] == source(std::clamp(x, 0, 4), std::clamp(y, 0, 2), c));
+        // The step to the row below; the last padded row has none (zeros).
+        const float down = y < 3 ? m.padded_at(x, y + 1)[c] - m.padded_at(x, y)[c] : 0.0f;
+        CHECK(m.padded_down_at(x, y)[c] == down);
+      }
+  // Level 1 (2x1) box-filters the blocks columns [0, 2) and [2, 5) of rows
+  // [0, 3): the sums in the order downsample adds them, in double.
+  const MipLevel& half = t.cells[0].levels[1];
+  REQUIRE(half.width == 2);
+  REQUIRE(half.height == 1);
+  for (int x = 0; x < 2; ++x)
+    for (int c = 0; c < 4; ++c) {
+      const int x0 = x == 0 ? 0 : 2, x1 = x == 0 ? 2 : 5;
+      double sum = 0;
+      for (int sy = 0; sy < 3; ++sy)
+        for (int sx = x0; sx < x1; ++sx) sum += source(sx, sy, c);
+      CHECK(half.texel(x, 0)[c] == static_cast<float>(sum * (1.0 / (3 * (x1 - x0)))));
+    }
+}
+
+namespace {
+
+// builtin:smoke's alpha as first written, texel by texel: four octaves of
+// hashed value noise, each lattice point hashed where a texel needs it. The
+// generator reads per-cell tables instead (raster/src/builtin.cpp,
+// SmokeNoise); its texels must be these, float for float.
+double reference_smoothstep(double e0, double e1, double x) {
+  const double t = std::clamp((x - e0) / (e1 - e0), 0.0, 1.0);
+  return t * t * (3 - 2 * t);
+}
+double reference_lattice(int x, int y, uint32_t seed) {
+  const uint32_t h =
+      mix32(static_cast<uint32_t>(x) * 0x8da6b343u ^ static_cast<uint32_t>(y) * 0xd8163841u ^ seed);
+  return h * (1.0 / 4294967296.0);
+}
+double reference_value_noise(double x, double y, uint32_t seed) {
+  const double fx = std::floor(x), fy = std::floor(y);
+  const int ix = static_cast<int>(fx), iy = static_cast<int>(fy);
+  const double tx = reference_smoothstep(0, 1, x - fx), ty = reference_smoothstep(0, 1, y - fy);
+  const double a = reference_lattice(ix, iy, seed), b = reference_lattice(ix + 1, iy, seed);
+  const double c = reference_lattice(ix, iy + 1, seed), d = reference_lattice(ix + 1, iy + 1, seed);
+  return (a + (b - a) * tx) + ((c + (d - c) * tx) - (a + (b - a) * tx)) * ty;
+}
+double reference_smoke(double x, double y, double t) {
+  const double radius = 0.5 + 0.42 * std::sqrt(t);
+  const double r = std::sqrt(x * x + y * y) / radius;
+  const double body = reference_smoothstep(1.0, 0.25, r);
+  if (body == 0 || std::sqrt(x * x + y * y) >= 1.0) return 0.0;
+  double nx = x * 2.6 + 11.3 + t * 0.9, ny = y * 2.6 - 4.1 - t * 1.3;
+  double sum = 0, amp = 0.5, norm = 0;
+  for (int o = 0; o < 4; ++o) {
+    sum += amp * reference_value_noise(nx, ny, 0x51a3u + static_cast<uint32_t>(o) * 0x9E3779B9u);
+    norm += amp;
+    nx *= 2.03;
+    ny *= 2.03;
+    amp *= 0.5;
+  }
+  const double density = std::clamp(0.25 + 1.1 * (sum / norm), 0.0, 1.0);
+  return std::clamp(body * density * (1.1 - 0.75 * t), 0.0, 1.0) *
+         reference_smoothstep(1.0, 0.9, std::sqrt(x * x + y * y));
+}
+
+}  // namespace
+
+TEST_CASE("builtin:smoke's texels are its noise computed texel by texel", "[texture]") {
+  // Sizes whose lattice spans differ (odd, a power of two, the largest),
+  // every phase of a 4x4 flipbook and of a 3x1 one.
+  for (const auto& [n, cols, rows] :
+       {std::tuple{256, 4, 4}, std::tuple{37, 4, 4}, std::tuple{64, 3, 1}, std::tuple{1, 2, 1}}) {
+    const Texture tex = builtin_texture("smoke", n, cols, rows, 2);
+    const int frames = cols * rows;
+    int inside = 0;  // texels the noise reached
+    for (int f = 0; f < frames; ++f) {
+      const double t = (f + 0.5) / frames;
+      const MipLevel& m = tex.cells[static_cast<size_t>(f)].levels[0];
+      REQUIRE(m.width == n);
+      int wrong = 0;
+      for (int j = 0; j < n; ++j)
+        for (int i = 0; i < n; ++i) {
+          const double x = (i + 0.5) / n * 2 - 1, y = (j + 0.5) / n * 2 - 1;
+          const float want = static_cast<float>(reference_smoke(x, y, t));
+          const float* got = m.texel(i, j);
+          if (std::memcmp(got, &want, sizeof want) != 0 || got[3] != got[0]) ++wrong;
+          if (want > 0) ++inside;
+        }
+      CAPTURE(n, cols, rows, f);
+      CHECK(wrong == 0);
+    }
+    if (n > 1) CHECK(inside > 0);
+  }
 }
 
 TEST_CASE("textures built on several threads are the textures built on one", "[texture]") {
