@@ -142,15 +142,14 @@ void free_huge_mapping(void* p, size_t rounded) noexcept {
 
 }  // namespace
 
+void* allocate_block_unpopulated(size_t bytes) {
+  return bytes < kHugeFrom ? ::operator new(bytes) : new_huge_mapping(huge_rounded(bytes));
+}
+
 void* allocate_written_block(size_t bytes) {
   if (t_scratch.open > 0)
     if (void* p = carve_scratch(bytes)) return p;
-  if (bytes < kHugeFrom) {
-    void* p = ::operator new(bytes);
-    prefault_for_write(p, bytes);
-    return p;
-  }
-  void* p = new_huge_mapping(huge_rounded(bytes));
+  void* p = allocate_block_unpopulated(bytes);
   prefault_for_write(p, bytes);
   return p;
 }

@@ -16,6 +16,7 @@
 #include <system_error>
 #include <thread>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 #include "spritz/color.h"
@@ -46,10 +47,17 @@ MipLevel downsample(const MipLevel& src, int w, int h) {
   dst.height = h;
   reserve_prefaulted(dst.rgba, static_cast<size_t>(w) * static_cast<size_t>(h) * 4);
   dst.rgba.assign(static_cast<size_t>(w) * static_cast<size_t>(h) * 4, 0.0f);
+  // Each column's source block, found once for the level rather than per
+  // texel (two integer divisions a texel were a tenth of building smoke).
+  std::vector<std::pair<int, int>> columns(static_cast<size_t>(w));
+  for (int x = 0; x < w; ++x) {
+    const int x0 = x * src.width / w;
+    columns[static_cast<size_t>(x)] = {x0, std::max(x0 + 1, (x + 1) * src.width / w)};
+  }
   for (int y = 0; y < h; ++y) {
     const int y0 = y * src.height / h, y1 = std::max(y0 + 1, (y + 1) * src.height / h);
     for (int x = 0; x < w; ++x) {
-      const int x0 = x * src.width / w, x1 = std::max(x0 + 1, (x + 1) * src.width / w);
+      const auto [x0, x1] = columns[static_cast<size_t>(x)];
       double sum[4] = {0, 0, 0, 0};
       for (int sy = y0; sy < y1; ++sy)
         for (int sx = x0; sx < x1; ++sx)
@@ -99,9 +107,9 @@ int builtin_cell_px(const Emitter& em, double px_per_design_px) {
 
 TexelArena::TexelArena(size_t bytes) {
   if (bytes == 0 || bytes > std::numeric_limits<size_t>::max() - 64) return;
-  // allocate_written_block: 2 MiB pages where Linux offers them, populated;
-  // 64 bytes more, so the block can start on a cache line.
-  raw_ = static_cast<char*>(allocate_written_block(bytes + 64));
+  // 2 MiB pages where Linux offers them, populated part by part as take()
+  // hands them out; 64 bytes more, so the block can start on a cache line.
+  raw_ = static_cast<char*>(allocate_block_unpopulated(bytes + 64));
   base_ = raw_ + (64 - reinterpret_cast<uintptr_t>(raw_) % 64) % 64;
   size_ = bytes;
 }
@@ -117,6 +125,9 @@ void* TexelArena::take(size_t bytes) noexcept {
   do {
     if (rounded > size_ - at || at > size_) return nullptr;
   } while (!used_.compare_exchange_weak(at, at + rounded, std::memory_order_relaxed));
+  // Populated by the thread that will write it (a level of the cell it
+  // builds), while the other threads shade theirs.
+  prefault_for_write(base_ + at, rounded);
   return base_ + at;
 }
 
@@ -124,24 +135,24 @@ void MipLevel::pad(TexelArena* arena) {
   padded = TexelVector(TexelAllocator<float>(arena));
   padded_down = TexelVector(TexelAllocator<float>(arena));
   padded_stride = (width + 2) * 4;
-  // The room comes from the texture's block, populated when it was made.
-  padded.assign(static_cast<size_t>(padded_stride) * static_cast<size_t>(height + 2), 0.0f);
+  const size_t stride = static_cast<size_t>(padded_stride), row = static_cast<size_t>(width) * 4;
+  // The room comes from the texture's block, populated when it was made;
+  // every float of both copies is written below, once.
+  padded.resize(stride * static_cast<size_t>(height + 2));
   for (int y = -1; y <= height; ++y) {
-    const int sy = std::clamp(y, 0, height - 1);
-    for (int x = -1; x <= width; ++x) {
-      const int sx = std::clamp(x, 0, width - 1);
-      std::copy_n(
-          &rgba[(static_cast<size_t>(sy) * static_cast<size_t>(width) + static_cast<size_t>(sx)) *
-                4],
-          4, padded.begin() + (static_cast<ptrdiff_t>(y + 1) * padded_stride + (x + 1) * 4));
-    }
+    const float* src = &rgba[static_cast<size_t>(std::clamp(y, 0, height - 1)) * row];
+    float* dst = padded.data() + static_cast<size_t>(y + 1) * stride;
+    std::copy_n(src, 4, dst);                      // the left edge repeated
+    std::copy_n(src, row, dst + 4);                // the row
+    std::copy_n(src + row - 4, 4, dst + 4 + row);  // the right edge repeated
   }
   // The padded copy holds every texel now: release the unpadded ones before
   // the steps take as much again (a 16384x16384 texture peaked 4 GB higher).
   std::vector<float>().swap(rgba);
-  padded_down.assign(padded.size(), 0.0f);
-  for (size_t i = 0; i + static_cast<size_t>(padded_stride) < padded.size(); ++i)
-    padded_down[i] = padded[i + static_cast<size_t>(padded_stride)] - padded[i];
+  padded_down.resize(padded.size());
+  const size_t steps = padded.size() - stride;
+  for (size_t i = 0; i < steps; ++i) padded_down[i] = padded[i + stride] - padded[i];
+  std::fill(padded_down.begin() + static_cast<ptrdiff_t>(steps), padded_down.end(), 0.0f);
 }
 
 namespace {

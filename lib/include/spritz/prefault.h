@@ -48,6 +48,14 @@ struct HeapBlocks {
 void* allocate_written_block(size_t bytes);
 void free_written_block(void* p, size_t bytes) noexcept;
 
+// The same block, not populated (and never a ScratchScope's): for a block
+// handed out in parts that several threads write, each part populated by
+// the thread that takes it (prefault_for_write). A texture's levels are:
+// their 45 MB populated at once came first, on one thread, before any cell
+// was shaded; in parts, the faults of one thread's cell overlap the other
+// thread's shading. Free with free_written_block and the same size.
+void* allocate_block_unpopulated(size_t bytes);
+
 struct WrittenBlocks {
   static void* allocate(size_t bytes) { return allocate_written_block(bytes); }
   static void deallocate(void* p, size_t bytes) noexcept { free_written_block(p, bytes); }

@@ -12,6 +12,7 @@
 #include <string>
 #include <string_view>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "spritz/effect.h"
@@ -21,9 +22,10 @@ namespace spritz {
 // One block that holds every padded level of a texture (texture.cpp sizes it
 // from the cells' dimensions). Writing fresh memory costs a fault per 4 KiB
 // page, and on a virtual machine more (docs/performance.md, "Start-up and
-// fresh memory"): one block on 2 MiB pages, populated in one call, takes
-// smoke's 45 MB of mip levels in a few milliseconds instead of about 60.
-// Levels take their room from it from any thread; a level that does not
+// fresh memory"): one block on 2 MiB pages takes smoke's 45 MB of mip
+// levels in a few milliseconds instead of about 60. Levels take their room
+// from it from any thread, each part populated by the thread that takes it
+// (so one cell's faults overlap another's shading); a level that does not
 // fit, or a copy of a texture, uses the heap.
 class TexelArena {
  public:
@@ -63,6 +65,15 @@ struct TexelAllocator {
   }
   void deallocate(T* p, size_t) noexcept {
     if (!(arena && arena->owns(p))) ::operator delete(p);
+  }
+  // resize() leaves the elements it adds unwritten: MipLevel::pad writes
+  // every one, and zeroing them first cost a tenth of building smoke's
+  // flipbook. assign() and copies still write what they are given.
+  template <typename U>
+  void construct(U*) noexcept {}
+  template <typename U, typename... Args>
+  void construct(U* p, Args&&... args) {
+    ::new (static_cast<void*>(p)) U(std::forward<Args>(args)...);
   }
   // A copy lives on the heap: it must not depend on the original's block.
   TexelAllocator select_on_container_copy_construction() const { return {}; }
