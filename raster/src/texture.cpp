@@ -46,7 +46,7 @@ MipLevel downsample(const MipLevel& src, int w, int h) {
   dst.width = w;
   dst.height = h;
   reserve_prefaulted(dst.rgba, static_cast<size_t>(w) * static_cast<size_t>(h) * 4);
-  dst.rgba.assign(static_cast<size_t>(w) * static_cast<size_t>(h) * 4, 0.0f);
+  dst.rgba.resize(static_cast<size_t>(w) * static_cast<size_t>(h) * 4);  // each texel written below
   // Each column's source block, found once for the level rather than per
   // texel (two integer divisions a texel were a tenth of building smoke).
   std::vector<std::pair<int, int>> columns(static_cast<size_t>(w));
@@ -148,7 +148,7 @@ void MipLevel::pad(TexelArena* arena) {
   }
   // The padded copy holds every texel now: release the unpadded ones before
   // the steps take as much again (a 16384x16384 texture peaked 4 GB higher).
-  std::vector<float>().swap(rgba);
+  decltype(rgba)().swap(rgba);
   padded_down.resize(padded.size());
   const size_t steps = padded.size() - stride;
   for (size_t i = 0; i < steps; ++i) padded_down[i] = padded[i + stride] - padded[i];

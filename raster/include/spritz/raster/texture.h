@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "spritz/effect.h"
+#include "spritz/prefault.h"
 
 namespace spritz {
 
@@ -88,7 +89,9 @@ struct MipLevel {
   int width = 0, height = 0;
   // Linear, premultiplied, width x height: used while the mip chain is
   // built, then released (the padded copy below holds the same texels).
-  std::vector<float> rgba;
+  // resize() leaves it unwritten: whoever sizes it writes every texel
+  // (the decoder, a cell's fill, downsample).
+  std::vector<float, UnwrittenAllocator<float>> rgba;
   // The same texels with a one-texel border that repeats the edge, so a
   // bilinear tap needs no clamping: (width + 2) x (height + 2), row stride
   // padded_stride floats. Filled by pad(), which then releases rgba.
@@ -137,8 +140,9 @@ Texture texture_from_linear(int width, int height, const std::vector<float>& rgb
                             int rows);
 
 // The same from each cell's texels written in place: fill(cell, rgba) writes
-// cell `cell` (0-based, left to right, top to bottom) as cell_width x
-// cell_height linear premultiplied texels, with no whole image in between.
+// every texel of cell `cell` (0-based, left to right, top to bottom), all
+// cell_width x cell_height of them, linear premultiplied (the room is not
+// cleared first), with no whole image in between.
 // Cells are built on up to `threads` threads (fill must allow that); the
 // texture is the same for any count.
 Texture texture_from_cells(int cell_width, int cell_height, int cols, int rows,
