@@ -7,48 +7,36 @@
 #include <cstring>
 #include <limits>
 
+#include "encode_internal.h"
 #include "spritz/color.h"
 
 namespace spritz {
-namespace {
 
-// The encoder's tables, built once.
-struct EncodeTables {
-  // threshold[k] = the linear value halfway (in sRGB) between codes k and k+1:
-  // the 8-bit code of x is the number of thresholds <= x. [255] = +inf.
-  std::array<float, 256> threshold{};
-  // start[i] = the code of i / kGrid. x * kGrid is exact (a power of two) and
-  // no grid cell holds more than one threshold (the steepest step, near
-  // black, is 2.5 cells wide; checked below), so the code of x is start[i]
-  // plus one step: the same answer as a binary search over the thresholds.
-  static constexpr int kGrid = 8192;
-  std::array<uint8_t, kGrid + 1> start{};
-  // sRGB-encoded value on a 1/kSteps grid, for premultiplied output's
-  // linear interpolation.
-  static constexpr int kSteps = 4096;
-  std::array<float, kSteps + 1> srgb{};
-
-  EncodeTables() {
-    for (int k = 0; k < 255; ++k)
-      threshold[static_cast<size_t>(k)] = static_cast<float>(srgb_to_linear((k + 0.5) / 255.0));
-    threshold[255] = std::numeric_limits<float>::infinity();
-    for (int i = 0; i <= kGrid; ++i) {
-      const float v = static_cast<float>(i) / kGrid;
-      start[static_cast<size_t>(i)] = static_cast<uint8_t>(
-          std::upper_bound(threshold.begin(), threshold.end() - 1, v) - threshold.begin());
-    }
-    for (int i = 0; i < kGrid; ++i)
-      if (start[static_cast<size_t>(i) + 1] - start[static_cast<size_t>(i)] > 1) std::abort();
-    for (int i = 0; i <= kSteps; ++i)
-      srgb[static_cast<size_t>(i)] =
-          static_cast<float>(linear_to_srgb(static_cast<double>(i) / kSteps));
+detail::EncodeTables::EncodeTables() {
+  for (int k = 0; k < 255; ++k)
+    threshold[static_cast<size_t>(k)] = static_cast<float>(srgb_to_linear((k + 0.5) / 255.0));
+  threshold[255] = std::numeric_limits<float>::infinity();
+  for (int i = 0; i <= kGrid; ++i) {
+    const float v = static_cast<float>(i) / kGrid;
+    start[static_cast<size_t>(i)] = static_cast<uint8_t>(
+        std::upper_bound(threshold.begin(), threshold.end() - 1, v) - threshold.begin());
   }
-};
+  for (int i = 0; i < kGrid; ++i)
+    if (start[static_cast<size_t>(i) + 1] - start[static_cast<size_t>(i)] > 1) std::abort();
+  for (int i = 0; i <= kSteps; ++i)
+    srgb[static_cast<size_t>(i)] =
+        static_cast<float>(linear_to_srgb(static_cast<double>(i) / kSteps));
+}
 
-const EncodeTables& encode_tables() {
+const detail::EncodeTables& detail::encode_tables() {
   static const EncodeTables tables;
   return tables;
 }
+
+namespace {
+
+using detail::encode_tables;
+using detail::EncodeTables;
 
 // Four pixels at a time in GCC/Clang vector types: plain IEEE operations per
 // lane (SSE2 on x86-64, NEON on ARM), no branches, the same arithmetic as one
@@ -159,16 +147,20 @@ inline void encode4(const EncodeTables& t, const float* src, uint8_t* dst) {
   }
 }
 
+// Rows [row_begin, row_end); with `avx2`, each row's first multiple of 8
+// pixels on the AVX2 path (encode_avx2.cpp: the same bytes), the rest here.
 template <Tonemap kTonemap, AlphaMode kAlpha>
-void encode_rows(const Image& img, uint8_t* out, int row_begin, int row_end) {
+void encode_rows(const Image& img, uint8_t* out, int row_begin, int row_end, bool avx2) {
   const EncodeTables& t = encode_tables();
   const size_t width = static_cast<size_t>(img.width), body = width & ~size_t{3};
+  const size_t wide = avx2 ? width & ~size_t{7} : 0;
   for (int y = row_begin; y < row_end; ++y) {
     const float* src = img.row(y);
     uint8_t* dst = out + static_cast<size_t>(y - img.y0) * width * 4;
+    if (wide > 0) detail::encode_row_avx2(t, kTonemap, kAlpha, src, dst, wide);
     // Four pixels just like the four before them (the background, a
     // transparent area) encode as those did: copied, not computed again.
-    for (size_t x = 0; x < body; x += 4) {
+    for (size_t x = wide; x < body; x += 4) {
       if (x > 0 && std::memcmp(src + x * 4, src + x * 4 - 16, 16 * sizeof(float)) == 0)
         std::memcpy(dst + x * 4, dst + x * 4 - 16, 16);
       else
@@ -191,17 +183,23 @@ uint8_t linear_to_srgb8(float x) {
   return static_cast<uint8_t>(srgb8(encode_tables(), v)[0]);
 }
 
-void encode_rgba8(const Image& img, Tonemap tonemap, AlphaMode alpha, uint8_t* out, int row_begin,
-                  int row_end) {
+void detail::encode_rgba8_rows(const Image& img, Tonemap tonemap, AlphaMode alpha, uint8_t* out,
+                               int row_begin, int row_end, bool avx2) {
+  avx2 = avx2 && encode_avx2_available();
   const bool white = tonemap == Tonemap::kWhite, straight = alpha == AlphaMode::kStraight;
   if (white && straight)
-    encode_rows<Tonemap::kWhite, AlphaMode::kStraight>(img, out, row_begin, row_end);
+    encode_rows<Tonemap::kWhite, AlphaMode::kStraight>(img, out, row_begin, row_end, avx2);
   if (white && !straight)
-    encode_rows<Tonemap::kWhite, AlphaMode::kPremultiplied>(img, out, row_begin, row_end);
+    encode_rows<Tonemap::kWhite, AlphaMode::kPremultiplied>(img, out, row_begin, row_end, avx2);
   if (!white && straight)
-    encode_rows<Tonemap::kClamp, AlphaMode::kStraight>(img, out, row_begin, row_end);
+    encode_rows<Tonemap::kClamp, AlphaMode::kStraight>(img, out, row_begin, row_end, avx2);
   if (!white && !straight)
-    encode_rows<Tonemap::kClamp, AlphaMode::kPremultiplied>(img, out, row_begin, row_end);
+    encode_rows<Tonemap::kClamp, AlphaMode::kPremultiplied>(img, out, row_begin, row_end, avx2);
+}
+
+void encode_rgba8(const Image& img, Tonemap tonemap, AlphaMode alpha, uint8_t* out, int row_begin,
+                  int row_end) {
+  detail::encode_rgba8_rows(img, tonemap, alpha, out, row_begin, row_end, true);
 }
 
 void encode_rgba8(const Image& img, Tonemap tonemap, AlphaMode alpha, std::vector<uint8_t>& out) {

@@ -6,6 +6,7 @@
 #include <cstring>
 #include <random>
 
+#include "encode_internal.h"
 #include "spritz/color.h"
 #include "spritz/raster/png.h"
 
@@ -179,7 +180,8 @@ TEST_CASE("the sRGB code matches a binary search over the exact thresholds", "[e
   CHECK(mismatches == 0);
 }
 
-TEST_CASE("the four-pixel encoder matches the one-pixel reference byte for byte", "[encode]") {
+TEST_CASE("the four- and eight-pixel encoders match the one-pixel reference byte for byte",
+          "[encode]") {
   std::mt19937 rng(1234);
   std::uniform_real_distribution<float> unit(0.0f, 1.0f);
   // Values from every regime: zero, negative, tiny, ordinary, exactly one,
@@ -200,24 +202,42 @@ TEST_CASE("the four-pixel encoder matches the one-pixel reference byte for byte"
         return unit(rng);
     }
   };
-  for (const Tonemap tonemap : {Tonemap::kWhite, Tonemap::kClamp}) {
-    for (const AlphaMode alpha : {AlphaMode::kStraight, AlphaMode::kPremultiplied}) {
-      for (int width = 1; width <= 9; ++width) {
-        Image img;
-        img.resize(width, 700);
-        for (float& v : img.rgba) v = value();
-        std::vector<uint8_t> out;
-        encode_rgba8(img, tonemap, alpha, out);
-        size_t mismatches = 0;
-        for (size_t i = 0; i < img.rgba.size() / 4; ++i) {
-          uint8_t want[4];
-          reference_pixel(&img.rgba[i * 4], tonemap, alpha, want);
-          mismatches += std::memcmp(want, &out[i * 4], 4) != 0;
+  // Both paths: four pixels at a time, and eight with AVX2 (rows' first
+  // multiple of eight; widths to 19 give every tail), where the CPU has it.
+  std::vector<bool> paths = {false};
+  if (detail::encode_avx2_available()) paths.push_back(true);
+  for (const bool avx2 : paths) {
+    for (const Tonemap tonemap : {Tonemap::kWhite, Tonemap::kClamp}) {
+      for (const AlphaMode alpha : {AlphaMode::kStraight, AlphaMode::kPremultiplied}) {
+        for (int width = 1; width <= 19; ++width) {
+          Image img;
+          img.resize(width, 400);
+          for (float& v : img.rgba) v = value();
+          // Runs of equal pixels too: the encoder copies a group equal to
+          // the one before it.
+          for (size_t i = 64; i + 64 <= img.rgba.size(); i += 256)
+            std::copy_n(&img.rgba[i - 64], 64, &img.rgba[i]);
+          std::vector<uint8_t> out(img.rgba.size());
+          detail::encode_rgba8_rows(img, tonemap, alpha, out.data(), 0, img.height, avx2);
+          size_t mismatches = 0;
+          for (size_t i = 0; i < img.rgba.size() / 4; ++i) {
+            uint8_t want[4];
+            reference_pixel(&img.rgba[i * 4], tonemap, alpha, want);
+            mismatches += std::memcmp(want, &out[i * 4], 4) != 0;
+          }
+          INFO("avx2 " << avx2 << " width " << width << " tonemap " << static_cast<int>(tonemap)
+                       << " alpha " << static_cast<int>(alpha));
+          CHECK(mismatches == 0);
         }
-        INFO("width " << width << " tonemap " << static_cast<int>(tonemap) << " alpha "
-                      << static_cast<int>(alpha));
-        CHECK(mismatches == 0);
       }
     }
   }
+  // The public entry point takes the AVX2 path where there is one.
+  Image img;
+  img.resize(16, 2);
+  for (float& v : img.rgba) v = value();
+  std::vector<uint8_t> a, b(img.rgba.size());
+  encode_rgba8(img, Tonemap::kWhite, AlphaMode::kStraight, a);
+  detail::encode_rgba8_rows(img, Tonemap::kWhite, AlphaMode::kStraight, b.data(), 0, 2, false);
+  CHECK(a == b);
 }
