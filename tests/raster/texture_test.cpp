@@ -8,6 +8,7 @@
 #include <iterator>
 #include <tuple>
 
+#include "smoke.h"
 #include "spritz/color.h"
 #include "spritz/error.h"
 #include "spritz/hash.h"
@@ -384,6 +385,32 @@ TEST_CASE("builtin:smoke's texels are its noise computed texel by texel", "[text
     }
     if (n > 1) CHECK(inside > 0);
   }
+}
+
+TEST_CASE("builtin:smoke's cells are the same on both paths, four texels at a time or one",
+          "[texture]") {
+  // The AVX2 path shades a row's first multiple of four texels; sizes with
+  // every remainder, phases across the puff's growth.
+  std::vector<bool> paths = {false};
+  if (detail::smoke_avx2_available()) paths.push_back(true);
+  for (const bool avx2 : paths)
+    for (int n : {1, 3, 4, 5, 6, 7, 33, 96, 130})
+      for (double t : {0.03125, 0.40625, 0.96875}) {
+        std::vector<float> rgba(static_cast<size_t>(n) * static_cast<size_t>(n) * 4, -1.0f);
+        detail::smoke_cell(n, t, rgba.data(), avx2);
+        int wrong = 0;
+        for (int j = 0; j < n; ++j)
+          for (int i = 0; i < n; ++i) {
+            const double x = (i + 0.5) / n * 2 - 1, y = (j + 0.5) / n * 2 - 1;
+            const float want = static_cast<float>(reference_smoke(x, y, t));
+            const float* got =
+                &rgba[(static_cast<size_t>(j) * static_cast<size_t>(n) + static_cast<size_t>(i)) *
+                      4];
+            for (int c = 0; c < 4; ++c) wrong += std::memcmp(got + c, &want, sizeof want) != 0;
+          }
+        CAPTURE(avx2, n, t);
+        CHECK(wrong == 0);
+      }
 }
 
 TEST_CASE("textures built on several threads are the textures built on one", "[texture]") {
