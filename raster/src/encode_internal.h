@@ -22,10 +22,9 @@ struct EncodeTables {
   // no grid cell holds more than one threshold (the steepest step, near
   // black, is 2.5 cells wide; checked when built), so the code of x is
   // start[i] plus one step: the same answer as a binary search over the
-  // thresholds. Three bytes of padding at the end: the AVX2 path reads four
-  // bytes at start[i] and keeps the first.
+  // thresholds.
   static constexpr int kGrid = 8192;
-  std::array<uint8_t, kGrid + 1 + 3> start{};
+  std::array<uint8_t, kGrid + 1> start{};
   // sRGB-encoded value on a 1/kSteps grid, for premultiplied output's
   // linear interpolation.
   static constexpr int kSteps = 4096;
