@@ -3,10 +3,7 @@
 // cell's border so edge-clamped sampling never shows a hard edge.
 #include <algorithm>
 #include <cmath>
-#include <cstdint>
 #include <functional>
-#include <utility>
-#include <vector>
 
 #include "smoke.h"
 #include "spritz/error.h"
@@ -108,28 +105,20 @@ Texture builtin_texture(std::string_view name, int cell_px, int cols, int rows, 
       n, n, cols, rows,
       [&](int frame, float* rgba) {
         const double t = found->animated ? (frame + 0.5) / frames : 0.0;
-        // Texel centres in [-1, 1], a column's the same for every row.
-        std::vector<double> centre(static_cast<size_t>(n));
-        for (int i = 0; i < n; ++i) centre[static_cast<size_t>(i)] = (i + 0.5) / n * 2 - 1;
-        const auto shade = [&](auto alpha) {
-          for (int j = 0; j < n; ++j) {
-            const double y = centre[static_cast<size_t>(j)];
-            for (int i = 0; i < n; ++i) {
-              const double x = centre[static_cast<size_t>(i)];
-              float* p =
-                  rgba +
-                  (static_cast<size_t>(j) * static_cast<size_t>(n) + static_cast<size_t>(i)) * 4;
-              p[0] = p[1] = p[2] = p[3] =
-                  static_cast<float>(alpha(x, y, i, j));  // white, premultiplied
-            }
-          }
-        };
-        if (found->shader) {
-          shade([&](double x, double y, int, int) { return found->shader(x, y, t); });
-        } else if (found->name == "smoke") {
+        if (found->name == "smoke") {
           detail::smoke_cell(n, t, rgba, true);  // smoke.h: its noise from per-cell tables
-        } else {
-          shade([&](double x, double y, int, int) { return disc(x, y, t, n); });
+          return;
+        }
+        for (int j = 0; j < n; ++j) {
+          const double y = (j + 0.5) / n * 2 - 1;
+          for (int i = 0; i < n; ++i) {
+            const double x = (i + 0.5) / n * 2 - 1;
+            const double a = found->shader ? found->shader(x, y, t) : disc(x, y, t, n);
+            float* p =
+                rgba +
+                (static_cast<size_t>(j) * static_cast<size_t>(n) + static_cast<size_t>(i)) * 4;
+            p[0] = p[1] = p[2] = p[3] = static_cast<float>(a);  // white, premultiplied
+          }
         }
       },
       threads);

@@ -50,8 +50,8 @@ double noise_at(const SmokeCell& cell, int i, int j) {
 
 }  // namespace
 
-SmokeCell::SmokeCell(int n_, double t_)
-    : n(n_), t(t_), radius(0.5 + 0.42 * std::sqrt(t_)), fade(1.1 - 0.75 * t_) {
+SmokeCell::SmokeCell(int n_, double t)
+    : n(n_), radius(0.5 + 0.42 * std::sqrt(t)), fade(1.1 - 0.75 * t) {
   const size_t size = static_cast<size_t>(n);
   centre.resize(size);
   for (SmokeOctave& oc : octaves) {

@@ -39,7 +39,7 @@ struct SmokeOctave {
 struct SmokeCell {
   SmokeCell(int n, double t);
   int n;
-  double t, radius, fade;      // fade = 1.1 - 0.75 t
+  double radius, fade;         // 0.5 + 0.42 sqrt(t) and 1.1 - 0.75 t
   std::vector<double> centre;  // texel centres in [-1, 1], (i + 0.5) / n * 2 - 1
   static constexpr int kOctaves = 4;
   SmokeOctave octaves[kOctaves];

@@ -136,7 +136,7 @@ void MipLevel::pad(TexelArena* arena) {
   padded_down = TexelVector(TexelAllocator<float>(arena));
   padded_stride = (width + 2) * 4;
   const size_t stride = static_cast<size_t>(padded_stride), row = static_cast<size_t>(width) * 4;
-  // The room comes from the texture's block, populated when it was made;
+  // The room comes from the texture's block, populated as it is taken;
   // every float of both copies is written below, once.
   padded.resize(stride * static_cast<size_t>(height + 2));
   for (int y = -1; y <= height; ++y) {
