@@ -568,18 +568,12 @@ int main(int argc, char** argv) {
     };
     std::vector<Encoder> encoders = {
         {"spritz (own encoder, default)",
-         [](const std::vector<uint8_t>& px) {
-           set_png_mode(PngMode::kFast);
-           return encode_png(px.data(), 512, 512);
-         }},
+         [](const std::vector<uint8_t>& px) { return encode_png(px.data(), 512, 512); }},
         {"spritz before (stb, Paeth, libdeflate 1)",
          [](const std::vector<uint8_t>& px) { return previous_fast_png(px.data(), 512, 512); }},
         {"spritz --png small (libdeflate 9, adaptive)",
          [](const std::vector<uint8_t>& px) {
-           set_png_mode(PngMode::kSmall);
-           auto v = encode_png(px.data(), 512, 512);
-           set_png_mode(PngMode::kFast);
-           return v;
+           return encode_png(px.data(), 512, 512, {}, PngMode::kSmall);
          }},
         {"stb_image_write default",
          [](const std::vector<uint8_t>& px) { return stb_default_png(px.data(), 512, 512); }},

@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <limits>
 #include <string>
+#include <thread>
 
 #include "spritz/error.h"
 
@@ -270,6 +271,32 @@ std::string OutputPattern::format(int64_t frame) const {
     std::snprintf(buf, sizeof buf, "%s%0*llu", frame < 0 ? "-" : "", width_, mag);
   }
   return prefix_ + buf + suffix_;
+}
+
+void parse_size(const std::string& text, int* width, int* height) {
+  parse_pair(text, "--size", kMaxOutputSide, width, height);
+}
+
+int thread_count(int requested) {
+  if (requested > 0) return requested;
+  return static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+}
+
+FramePlan plan_frames(int threads, uint64_t frames, int width, int height, uint64_t max_particles,
+                      bool motion_blur, size_t bytes_each) {
+  constexpr double kFrameBudget = 1024.0 * 1024 * 1024;  // bytes of frames in flight
+  // Per frame in flight: the float buffer, the RGBA8 copy and the PNG, and
+  // the same again in the report window; and each renderer's particles and
+  // sprites (an effect of ten million particles takes about 4 GB per frame
+  // in flight, so it is drawn one frame at a time, in strips).
+  const double frame_bytes = (2.0 * 24.0 + (motion_blur ? 16.0 : 0.0)) * width * height +
+                             static_cast<double>(bytes_each) * static_cast<double>(max_particles);
+  const double fit = std::max(1.0, std::floor(kFrameBudget / frame_bytes));
+  FramePlan plan;
+  plan.workers = static_cast<int>(std::max<double>(
+      1, std::min({static_cast<double>(threads), static_cast<double>(frames), fit})));
+  plan.raster_threads = std::max(1, threads / plan.workers);
+  return plan;
 }
 
 }  // namespace spritz

@@ -1,5 +1,6 @@
-// Frame lists (-f/--frames), output patterns (-o) and chunking
-// (--chunk-index/--chunk-count), per cli.md. A frame list is kept as ranges,
+// Frame lists (-f/--frames), output patterns (-o), chunking
+// (--chunk-index/--chunk-count) and how a run's threads are spent on its
+// frames, per cli.md. A frame list is kept as ranges,
 // never expanded, so a billion frames cost nothing until they are rendered.
 #pragma once
 
@@ -9,6 +10,8 @@
 #include <string_view>
 #include <utility>
 #include <vector>
+
+#include "spritz/raster/frame.h"
 
 namespace spritz {
 
@@ -60,6 +63,12 @@ std::vector<uint32_t> parse_seeds(const std::string& spec, uint64_t max_count);
 // names the flag in messages. Throws spritz::Error.
 void parse_pair(const std::string& text, const char* option, int max, int* a, int* b);
 
+// The largest output side, px (--size, --scale).
+inline constexpr int kMaxOutputSide = 16384;
+
+// Parses "WxH" (each side 1..kMaxOutputSide); throws spritz::Error.
+void parse_size(const std::string& text, int* width, int* height);
+
 // Items [begin, end) of slice `index` of `count` contiguous, near-equal slices
 // of `total` items.
 std::pair<uint64_t, uint64_t> chunk_slice(uint64_t total, uint64_t index, uint64_t count);
@@ -80,5 +89,23 @@ class OutputPattern {
   bool printf_ = false;
   int width_ = 0;
 };
+
+// Threads to use: `requested`, or every core when 0.
+int thread_count(int requested);
+
+// How a run's threads are spent: `workers` frames in flight at once, each
+// drawn with `raster_threads` strip threads. A sequence keeps one frame per
+// thread in flight (a frame's encoding then overlaps other frames' drawing,
+// and nothing waits on a strip barrier); a single frame, or frames too large
+// to hold one per thread within 1 GiB (pixels, and up to `max_particles`
+// particles with their sprites), is split into strips instead. The output is
+// the same bytes either way.
+struct FramePlan {
+  int workers = 1, raster_threads = 1;
+};
+// With motion blur each frame in flight also holds one sample's float image.
+// `bytes_each` is what one particle may take (bytes_per_particle).
+FramePlan plan_frames(int threads, uint64_t frames, int width, int height, uint64_t max_particles,
+                      bool motion_blur = false, size_t bytes_each = kBytesPerParticle);
 
 }  // namespace spritz

@@ -50,7 +50,9 @@ struct HttpServerOptions {
 // so a second server on a port in use is refused rather than sharing it.
 // Malformed requests the library refuses itself get a JSON {"error": ...}.
 // Throws spritz::Error when spritz-http.so cannot be loaded.
+// `module_dir` (SPRITZ_MODULE_DIR) is searched first for the module.
 std::unique_ptr<HttpServer> make_http_server(HttpHandler handler,
-                                             const HttpServerOptions& options = {});
+                                             const HttpServerOptions& options = {},
+                                             const std::string& module_dir = {});
 
 }  // namespace spritz

@@ -74,12 +74,14 @@ constexpr double kFitFractions[] = {1.0 / 8, 3.0 / 8, 5.0 / 8, 7.0 / 8};
 uint64_t fit_fields(const Effect& fx, const TextureSet& textures, const View& view,
                     const SheetLayout& layout, const std::vector<MotionStep>& steps,
                     const ColourSheet& colour, MotionEncoding enc, int threads,
-                    std::vector<MotionField>& fields) {
+                    const RunSettings& settings, std::vector<MotionField>& fields) {
   const int w = layout.cell_w, h = layout.cell_h;
   std::vector<std::vector<float>> cells(steps.size());
   for (size_t i = 0; i < steps.size(); ++i)
     cells[i] = cell_floats(layout, *colour.pixels, colour.depth16, static_cast<int>(i));
-  FrameRenderer r(fx, w, h, threads, view, textures);
+  const std::unique_ptr<FrameRenderer> renderer =
+      make_renderer(fx, w, h, threads, view, textures, settings);
+  FrameRenderer& r = *renderer;
   r.set_light_pass(colour.pass);
   r.set_frame_rate(colour.frame_rate);
   std::vector<std::vector<std::vector<float>>> truth(steps.size());
@@ -106,7 +108,8 @@ uint64_t fit_fields(const Effect& fx, const TextureSet& textures, const View& vi
 
 MotionSheet make_motion_sheet(const Effect& fx, const TextureSet& textures, const View& view,
                               const SheetLayout& layout, const std::vector<MotionStep>& steps,
-                              const MotionArgs& args, int threads, const ColourSheet* colour) {
+                              const MotionArgs& args, int threads, const RunSettings& settings,
+                              const ColourSheet* colour) {
   const MotionEncoding enc = motion_encoding_from_name(args.encoding);
   MotionOptions opt;
   opt.dilate = args.dilate;
@@ -118,7 +121,8 @@ MotionSheet make_motion_sheet(const Effect& fx, const TextureSet& textures, cons
   MotionSheet sheet;
   if (args.fit == "blend") {
     if (!colour) throw Error("--mv-fit blend needs the colour sheet");
-    sheet.fitted = fit_fields(fx, textures, view, layout, steps, *colour, enc, threads, fields);
+    sheet.fitted =
+        fit_fields(fx, textures, view, layout, steps, *colour, enc, threads, settings, fields);
   }
   double extent = 0;
   for (const MotionField& f : fields)
@@ -142,18 +146,20 @@ MotionSheet make_motion_sheet(const Effect& fx, const TextureSet& textures, cons
       sheet.rgba16[i] = sheet.rgba16[i + 1] = neutral;
       sheet.rgba16[i + 3] = 65535;
     }
-  sheet.png = motion_png(sheet.rgba16, L.sheet_width(), L.sheet_height(), args.depth);
+  sheet.png =
+      motion_png(sheet.rgba16, L.sheet_width(), L.sheet_height(), args.depth, settings.png_mode);
   return sheet;
 }
 
-std::vector<uint8_t> motion_png(std::vector<uint16_t>& px, int width, int height, int depth) {
-  if (depth == 16) return encode_png16(px.data(), width, height, {});
+std::vector<uint8_t> motion_png(std::vector<uint16_t>& px, int width, int height, int depth,
+                                PngMode mode) {
+  if (depth == 16) return encode_png16(px.data(), width, height, {}, mode);
   std::vector<uint8_t> px8(px.size());
   for (size_t i = 0; i < px8.size(); ++i) {
     px8[i] = static_cast<uint8_t>((px[i] + 128) / 257);
     px[i] = static_cast<uint16_t>(px8[i] * 257);  // as stored
   }
-  return encode_png(px8.data(), width, height, {});
+  return encode_png(px8.data(), width, height, {}, mode);
 }
 
 namespace {
@@ -218,7 +224,7 @@ std::vector<float> truth_floats(const FrameRenderer& r, const Effect& fx, bool d
 // The picture: cell, crossfade, motion-vector blend and truth side by side,
 // each composited over a dark grey, with a 4 px gap.
 void write_check_image(const std::string& path, int w, int h,
-                       const std::vector<const std::vector<float>*>& panels) {
+                       const std::vector<const std::vector<float>*>& panels, PngMode mode) {
   constexpr int kGap = 4;
   const int n = static_cast<int>(panels.size());
   const int W = n * w + (n + 1) * kGap, H = h + 2 * kGap;
@@ -238,7 +244,7 @@ void write_check_image(const std::string& path, int w, int h,
           d[c] = static_cast<uint8_t>(
               std::lround(255 * std::clamp(s[c] * a + kGrey * (1 - a), 0.0, 1.0)));
       }
-  const std::vector<uint8_t> png = encode_png(px.data(), W, H, {});
+  const std::vector<uint8_t> png = encode_png(px.data(), W, H, {}, mode);
   write_file_atomic(path, png.data(), png.size());
 }
 
@@ -247,12 +253,14 @@ void write_check_image(const std::string& path, int w, int h,
 MotionCheck check_motion_sheet(const Effect& fx, const TextureSet& textures, const View& view,
                                const SheetLayout& layout, const ColourSheet& colour,
                                const MotionSheet& sheet, const std::vector<MotionStep>& steps,
-                               const MotionArgs& args, int threads) {
+                               const MotionArgs& args, int threads, const RunSettings& settings) {
   const MotionEncoding enc = motion_encoding_from_name(args.encoding);
   const int w = layout.cell_w, h = layout.cell_h;
   const bool depth16 = colour.depth16;
   const std::vector<int>& next_cell = colour.next_cell;
-  FrameRenderer r(fx, w, h, threads, view, textures);
+  const std::unique_ptr<FrameRenderer> renderer =
+      make_renderer(fx, w, h, threads, view, textures, settings);
+  FrameRenderer& r = *renderer;
   r.set_light_pass(colour.pass);
   r.set_frame_rate(colour.frame_rate);
   const std::vector<float> none(static_cast<size_t>(w) * static_cast<size_t>(h) * 2, 0.0f);
@@ -291,7 +299,8 @@ MotionCheck check_motion_sheet(const Effect& fx, const TextureSet& textures, con
   out.crossfade_db = psnr_db(cross_err, values);
   out.motion_db = psnr_db(motion_err, values);
   if (!args.check_image.empty() && worst >= 0)
-    write_check_image(args.check_image, w, h, {&pic_a, &pic_fade, &pic_blend, &pic_truth});
+    write_check_image(args.check_image, w, h, {&pic_a, &pic_fade, &pic_blend, &pic_truth},
+                      settings.png_mode);
   return out;
 }
 

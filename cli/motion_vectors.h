@@ -8,10 +8,13 @@
 #include <string>
 #include <vector>
 
+#include "run_settings.h"
 #include "spritz/effect.h"
-#include "spritz/raster/atlas.h"
-#include "spritz/raster/motion.h"
+#include "spritz/raster/motion_vector_encoding.h"
+#include "spritz/raster/motion_vector_fit.h"
+#include "spritz/raster/motion_vectors.h"
 #include "spritz/raster/raster.h"
+#include "spritz/raster/sheet.h"
 #include "spritz/raster/texture.h"
 
 namespace spritz {
@@ -33,7 +36,8 @@ void check_motion_args(const MotionArgs& args, bool atlas);
 
 // RGBA16 vectors (encode_motion) as a PNG of `depth` bits; at 8 bits `px`
 // is rounded in place to what the PNG stores (times 257).
-std::vector<uint8_t> motion_png(std::vector<uint16_t>& px, int width, int height, int depth);
+std::vector<uint8_t> motion_png(std::vector<uint16_t>& px, int width, int height, int depth,
+                                PngMode mode);
 
 // One cell's step: its clock and the clock of the next cell (one step later).
 struct MotionStep {
@@ -69,7 +73,7 @@ struct ColourSheet {
 // 3/8, 5/8 and 7/8 of each step; `fitted` gets the pixels changed.
 MotionSheet make_motion_sheet(const Effect& fx, const TextureSet& textures, const View& view,
                               const SheetLayout& layout, const std::vector<MotionStep>& steps,
-                              const MotionArgs& args, int threads,
+                              const MotionArgs& args, int threads, const RunSettings& settings,
                               const ColourSheet* colour = nullptr);
 
 // What --mv-check measured: the in-betweens at f = 1/4, 1/2, 3/4 of every
@@ -84,6 +88,6 @@ struct MotionCheck {
 MotionCheck check_motion_sheet(const Effect& fx, const TextureSet& textures, const View& view,
                                const SheetLayout& layout, const ColourSheet& colour,
                                const MotionSheet& sheet, const std::vector<MotionStep>& steps,
-                               const MotionArgs& args, int threads);
+                               const MotionArgs& args, int threads, const RunSettings& settings);
 
 }  // namespace spritz

@@ -21,9 +21,9 @@
 #include <mutex>
 #include <set>
 
-#include "commands.h"
 #include "io/exr.h"
 #include "io/inputs.h"
+#include "io/io.h"
 #include "io/signals.h"
 #include "spritz/error.h"
 
@@ -147,10 +147,10 @@ void write_file_atomic_with(const std::string& path, const std::function<int(int
   write_atomic(path, write_to);
 }
 
-bool finished_frame(const std::string& path, ImageFormat format) {
+bool finished_frame(const std::string& path, ImageFormat format, const std::string& module_dir) {
   std::error_code ec;
   if (!fs::is_regular_file(path, ec)) return false;
-  if (format == ImageFormat::kExr) return exr_file_complete(path);
+  if (format == ImageFormat::kExr) return exr_file_complete(path, module_dir);
   const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return false;
   struct stat st;

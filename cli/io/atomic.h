@@ -52,6 +52,6 @@ void ensure_output_dir(const std::string& path);
 // process leaves no partial frame; a machine that crashes can (the rename is
 // not fsynced: ext4 may keep an empty or cut file), and such a frame is
 // rendered again instead of skipped.
-bool finished_frame(const std::string& path, ImageFormat format);
+bool finished_frame(const std::string& path, ImageFormat format, const std::string& module_dir);
 
 }  // namespace spritz

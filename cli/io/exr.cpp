@@ -7,9 +7,10 @@
 
 namespace spritz {
 
-std::vector<uint8_t> encode_exr(const Image& img) {
+std::vector<uint8_t> encode_exr(const Image& img, const std::string& module_dir) {
   using Encode = bool (*)(const float*, int, int, std::vector<uint8_t>*, std::string*);
-  static const auto encode = reinterpret_cast<Encode>(module_symbol("exr", "spritz_exr_encode"));
+  const auto encode =
+      reinterpret_cast<Encode>(module_symbol(module_dir, "exr", "spritz_exr_encode"));
   std::vector<uint8_t> out;
   std::string error;
   if (!encode(img.rgba.data(), img.width, img.height, &out, &error))
@@ -17,10 +18,10 @@ std::vector<uint8_t> encode_exr(const Image& img) {
   return out;
 }
 
-bool exr_file_complete(const std::string& path) {
+bool exr_file_complete(const std::string& path, const std::string& module_dir) {
   using Complete = bool (*)(const char*);
-  static const auto complete =
-      reinterpret_cast<Complete>(module_symbol("exr", "spritz_exr_complete"));
+  const auto complete =
+      reinterpret_cast<Complete>(module_symbol(module_dir, "exr", "spritz_exr_complete"));
   return complete(path.c_str());
 }
 

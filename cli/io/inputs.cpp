@@ -21,7 +21,7 @@
 #include <mutex>
 #include <set>
 
-#include "commands.h"
+#include "io/io.h"
 #include "spritz/error.h"
 
 namespace spritz {

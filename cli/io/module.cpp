@@ -24,9 +24,9 @@ std::string binary_dir() {
   return slash == std::string::npos ? std::string(".") : path.substr(0, slash);
 }
 
-std::vector<std::string> module_dirs() {
+std::vector<std::string> module_dirs(const std::string& first) {
   std::vector<std::string> dirs;
-  if (const char* env = std::getenv("SPRITZ_MODULE_DIR"); env && *env) dirs.emplace_back(env);
+  if (!first.empty()) dirs.push_back(first);
   const std::string bin = binary_dir();
   if (!bin.empty()) {
     dirs.push_back(bin);
@@ -36,10 +36,10 @@ std::vector<std::string> module_dirs() {
   return dirs;
 }
 
-void* open_module(const std::string& name) {
+void* open_module(const std::string& module_dir, const std::string& name) {
   const std::string file = "spritz-" + name + ".so";
   std::string tried;
-  for (const std::string& dir : module_dirs()) {
+  for (const std::string& dir : module_dirs(module_dir)) {
     const std::string path = dir + "/" + file;
     if (access(path.c_str(), F_OK) != 0) {
       tried += "\n  " + path + ": not there";
@@ -66,12 +66,12 @@ void* open_module(const std::string& name) {
 
 }  // namespace
 
-void* module_symbol(const std::string& name, const char* symbol) {
+void* module_symbol(const std::string& module_dir, const std::string& name, const char* symbol) {
   static std::mutex mutex;
   static std::map<std::string, void*> handles;
   std::lock_guard<std::mutex> lock(mutex);
   void*& handle = handles[name];
-  if (!handle) handle = open_module(name);
+  if (!handle) handle = open_module(module_dir, name);
   void* at = dlsym(handle, symbol);
   if (!at) throw Error("spritz's module spritz-" + name + ".so has no " + symbol);
   return at;

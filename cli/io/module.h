@@ -12,9 +12,11 @@
 namespace spritz {
 
 // The address of `symbol` in module `name` ("exr" for spritz-exr.so),
-// loading it the first time. Looked for in $SPRITZ_MODULE_DIR when set, then
-// beside the running binary, then in the install's module directory relative
-// to it. Throws spritz::Error naming every place tried and why each failed.
-void* module_symbol(const std::string& name, const char* symbol);
+// loading it the first time (a module once loaded stays loaded for the
+// process). Looked for in `module_dir` (the run's SPRITZ_MODULE_DIR) when
+// not empty, then beside the running binary, then in the install's module
+// directory relative to it. Throws spritz::Error naming every place tried
+// and why each failed.
+void* module_symbol(const std::string& module_dir, const std::string& name, const char* symbol);
 
 }  // namespace spritz

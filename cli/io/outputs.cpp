@@ -20,8 +20,9 @@
 #include <mutex>
 #include <set>
 
-#include "commands.h"
+#include "exit_codes.h"
 #include "io/inputs.h"
+#include "io/io.h"
 #include "spritz/error.h"
 
 namespace spritz {

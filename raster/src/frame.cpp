@@ -265,7 +265,7 @@ uint64_t FrameRenderer::encode_strips(double clock, PngWriter& writer) {
 
 uint64_t FrameRenderer::render_png(double clock, const std::vector<PngText>& texts,
                                    std::vector<std::vector<uint8_t>>& parts) {
-  PngWriter writer(width_, height_, texts);
+  PngWriter writer(width_, height_, texts, png_mode_);
   const uint64_t n = encode_strips(clock, writer);
   parts = writer.finish_parts();
   return n;
@@ -274,14 +274,14 @@ uint64_t FrameRenderer::render_png(double clock, const std::vector<PngText>& tex
 uint64_t FrameRenderer::render_png(double clock, const std::vector<PngText>& texts,
                                    const PngWriter::Sink& sink, int& write_error) {
   write_error = 0;
-  if (png_mode() == PngMode::kSmall) {
+  if (png_mode_ == PngMode::kSmall) {
     std::vector<std::vector<uint8_t>> parts;
     const uint64_t n = render_png(clock, texts, parts);
     for (const auto& part : parts)
       if (write_error == 0) write_error = sink(part.data(), part.size());
     return n;
   }
-  PngWriter writer(width_, height_, texts);
+  PngWriter writer(width_, height_, texts, png_mode_);
   writer.stream_to(sink);
   const uint64_t n = encode_strips(clock, writer);
   write_error = writer.finish_stream();

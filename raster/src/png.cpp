@@ -5,7 +5,6 @@
 #include <stb_image_write.h>
 
 #include <algorithm>
-#include <atomic>
 #include <cstdlib>
 #include <cstring>
 #include <limits>
@@ -13,6 +12,7 @@
 #include <mutex>
 #include <string_view>
 
+#include "png_chunks.h"
 #include "spritz/error.h"
 
 // Defined by stb_image_write (stb_impl.cpp) but not declared in its header.
@@ -22,16 +22,13 @@ extern "C" unsigned char* stbi_write_png_to_mem(const unsigned char* pixels, int
 namespace {
 constexpr int kFastLevel = 1;  // encode_png16's level in the fast mode
 constexpr int kSmallLevel = 9;
-std::atomic<int> g_mode{static_cast<int>(spritz::PngMode::kFast)};
 
 struct CompressorDeleter {
   void operator()(libdeflate_compressor* c) const { libdeflate_free_compressor(c); }
 };
 
-int mode_level() {
-  return g_mode.load(std::memory_order_relaxed) == static_cast<int>(spritz::PngMode::kFast)
-             ? kFastLevel
-             : kSmallLevel;
+int mode_level(spritz::PngMode mode) {
+  return mode == spritz::PngMode::kFast ? kFastLevel : kSmallLevel;
 }
 
 // A libdeflate compressor at `level`, one per thread and level.
@@ -76,41 +73,9 @@ unsigned int spritz_crc32(unsigned char* buffer, int len) {
 }
 
 namespace spritz {
-namespace {
 
-void put_be32(std::vector<uint8_t>& v, uint32_t x) {
-  v.push_back(static_cast<uint8_t>(x >> 24));
-  v.push_back(static_cast<uint8_t>(x >> 16));
-  v.push_back(static_cast<uint8_t>(x >> 8));
-  v.push_back(static_cast<uint8_t>(x));
-}
-
-uint32_t get_be32(const uint8_t* p) {
-  return (uint32_t{p[0]} << 24) | (uint32_t{p[1]} << 16) | (uint32_t{p[2]} << 8) | p[3];
-}
-
-std::vector<uint8_t> text_chunk(const PngText& t) {
-  std::vector<uint8_t> data(t.keyword.begin(), t.keyword.end());
-  data.push_back(0);
-  data.insert(data.end(), t.text.begin(), t.text.end());
-  std::vector<uint8_t> chunk;
-  put_be32(chunk, static_cast<uint32_t>(data.size()));
-  const size_t type_at = chunk.size();
-  chunk.insert(chunk.end(), {'t', 'E', 'X', 't'});
-  chunk.insert(chunk.end(), data.begin(), data.end());
-  put_be32(chunk, libdeflate_crc32(0, chunk.data() + type_at, chunk.size() - type_at));
-  return chunk;
-}
-
-}  // namespace
-
-void set_png_mode(PngMode mode) {
-  g_mode.store(static_cast<int>(mode), std::memory_order_relaxed);
-}
-
-PngMode png_mode() {
-  return static_cast<PngMode>(g_mode.load(std::memory_order_relaxed));
-}
+using png_chunks::get_be32;
+using png_chunks::put_be32;
 
 std::vector<uint8_t> encode_png_adaptive(const uint8_t* rgba, int width, int height,
                                          const std::vector<PngText>& texts) {
@@ -123,10 +88,7 @@ std::vector<uint8_t> encode_png_adaptive(const uint8_t* rgba, int width, int hei
   // Signature (8) + IHDR (4 + 4 + 13 + 4): tEXt chunks go right after.
   constexpr size_t kAfterIhdr = 33;
   std::vector<uint8_t> chunks;
-  for (const PngText& t : texts) {
-    std::vector<uint8_t> c = text_chunk(t);
-    chunks.insert(chunks.end(), c.begin(), c.end());
-  }
+  for (const PngText& t : texts) png_chunks::put_text_chunk(chunks, t);
   out.insert(out.begin() + kAfterIhdr, chunks.begin(), chunks.end());
   return out;
 }
@@ -135,7 +97,7 @@ std::vector<uint8_t> encode_png_adaptive(const uint8_t* rgba, int width, int hei
 // on bytes 8 apart (one pixel), compressed with libdeflate at the mode's
 // level; samples big-endian, as PNG stores them.
 std::vector<uint8_t> encode_png16(const uint16_t* rgba, int width, int height,
-                                  const std::vector<PngText>& texts) {
+                                  const std::vector<PngText>& texts, PngMode mode) {
   const size_t w = static_cast<size_t>(width), row = w * 8;
   std::vector<uint8_t> raw((row + 1) * static_cast<size_t>(height));
   std::vector<uint8_t> prev(row, 0), cur(row);
@@ -156,31 +118,15 @@ std::vector<uint8_t> encode_png16(const uint16_t* rgba, int width, int height,
     prev.swap(cur);
   }
   size_t zlen = 0;
-  unsigned char* z = zlib_compress_at(mode_level(), raw.data(), raw.size(), &zlen);
+  unsigned char* z = zlib_compress_at(mode_level(mode), raw.data(), raw.size(), &zlen);
   if (!z) throw Error("PNG encoding failed (out of memory?)");
-  const auto chunk = [](std::vector<uint8_t>& v, const char* type, const uint8_t* data, size_t n) {
-    put_be32(v, static_cast<uint32_t>(n));
-    const size_t at = v.size();
-    v.insert(v.end(), type, type + 4);
-    v.insert(v.end(), data, data + n);
-    put_be32(v, libdeflate_crc32(0, v.data() + at, v.size() - at));
-  };
-  std::vector<uint8_t> png = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
-  std::vector<uint8_t> ihdr;
-  put_be32(ihdr, static_cast<uint32_t>(width));
-  put_be32(ihdr, static_cast<uint32_t>(height));
-  ihdr.insert(ihdr.end(), {16, 6, 0, 0, 0});
-  chunk(png, "IHDR", ihdr.data(), ihdr.size());
-  for (const PngText& t : texts) {
-    const std::vector<uint8_t> c = text_chunk(t);
-    png.insert(png.end(), c.begin(), c.end());
-  }
+  std::vector<uint8_t> png = png_chunks::head(width, height, 16, texts);
   // IDAT chunks of at most 1 GiB (a chunk's length is under 2^31).
   constexpr size_t kMaxIdat = size_t{1} << 30;
   for (size_t at = 0; at < zlen; at += kMaxIdat)
-    chunk(png, "IDAT", z + at, std::min(kMaxIdat, zlen - at));
+    png_chunks::put_chunk(png, "IDAT", z + at, std::min(kMaxIdat, zlen - at));
   std::free(z);
-  chunk(png, "IEND", nullptr, 0);
+  png_chunks::put_chunk(png, "IEND", nullptr, 0);
   return png;
 }
 

@@ -16,11 +16,15 @@
 #include <numeric>
 #include <string>
 
+#include "png_chunks.h"
 #include "spritz/error.h"
 #include "spritz/prefault.h"
 
 namespace spritz {
 namespace {
+
+using png_chunks::put_be32;
+using png_chunks::put_chunk;
 
 // --- Filtering ---------------------------------------------------------------
 
@@ -428,22 +432,6 @@ void deflate_filtered(const uint8_t* f, size_t n, Bytes& out) {
   out.insert(out.end(), {0x00, 0x00, 0xff, 0xff});
 }
 
-void put_be32(std::vector<uint8_t>& v, uint32_t x) {
-  v.push_back(static_cast<uint8_t>(x >> 24));
-  v.push_back(static_cast<uint8_t>(x >> 16));
-  v.push_back(static_cast<uint8_t>(x >> 8));
-  v.push_back(static_cast<uint8_t>(x));
-}
-
-// Appends a chunk of `type` with `size` bytes of data at `data`.
-void put_chunk(std::vector<uint8_t>& png, const char* type, const uint8_t* data, size_t size) {
-  put_be32(png, static_cast<uint32_t>(size));
-  const size_t at = png.size();
-  png.insert(png.end(), type, type + 4);
-  png.insert(png.end(), data, data + size);
-  put_be32(png, libdeflate_crc32(0, png.data() + at, size + 4));
-}
-
 // The rows filtered as a piece: a filter byte and width * 4 bytes each.
 template <typename Bytes>
 void filter_rows(const uint8_t* rgba, int width, int rows, Bytes& filtered) {
@@ -483,10 +471,10 @@ uint32_t deflate_png_piece(const uint8_t* rgba, int width, int rows, std::vector
   return deflate_piece(rgba, width, rows, filtered, out, raw_size);
 }
 
-PngWriter::PngWriter(int width, int height, std::vector<PngText> texts)
+PngWriter::PngWriter(int width, int height, std::vector<PngText> texts, PngMode mode)
     : width_(width),
       height_(height),
-      small_(png_mode() == PngMode::kSmall),
+      small_(mode == PngMode::kSmall),
       texts_(std::move(texts)),
       pieces_(static_cast<size_t>((height + kPngPieceRows - 1) / kPngPieceRows)) {
   if (width < 1 || height < 1) throw Error("a PNG needs at least one pixel");
@@ -544,19 +532,7 @@ void PngWriter::add_encoded(int k, Encoded piece) {
 }
 
 std::vector<uint8_t> PngWriter::head() const {
-  std::vector<uint8_t> head = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
-  std::vector<uint8_t> ihdr;
-  put_be32(ihdr, static_cast<uint32_t>(width_));
-  put_be32(ihdr, static_cast<uint32_t>(height_));
-  ihdr.insert(ihdr.end(),
-              {8, 6, 0, 0, 0});  // 8 bits, RGBA, deflate, adaptive filters, no interlace
-  put_chunk(head, "IHDR", ihdr.data(), ihdr.size());
-  for (const PngText& t : texts_) {
-    std::vector<uint8_t> text(t.keyword.begin(), t.keyword.end());
-    text.push_back(0);
-    text.insert(text.end(), t.text.begin(), t.text.end());
-    put_chunk(head, "tEXt", text.data(), text.size());
-  }
+  std::vector<uint8_t> head = png_chunks::head(width_, height_, 8, texts_);
   // The zlib stream across the IDAT chunks: its header first (deflate, a
   // 32 KB window, no dictionary; 0x7801 % 31 == 0), then a chunk per piece.
   static constexpr uint8_t kZlibHeader[2] = {0x78, 0x01};
@@ -651,8 +627,8 @@ std::vector<uint8_t> join_png_parts(std::vector<std::vector<uint8_t>>&& parts) {
 }
 
 std::vector<uint8_t> encode_png(const uint8_t* rgba, int width, int height,
-                                const std::vector<PngText>& texts) {
-  PngWriter writer(width, height, texts);
+                                const std::vector<PngText>& texts, PngMode mode) {
+  PngWriter writer(width, height, texts, mode);
   const size_t piece = static_cast<size_t>(width) * 4 * kPngPieceRows;
   for (int k = 0; k < writer.pieces(); ++k)
     writer.add_piece(k, rgba + static_cast<size_t>(k) * piece);

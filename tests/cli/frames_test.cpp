@@ -2,7 +2,7 @@
 
 #include <catch2/catch.hpp>
 
-#include "commands.h"
+#include "frames.h"
 #include "spritz/error.h"
 #include "spritz/load.h"
 

@@ -1,7 +1,7 @@
 // spritz preview's pure pieces: which Host headers it answers and how it
 // reads a frame request (the server itself is driven in Chromium by
 // tests/browser/preview.mjs, from cli_test.cpp).
-#include "preview.h"
+#include "commands/preview.h"
 
 #include <catch2/catch.hpp>
 

@@ -1,6 +1,6 @@
 // make_render_job is the pure step of `render`: options and an effect into
 // what to render, with no file touched, so it is tested without any.
-#include "render_job.h"
+#include "commands/render_job.h"
 
 #include <catch2/catch.hpp>
 

@@ -5,7 +5,6 @@
 #include <string>
 #include <vector>
 
-#include "commands.h"
 #include "frames.h"
 #include "fuzz.h"
 #include "spritz/error.h"

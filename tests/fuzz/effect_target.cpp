@@ -6,8 +6,8 @@
 #include <cstring>
 #include <vector>
 
+#include "effect_files.h"
 #include "fuzz.h"
-#include "io/textures.h"
 #include "spritz/error.h"
 #include "spritz/eval.h"
 #include "spritz/load.h"
@@ -45,7 +45,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
   TextureSet tex;
   try {
-    tex = effect_textures(fx, canvas_view(fx.canvas, kSide, kSide).scale);
+    const RunSettings settings;
+    EffectFiles files(settings);
+    tex = files.textures(fx, canvas_view(fx.canvas, kSide, kSide).scale);
   } catch (const Error& e) {
     FUZZ_REQUIRE(*e.what() != '\0');
     return 0;

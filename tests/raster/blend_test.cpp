@@ -8,7 +8,7 @@
 #include <limits>
 #include <random>
 
-#include "io/textures.h"
+#include "effect_files.h"
 #include "kernels/kernel.h"
 #include "skip.h"
 #include "spritz/eval.h"
@@ -172,6 +172,8 @@ TEST_CASE("threads 1 2 and 7 give identical buffers", "[blend]") {
 template <typename Fn>
 int for_each_bundled_effect(Fn fn) {
   namespace fs = std::filesystem;
+  const RunSettings settings;
+  EffectFiles files(settings);
   int effects = 0;
   for (const auto& entry : fs::directory_iterator(fs::path(SPRITZ_SOURCE_DIR) / "configs")) {
     if (entry.path().extension() != ".toml") continue;
@@ -179,7 +181,7 @@ int for_each_bundled_effect(Fn fn) {
     std::ifstream in(entry.path());
     const std::string text((std::istreambuf_iterator<char>(in)), {});
     const Effect fx = load_effect(text, entry.path().string(), entry.path().parent_path().string());
-    fn(entry.path(), fx, effect_textures(fx, 1.0));  // the CLI's texture bytes
+    fn(entry.path(), fx, files.textures(fx, 1.0));  // the CLI's texture bytes
   }
   return effects;
 }

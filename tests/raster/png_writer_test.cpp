@@ -71,16 +71,9 @@ Effect bundled(const std::string& name) {
   return load_effect(text.str(), path, std::string(SPRITZ_SOURCE_DIR) + "/configs");
 }
 
-struct FastMode {
-  PngMode before = png_mode();
-  explicit FastMode(PngMode m = PngMode::kFast) { set_png_mode(m); }
-  ~FastMode() { set_png_mode(before); }
-};
-
 }  // namespace
 
 TEST_CASE("the fast PNG encoder's files decode to the pixels given", "[png]") {
-  FastMode fast;
   const std::pair<int, int> sizes[] = {{1, 1}, {3, 1}, {5, 33}, {17, 64}, {1920, 70}, {301, 97}};
   for (const auto& [w, h] : sizes) {
     CAPTURE(w, h);
@@ -110,7 +103,6 @@ TEST_CASE("the fast PNG encoder's files decode to the pixels given", "[png]") {
 }
 
 TEST_CASE("the fast encoder codes zero runs of every length and hard bytes", "[png]") {
-  FastMode fast;
   // Rows that are all zero but for a byte at each place, so runs of every
   // length from 0 to a row and more meet the 8-byte steps at every offset;
   // and a row of bytes that filter to every value.
@@ -130,7 +122,6 @@ TEST_CASE("the fast encoder codes zero runs of every length and hard bytes", "[p
 }
 
 TEST_CASE("a PNG's pieces give the same bytes in any order and from any thread", "[png]") {
-  FastMode fast;
   const int w = 257, h = 200;
   const std::vector<uint8_t> px = test_image(w, h, 5);
   const std::vector<uint8_t> whole = encode_png(px.data(), w, h, {{"k", "v"}});
@@ -151,16 +142,14 @@ TEST_CASE("a PNG's pieces give the same bytes in any order and from any thread",
 }
 
 TEST_CASE("the small PNG mode is the adaptive encoder's file", "[png]") {
-  FastMode small(PngMode::kSmall);
   const int w = 120, h = 90;
   const std::vector<uint8_t> px = test_image(w, h, 9);
-  const std::vector<uint8_t> png = encode_png(px.data(), w, h);
+  const std::vector<uint8_t> png = encode_png(px.data(), w, h, {}, PngMode::kSmall);
   CHECK(png == encode_png_adaptive(px.data(), w, h));
   CHECK(decode_png(png, "mem").rgba == px);
 }
 
 TEST_CASE("a frame encoded strip by strip is the whole frame's PNG", "[png]") {
-  FastMode fast;
   // A bundled effect, a motion-blurred one (drawn whole, encoded in
   // pieces), sRGB blending and the emissive pass (finished per strip).
   const char* cases[][2] = {{"configs/campfire.toml", ""},
@@ -209,7 +198,6 @@ TEST_CASE("a frame encoded strip by strip is the whole frame's PNG", "[png]") {
 }
 
 TEST_CASE("a streamed PNG stops writing at the sink's first error and reports it", "[png]") {
-  FastMode fast;
   const int w = 64, h = 200;
   const std::vector<uint8_t> px = test_image(w, h, 3);
   PngWriter writer(w, h);
@@ -231,14 +219,12 @@ TEST_CASE("a streamed PNG stops writing at the sink's first error and reports it
   CHECK(writer.finish_stream() == 28);
   CHECK(calls == 3);  // head, piece 0, the failing piece 1; nothing after
 
-  FastMode small(PngMode::kSmall);
-  PngWriter whole(w, h);
+  PngWriter whole(w, h, {}, PngMode::kSmall);
   CHECK_THROWS_WITH(whole.stream_to([](const uint8_t*, size_t) { return 0; }),
                     Catch::Contains("not streamed"));
 }
 
 TEST_CASE("background strips are encoded once and give the whole frame's bytes", "[png]") {
-  FastMode fast;
   // A tall canvas: most strips hold no sprite, and the last one is short.
   Effect fx = bundled("configs/sparks.toml");
   const int w = 97, h = 1000;

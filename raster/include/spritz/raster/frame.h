@@ -89,7 +89,7 @@ class FrameRenderer {
   // The same bytes into `sink` in file order, each piece written as soon as
   // it and those before it are encoded, by the strips' threads while the
   // others still draw (PngWriter::stream_to): no whole PNG is held. In
-  // --png small mode the whole PNG is encoded first, then written.
+  // PngMode::kSmall the whole PNG is encoded first, then written.
   // `write_error` receives the sink's first error (0: none).
   uint64_t render_png(double clock, const std::vector<PngText>& texts, const PngWriter::Sink& sink,
                       int& write_error);
@@ -109,6 +109,9 @@ class FrameRenderer {
     raster_.set_light_pass(pass);
     background_pieces_.clear();  // the background's pixels change with the pass
   }
+
+  // How render_png compresses (default PngMode::kFast).
+  void set_png_mode(PngMode mode) { png_mode_ = mode; }
 
   // Pixel blends of the last render(), over all its samples.
   uint64_t covered_pixels() const { return covered_; }
@@ -163,6 +166,7 @@ class FrameRenderer {
   std::vector<double> clocks_;  // motion-blur samples
   Image sample_;                // one sample's image while blurring
   uint64_t work_limit_ = std::numeric_limits<uint64_t>::max();
+  PngMode png_mode_ = PngMode::kFast;
   std::string work_hint_;
   // The encoded piece of a background-only strip, by its rows (the last
   // strip may be shorter): the same bytes its rows would encode to.

@@ -16,19 +16,19 @@ struct PngText {
   std::string text;
 };
 
-// How encode_png and PngWriter trade speed for size (process-wide; safe to
-// change while other threads encode: an encode uses the mode it started with).
+// How encode_png, encode_png16 and PngWriter trade speed for size; each
+// call is given its mode (`--png` on the command line).
 //  kFast:  spritz's own encoder (png_writer.h): Paeth rows, Huffman codes and
-//          zero runs, no LZ77 search (default).
+//          zero runs, no LZ77 search (default). 16-bit: libdeflate level 1.
 //  kSmall: libdeflate level 9 with stb's per-row adaptive filter choice.
+//          16-bit: libdeflate level 9.
 enum class PngMode { kFast, kSmall };
-void set_png_mode(PngMode mode);
-PngMode png_mode();
 
 // Encodes RGBA8 pixels as a PNG, with `texts` as tEXt chunks after IHDR, in
-// the current mode (a PngWriter fed the whole image; png_writer.cpp).
+// `mode` (a PngWriter fed the whole image; png_writer.cpp).
 std::vector<uint8_t> encode_png(const uint8_t* rgba, int width, int height,
-                                const std::vector<PngText>& texts = {});
+                                const std::vector<PngText>& texts = {},
+                                PngMode mode = PngMode::kFast);
 
 // The PNG stb_image_write makes, with libdeflate at level 9 as its deflate
 // and stb's per-row adaptive filters: what the small mode writes.
@@ -42,7 +42,8 @@ std::vector<uint8_t> encode_hdr(const Image& img);
 // A 16-bit-per-channel RGBA PNG of `rgba` (width * height * 4 samples), with
 // the same tEXt chunks (`--depth 16`).
 std::vector<uint8_t> encode_png16(const uint16_t* rgba, int width, int height,
-                                  const std::vector<PngText>& texts = {});
+                                  const std::vector<PngText>& texts = {},
+                                  PngMode mode = PngMode::kFast);
 
 struct DecodedPng {
   int width = 0, height = 0;

@@ -34,8 +34,8 @@ inline constexpr int kPngPieceRows = 32;
 class PngWriter {
  public:
   // An 8-bit RGBA PNG of width x height (each within [1, 2^31)), with
-  // `texts` as tEXt chunks after IHDR, in the mode set_png_mode set last.
-  PngWriter(int width, int height, std::vector<PngText> texts = {});
+  // `texts` as tEXt chunks after IHDR, in `mode`.
+  PngWriter(int width, int height, std::vector<PngText> texts = {}, PngMode mode = PngMode::kFast);
 
   int pieces() const { return static_cast<int>(pieces_.size()); }
   // Piece k holds rows [k * kPngPieceRows, min(height, (k + 1) * kPngPieceRows)).
