@@ -1,10 +1,9 @@
 #include "config.h"
 
-#include <pugixml.hpp>
-
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
+#include <pugixml.hpp>
 #include <string>
 
 namespace spritz::import_detail {
@@ -50,7 +49,8 @@ void read_plist(const Parsed& p, Config& c) {
     if (k.type() != pugi::node_element) continue;
     const SourceLoc at = loc_at(p.text, static_cast<size_t>(k.offset_debug()), c.source_name);
     if (std::string_view(k.name()) != "key")
-      throw Error(at, "expected a <key> in the plist's <dict>, found <" + printable(k.name()) + ">");
+      throw Error(at,
+                  "expected a <key> in the plist's <dict>, found <" + printable(k.name()) + ">");
     pugi::xml_node v = k.next_sibling();
     while (v && v.type() != pugi::node_element) v = v.next_sibling();
     if (!v) throw Error(at, "key " + printable(k.child_value()) + " has no value");
@@ -176,7 +176,8 @@ double Config::number(const std::string& key, double fallback) const {
   errno = 0;
   const double d = std::strtod(s, &end);
   if (end == s || *end != '\0')
-    throw Error(v->loc, key + " must be a number, got \"" + printable(v->text.substr(0, 40)) + "\"");
+    throw Error(v->loc,
+                key + " must be a number, got \"" + printable(v->text.substr(0, 40)) + "\"");
   if (!std::isfinite(d) || std::abs(d) > 1e9)
     throw Error(v->loc, key + " must be a finite number within [-1e9, 1e9], got " +
                             printable(v->text.substr(0, 40)));
@@ -199,15 +200,16 @@ Config parse_config(std::string_view text, const std::string& source_name, Effec
   if (want != top.name())
     throw Error(loc_at(p.text, static_cast<size_t>(top.offset_debug()), source_name),
                 "not a " + std::string(format == EffectFormat::kCocos2d ? "plist" : "pex") +
-                    " particle file: its root element is <" + printable(top.name()) +
-                    ">, not <" + want + ">");
+                    " particle file: its root element is <" + printable(top.name()) + ">, not <" +
+                    want + ">");
   if (format == EffectFormat::kCocos2d)
     read_plist(p, c);
   else
     read_pex(p, c);
   if (!looks_like_particles(c))
-    throw Error(c.root, "not a particle file: it has no maxParticles with particleLifespan, "
-                        "emitterType or speed (the keys every Particle Designer effect has)");
+    throw Error(c.root,
+                "not a particle file: it has no maxParticles with particleLifespan, "
+                "emitterType or speed (the keys every Particle Designer effect has)");
   return c;
 }
 

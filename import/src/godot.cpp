@@ -5,14 +5,14 @@
 // transforms.
 #include <algorithm>
 #include <array>
-#include <optional>
 #include <cmath>
 #include <cstring>
 #include <filesystem>
 #include <functional>
 #include <map>
-#include <numeric>
 #include <memory>
+#include <numeric>
+#include <optional>
 #include <set>
 
 #include "common.h"
@@ -184,7 +184,6 @@ struct Timing {
   SourceLoc loc;
 };
 
-
 class GodotImporter {
  public:
   GodotImporter(std::string_view text, const std::string& source_name, const std::string& base_dir,
@@ -206,7 +205,7 @@ class GodotImporter {
   std::optional<std::string> project_root_;
   bool project_looked_ = false;
   ImportResult r_;
-  bool v3_ = false;       // Godot 3 property names in this node/material
+  bool v3_ = false;  // Godot 3 property names in this node/material
   bool half_warned_ = false;
 
   void warn(const SourceLoc& at, std::string m) { r_.warnings.push_back({at, std::move(m)}); }
@@ -229,13 +228,14 @@ class GodotImporter {
   static Gradient read_gradient(const Section& s);
   static GodotCurve read_curve(const Section& s);
   void read_points(const Section& s, const Doc& in, Process& p);
-  std::vector<Vec2> image_points(const Value* tex, const Doc& in, size_t count, const SourceLoc& at);
+  std::vector<Vec2> image_points(const Value* tex, const Doc& in, size_t count,
+                                 const SourceLoc& at);
 
   Process read_process(const Section& s, const Doc& in, bool cpu_node, bool godot3_cpu);
   // One node into an emitter of fx (false when it yields none), and its timing.
   bool map_node(const Section& node, const Xform& x, Effect& fx, Timing& timing);
-  void map_appearance(const Section& node, const Process& p, const Xform& x, const Section* canvas_mat,
-                      double s, Emitter& em);
+  void map_appearance(const Section& node, const Process& p, const Xform& x,
+                      const Section* canvas_mat, double s, Emitter& em);
   void map_timing(Effect& fx, const std::vector<Timing>& timings);
   void map_color(const Section& node, const Process& p, const Section* cm, Emitter& em);
   void map_flipbook(const Section& node, const Process& p, const Section* cm, int hf, int vf,
@@ -264,7 +264,8 @@ void GodotImporter::index(Doc& d) {
 // res:// paths are relative to the folder holding project.godot (walking up
 // from the scene's); without one, to the scene's folder.
 std::string GodotImporter::resolve_res(const std::string& res_path) {
-  if (res_path.rfind("res://", 0) != 0) return (fs::path(base_dir_) / res_path).lexically_normal().string();
+  if (res_path.rfind("res://", 0) != 0)
+    return (fs::path(base_dir_) / res_path).lexically_normal().string();
   if (!project_looked_) {
     project_looked_ = true;
     fs::path dir = fs::path(base_dir_.empty() ? "." : base_dir_);
@@ -293,8 +294,8 @@ const Doc* GodotImporter::load_tres(const std::string& path, const SourceLoc& at
   }
   auto d = std::make_unique<Doc>();
   d->path = path;
-  d->doc = godot::parse_document(std::string_view(reinterpret_cast<const char*>(bytes->data()), bytes->size()),
-                                 path);
+  d->doc = godot::parse_document(
+      std::string_view(reinterpret_cast<const char*>(bytes->data()), bytes->size()), path);
   index(*d);
   r_.source_files.push_back(path);
   return (loaded_[path] = std::move(d)).get();
@@ -327,7 +328,7 @@ std::optional<Ref> GodotImporter::deref(const Value& v, const Doc& in) {
     const Doc* d = load_tres(file, v.loc);
     if (!d || !d->resource) {
       warn(v.loc, "the external resource " + printable(p) + " (" + printable(file) +
-                        ") is missing or not a text resource: what it gives is left out");
+                      ") is missing or not a text resource: what it gives is left out");
       return std::nullopt;
     }
     std::string type;
@@ -398,7 +399,8 @@ GodotCurve GodotImporter::read_curve(const Section& s) {
     for (size_t i = 0; i + 2 < items->size(); i += 5) {
       const Value& pv = (*items)[i];
       const std::vector<double> xy = pv.numbers();
-      if (!pv.is_call("Vector2") || xy.size() != 2) throw Error(pv.loc, "a Curve point must be a Vector2");
+      if (!pv.is_call("Vector2") || xy.size() != 2)
+        throw Error(pv.loc, "a Curve point must be a Vector2");
       const double l = (*items)[i + 1].is_number() ? (*items)[i + 1].number : 0;
       const double rt = (*items)[i + 2].is_number() ? (*items)[i + 2].number : 0;
       c.points.push_back({xy[0], xy[1], l, rt});
@@ -422,20 +424,25 @@ Gradient GodotImporter::read_gradient(const Section& s) {
   g.offsets = off ? off->numbers() : std::vector<double>{0, 1};
   std::vector<double> c = col ? col->numbers() : std::vector<double>{0, 0, 0, 1, 1, 1, 1, 1};
   if (c.size() != 4 * g.offsets.size() || g.offsets.empty())
-    throw Error(off ? off->loc : s.loc, "a Gradient needs as many colours (4 numbers each) as offsets");
+    throw Error(off ? off->loc : s.loc,
+                "a Gradient needs as many colours (4 numbers each) as offsets");
   for (size_t i = 0; i < g.offsets.size(); ++i) {
     g.colors.push_back({c[4 * i], c[4 * i + 1], c[4 * i + 2], c[4 * i + 3]});
     for (int k = 0; k < 4; ++k)
       if (!std::isfinite(c[4 * i + k]) || std::abs(c[4 * i + k]) > 1e3)
-        throw Error(col ? col->loc : s.loc, "a Gradient colour must hold finite numbers within ±1000");
-    if (!std::isfinite(g.offsets[i])) throw Error(off ? off->loc : s.loc, "a Gradient offset must be finite");
+        throw Error(col ? col->loc : s.loc,
+                    "a Gradient colour must hold finite numbers within ±1000");
+    if (!std::isfinite(g.offsets[i]))
+      throw Error(off ? off->loc : s.loc, "a Gradient offset must be finite");
   }
   // Sorted by offset, as Godot keeps them.
   std::vector<size_t> order(g.offsets.size());
   for (size_t i = 0; i < order.size(); ++i) order[i] = i;
-  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return g.offsets[a] < g.offsets[b]; });
+  std::stable_sort(order.begin(), order.end(),
+                   [&](size_t a, size_t b) { return g.offsets[a] < g.offsets[b]; });
   Gradient sorted;
-  for (size_t i : order) sorted.offsets.push_back(g.offsets[i]), sorted.colors.push_back(g.colors[i]);
+  for (size_t i : order)
+    sorted.offsets.push_back(g.offsets[i]), sorted.colors.push_back(g.colors[i]);
   sorted.constant = num(s, "interpolation_mode", 0) == 1;
   return sorted;
 }
@@ -446,7 +453,8 @@ constexpr int kMaxResourceDepth = 8;
 // A Curve, or a CurveTexture holding one (curve = SubResource(...)).
 std::optional<GodotCurve> GodotImporter::curve_of(const Value* v, const Doc& in, int depth) {
   if (!v || v->kind == Value::Kind::kNull) return std::nullopt;
-  if (depth > kMaxResourceDepth) throw Error(v->loc, "these resources refer to each other in a loop");
+  if (depth > kMaxResourceDepth)
+    throw Error(v->loc, "these resources refer to each other in a loop");
   auto ref = deref(*v, in);
   if (!ref || !ref->sec) return std::nullopt;
   if (ref->type == "Curve") return read_curve(*ref->sec);
@@ -457,7 +465,8 @@ std::optional<GodotCurve> GodotImporter::curve_of(const Value* v, const Doc& in,
 // A Gradient, or a GradientTexture(1D) holding one.
 std::optional<Gradient> GodotImporter::gradient_of(const Value* v, const Doc& in, int depth) {
   if (!v || v->kind == Value::Kind::kNull) return std::nullopt;
-  if (depth > kMaxResourceDepth) throw Error(v->loc, "these resources refer to each other in a loop");
+  if (depth > kMaxResourceDepth)
+    throw Error(v->loc, "these resources refer to each other in a loop");
   auto ref = deref(*v, in);
   if (!ref || !ref->sec) return std::nullopt;
   if (ref->type == "Gradient") return read_gradient(*ref->sec);
@@ -488,7 +497,8 @@ std::vector<Vec2> GodotImporter::image_points(const Value* tex, const Doc& in, s
   std::vector<uint8_t> b;
   b.reserve(bytes->items.size());
   for (const Value& x : bytes->items)
-    b.push_back(x.is_number() && x.number >= 0 && x.number <= 255 ? static_cast<uint8_t>(x.number) : 0);
+    b.push_back(x.is_number() && x.number >= 0 && x.number <= 255 ? static_cast<uint8_t>(x.number)
+                                                                  : 0);
   const size_t n = std::min({count, b.size() / stride, kMaxPoints});
   for (size_t i = 0; i < n; ++i) {
     float xy[2];
@@ -508,21 +518,24 @@ void GodotImporter::read_points(const Section& s, const Doc& in, Process& p) {
     if (const Value* nv = s.prop("emission_normals")) {
       const std::vector<double> m = nv->numbers();
       for (size_t i = 0; i + 1 < m.size() && p.normals.size() < p.points.size(); i += 2)
-        p.normals.push_back(std::isfinite(m[i]) && std::isfinite(m[i + 1]) && std::abs(m[i]) < 1e9 &&
-                                    std::abs(m[i + 1]) < 1e9
+        p.normals.push_back(std::isfinite(m[i]) && std::isfinite(m[i + 1]) &&
+                                    std::abs(m[i]) < 1e9 && std::abs(m[i + 1]) < 1e9
                                 ? Vec2{m[i], m[i + 1]}
                                 : Vec2{0, 0});
     }
   } else {
-    const size_t count = static_cast<size_t>(std::clamp(num(s, "emission_point_count", 1), 0.0, 1e6));
+    const size_t count =
+        static_cast<size_t>(std::clamp(num(s, "emission_point_count", 1), 0.0, 1e6));
     p.points = image_points(s.prop("emission_point_texture"), in, count, p.shape_loc);
-    if (p.shape == 5) p.normals = image_points(s.prop("emission_normal_texture"), in, count, p.shape_loc);
+    if (p.shape == 5)
+      p.normals = image_points(s.prop("emission_normal_texture"), in, count, p.shape_loc);
   }
   if (p.normals.size() != p.points.size()) p.normals.clear();
 }
 
 // The process parameters of a material (GPU) or a CPUParticles2D node.
-Process GodotImporter::read_process(const Section& s, const Doc& in, bool cpu_node, bool godot3_cpu) {
+Process GodotImporter::read_process(const Section& s, const Doc& in, bool cpu_node,
+                                    bool godot3_cpu) {
   Process p;
   const bool v3 = v3_;
   if (auto d = vec(s, "direction")) p.direction = *d;
@@ -561,16 +574,19 @@ Process GodotImporter::read_process(const Section& s, const Doc& in, bool cpu_no
     p.scale = {std::min(sc, other), std::max(sc, other)};
     const double hv = num(s, "hue_variation", 0);
     const double hr = std::clamp(num(s, "hue_variation_random", 0), 0.0, 1.0);
-    p.hue = {std::min(hv * (1 - 2 * hr), hv), std::max(hv * (1 - 2 * hr), hv)};  // mix(1, 2u - 1, r)
+    p.hue = {std::min(hv * (1 - 2 * hr), hv),
+             std::max(hv * (1 - 2 * hr), hv)};  // mix(1, 2u - 1, r)
     p.anim_speed = range3(s, "anim_speed", 0);
     p.anim_offset = range3(s, "anim_offset", 0);
   }
   p.lifetime_randomness = std::clamp(num(s, "lifetime_randomness", 0), 0.0, 1.0);
   if (const Value* c = s.prop("color")) {
     const std::vector<double> n = c->numbers();
-    if (!c->is_call("Color") || n.size() != 4) throw Error(c->loc, "color must be a Color(r, g, b, a)");
+    if (!c->is_call("Color") || n.size() != 4)
+      throw Error(c->loc, "color must be a Color(r, g, b, a)");
     for (double x : n)
-      if (!std::isfinite(x) || std::abs(x) > 1e3) throw Error(c->loc, "color components must be within ±1000");
+      if (!std::isfinite(x) || std::abs(x) > 1e3)
+        throw Error(c->loc, "color components must be within ±1000");
     p.color = {n[0], n[1], n[2], n[3]};
   }
   p.scale_curve = curve_of(s.prop(cpu_node ? "scale_amount_curve" : "scale_curve"), in);
@@ -586,12 +602,14 @@ Process GodotImporter::read_process(const Section& s, const Doc& in, bool cpu_no
     k = k >= 0 && k < 5 ? map3cpu[k] : -1;
     if (k == 1) k = 2;  // Godot 3.1's circle is a ring of directions: the surface
   } else if (v3) {
-    static const int map3[] = {0, 2, 3, 4, 5, 6};  // point, sphere (surface only), box, points, directed, ring
+    static const int map3[] = {0, 2, 3, 4,
+                               5, 6};  // point, sphere (surface only), box, points, directed, ring
     k = k >= 0 && k < 6 ? map3[k] : -1;
   }
   p.shape = k;
   p.sphere_radius = num(s, "emission_sphere_radius", 1);
-  if (auto e = vec(s, cpu_node ? "emission_rect_extents" : "emission_box_extents")) p.box_extents = *e;
+  if (auto e = vec(s, cpu_node ? "emission_rect_extents" : "emission_box_extents"))
+    p.box_extents = *e;
   p.ring_radius = num(s, "emission_ring_radius", 1);
   p.ring_inner = num(s, "emission_ring_inner_radius", 0);
   if (auto e = vec(s, "emission_shape_offset")) p.shape_offset = *e;
@@ -601,7 +619,6 @@ Process GodotImporter::read_process(const Section& s, const Doc& in, bool cpu_no
   p.align_y = flag(s, v3 ? "flag_align_y" : "particle_flag_align_y", false);
   return p;
 }
-
 
 // A texture: an image file (PNG, or TIFF) found through res://, beside the
 // scene or in --texture-dir, or a gradient texture rasterised.
@@ -644,7 +661,8 @@ std::optional<Rgba8Image> GodotImporter::texture(const Value* v, const Doc& in, 
               fs::path(ref->doc->path).filename().string() + " (rasterised)";
     return rasterise(*ref);
   }
-  warn(at, "a " + printable(ref->type) + " texture cannot be imported: drawn as Godot draws no texture");
+  warn(at, "a " + printable(ref->type) +
+               " texture cannot be imported: drawn as Godot draws no texture");
   return std::nullopt;
 }
 
@@ -673,7 +691,8 @@ std::optional<Rgba8Image> GodotImporter::rasterise(const Ref& ref) {
         if (fill == 1)
           t = len2 > 0 ? std::sqrt((q.x * q.x + q.y * q.y) / len2) : 0;
         else if (fill == 2)
-          t = std::max(std::abs(q.x), std::abs(q.y)) / std::max(std::max(std::abs(d.x), std::abs(d.y)), 1e-9);
+          t = std::max(std::abs(q.x), std::abs(q.y)) /
+              std::max(std::max(std::abs(d.x), std::abs(d.y)), 1e-9);
         else
           t = len2 > 0 ? (q.x * d.x + q.y * d.y) / len2 : 0;
       }
@@ -684,7 +703,6 @@ std::optional<Rgba8Image> GodotImporter::rasterise(const Ref& ref) {
     }
   return img;
 }
-
 
 std::string GodotImporter::texture_file(const Rgba8Image& img, const std::string& origin, bool file,
                                         const std::string& emitter) {
@@ -705,8 +723,10 @@ void GodotImporter::map_appearance(const Section& node, const Process& p, const 
   // The texture and its cells: the quad is the cell's size in px.
   std::string origin;
   bool file = false;
-  const std::optional<Rgba8Image> img = texture(node.prop("texture"), main_, &origin, &file, node.loc);
-  int hf = static_cast<int>(num(node, "h_frames", 1)), vf = static_cast<int>(num(node, "v_frames", 1));
+  const std::optional<Rgba8Image> img =
+      texture(node.prop("texture"), main_, &origin, &file, node.loc);
+  int hf = static_cast<int>(num(node, "h_frames", 1)),
+      vf = static_cast<int>(num(node, "v_frames", 1));
   const bool anim = cm ? flag(*cm, "particles_animation", false) : hf * vf > 1;
   if (cm && anim) {
     hf = static_cast<int>(num(*cm, "particles_anim_h_frames", 1));
@@ -716,8 +736,9 @@ void GodotImporter::map_appearance(const Section& node, const Process& p, const 
   double qw = 1, qh = 1;
   if (img) {
     if (anim && (img->width % hf || img->height % vf)) {
-      warn(node.loc, "the texture (" + std::to_string(img->width) + "x" + std::to_string(img->height) +
-                         ") does not divide into " + std::to_string(hf) + "x" + std::to_string(vf) +
+      warn(node.loc, "the texture (" + std::to_string(img->width) + "x" +
+                         std::to_string(img->height) + ") does not divide into " +
+                         std::to_string(hf) + "x" + std::to_string(vf) +
                          " cells: the flipbook is dropped");
       hf = vf = 1;
     }
@@ -738,7 +759,8 @@ void GodotImporter::map_appearance(const Section& node, const Process& p, const 
   const GodotCurve* sc = p.scale_curve ? &*p.scale_curve : nullptr;
   double err = 0;
   const std::vector<double> times =
-      sc ? fit_times([&](double t) { return std::vector<double>{sc->at(t)}; }, sc->breaks(), 0.002, &err)
+      sc ? fit_times([&](double t) { return std::vector<double>{sc->at(t)}; }, sc->breaks(), 0.002,
+                     &err)
          : std::vector<double>{0};
   Curve size;
   size.count = static_cast<int>(times.size());
@@ -768,7 +790,8 @@ void GodotImporter::map_appearance(const Section& node, const Process& p, const 
 }
 
 // Colour, alpha, hue and blend (godot-format.md 2.3, 2.4).
-void GodotImporter::map_color(const Section& node, const Process& p, const Section* cm, Emitter& em) {
+void GodotImporter::map_color(const Section& node, const Process& p, const Section* cm,
+                              Emitter& em) {
   // Colour: the initial colour (and the node's modulate), times the ramp in
   // Godot 4 and CPUParticles2D, replaced by it in Godot 3's GPU material.
   std::array<double, 4> mod{1, 1, 1, 1};
@@ -776,7 +799,8 @@ void GodotImporter::map_color(const Section& node, const Process& p, const Secti
     if (const Value* m = node.prop(key)) {
       const std::vector<double> n = m->numbers();
       if (n.size() == 4)
-        for (int k = 0; k < 4; ++k) mod[k] *= std::isfinite(n[k]) ? std::clamp(n[k], -1e3, 1e3) : 1.0;
+        for (int k = 0; k < 4; ++k)
+          mod[k] *= std::isfinite(n[k]) ? std::clamp(n[k], -1e3, 1e3) : 1.0;
     }
   const Gradient* ramp = p.ramp ? &*p.ramp : nullptr;
   const GodotCurve* ac = p.alpha_curve ? &*p.alpha_curve : nullptr;
@@ -792,12 +816,16 @@ void GodotImporter::map_color(const Section& node, const Process& p, const Secti
   };
   std::vector<double> breaks;
   if (ramp) breaks = ramp->offsets;
-  if (ac) for (double b : ac->breaks()) breaks.push_back(b);
+  if (ac)
+    for (double b : ac->breaks()) breaks.push_back(b);
   double cerr = 0;
-  const std::vector<double> ct =
-      ramp || ac ? fit_times([&](double t) { auto c = rgba(t); return std::vector<double>(c.begin(), c.end()); },
-                             breaks, 1.0 / 512, &cerr)
-                 : std::vector<double>{0};
+  const std::vector<double> ct = ramp || ac ? fit_times(
+                                                  [&](double t) {
+                                                    auto c = rgba(t);
+                                                    return std::vector<double>(c.begin(), c.end());
+                                                  },
+                                                  breaks, 1.0 / 512, &cerr)
+                                            : std::vector<double>{0};
   double peak = 1;
   for (double t : ct) {
     const auto c = rgba(t);
@@ -865,8 +893,9 @@ const Section* GodotImporter::process_of(const Section& node, const Doc** doc) {
   if (type == "CPUParticles2D") return &node;
   const Value* pm = node.prop("process_material");
   if (!pm) {
-    warn(node.loc, "the " + type + " '" + printable(name) + "' has no process_material: Godot "
-                   "draws nothing for it, so it is left out");
+    warn(node.loc, "the " + type + " '" + printable(name) +
+                       "' has no process_material: Godot "
+                       "draws nothing for it, so it is left out");
     return nullptr;
   }
   auto ref = deref(*pm, main_);
@@ -877,13 +906,15 @@ const Section* GodotImporter::process_of(const Section& node, const Doc** doc) {
     return nullptr;
   }
   if (!ref || !ref->sec) {
-    warn(pm->loc, "the " + type + " '" + printable(name) + "' is left out: its process material "
-                  "cannot be read");
+    warn(pm->loc, "the " + type + " '" + printable(name) +
+                      "' is left out: its process material "
+                      "cannot be read");
     return nullptr;
   }
   if (ref->type == "ShaderMaterial") {
-    warn(pm->loc, "the " + type + " '" + printable(name) + "' runs a ShaderMaterial (custom "
-                  "particle code), which cannot be imported: it is left out");
+    warn(pm->loc, "the " + type + " '" + printable(name) +
+                      "' runs a ShaderMaterial (custom "
+                      "particle code), which cannot be imported: it is left out");
     return nullptr;
   }
   if (ref->type != "ParticleProcessMaterial" && ref->type != "ParticlesMaterial") {
@@ -913,8 +944,9 @@ bool GodotImporter::godot3_names(const Section& proc, const std::string& type) {
   const bool v3 = names3 && !names4 ? true : names4 ? false : !class4 || main_.doc.format == 2;
   if (type == "GPUParticles2D" && v3 && !half_warned_) {
     half_warned_ = true;
-    warn(proc.loc, "a Godot 4 GPUParticles2D whose material uses Godot 3 property names (a "
-                   "half-converted scene): read with Godot 3's names, as the file was meant");
+    warn(proc.loc,
+         "a Godot 4 GPUParticles2D whose material uses Godot 3 property names (a "
+         "half-converted scene): read with Godot 3's names, as the file was meant");
   }
   return v3;
 }
@@ -938,17 +970,21 @@ void GodotImporter::map_motion(const Section& node, const Process& p, const Xfor
   const double fs = local ? sc : 1.0;
   em.forces.radial = {p.radial.min * fs * s * s, p.radial.max * fs * s * s};
   em.forces.tangential = {-p.tangential.max * fs * s * s, -p.tangential.min * fs * s * s};
-  em.forces.damping = {std::max(0.0, p.damping.min) * fs * s * s, std::max(0.0, p.damping.max) * fs * s * s};
+  em.forces.damping = {std::max(0.0, p.damping.min) * fs * s * s,
+                       std::max(0.0, p.damping.max) * fs * s * s};
   em.forces.orbit_velocity = {p.orbit.min * 360 * s, p.orbit.max * 360 * s};
   em.forces.step_s = o_.step_s / s;
   if (integrated_motion(em) && em.lifetime_s.max / em.forces.step_s > 1e6)
-    throw Error(node.loc, "a lifetime of " + fmt(em.lifetime_s.max) + " s needs more than 1e6 steps of " +
-                              fmt(em.forces.step_s) + " s to integrate its forces; import with a longer --step");
+    throw Error(node.loc, "a lifetime of " + fmt(em.lifetime_s.max) +
+                              " s needs more than 1e6 steps of " + fmt(em.forces.step_s) +
+                              " s to integrate its forces; import with a longer --step");
   if (p.linear.min != 0 || p.linear.max != 0)
-    note(node.loc, "linear_accel (along each particle's velocity) is dropped: spritz has no such force");
+    note(node.loc,
+         "linear_accel (along each particle's velocity) is dropped: spritz has no such force");
   if (!p.disable_z)
-    note(node.loc, "the material is not in 2D mode (particle_flag_disable_z): Godot spreads it in a "
-                   "3D cone seen flat; spritz spreads it in the plane");
+    note(node.loc,
+         "the material is not in 2D mode (particle_flag_disable_z): Godot spreads it in a "
+         "3D cone seen flat; spritz spreads it in the plane");
 }
 
 // The emission shape (godot-format.md 2.5), placed by the node.
@@ -957,9 +993,11 @@ void GodotImporter::map_shape(const Section& node, const Process& p, const Xform
   Shape& sh = em.shape;
   const Vec2 off = turn(Vec2{p.shape_offset.x * x.scale.x, p.shape_offset.y * x.scale.y}, x.rot);
   em.position = {x.pos.x + off.x, -(x.pos.y + off.y)};
-  const double ssx = std::abs(x.scale.x * p.shape_scale.x), ssy = std::abs(x.scale.y * p.shape_scale.y);
+  const double ssx = std::abs(x.scale.x * p.shape_scale.x),
+               ssy = std::abs(x.scale.y * p.shape_scale.y);
   switch (p.shape) {
-    case 0: break;
+    case 0:
+      break;
     case 1:
     case 2:
     case 6: {
@@ -971,9 +1009,13 @@ void GodotImporter::map_shape(const Section& node, const Process& p, const Xform
         if (p.shape == 6) sh.inner = std::clamp(p.ring_inner / R, 0.0, 0.999999);
       }
       if (p.shape == 1)
-        note(p.shape_loc, "a sphere is emitted from a uniform disc (Godot's 2D sphere is denser toward the centre)");
+        note(p.shape_loc,
+             "a sphere is emitted from a uniform disc (Godot's 2D sphere is denser toward the "
+             "centre)");
       if (p.shape == 2)
-        note(p.shape_loc, "a sphere surface seen flat is a disc denser toward the rim: emitted from a uniform disc");
+        note(p.shape_loc,
+             "a sphere surface seen flat is a disc denser toward the rim: emitted from a uniform "
+             "disc");
       break;
     }
     case 3:
@@ -998,11 +1040,14 @@ void GodotImporter::map_shape(const Section& node, const Process& p, const Xform
       }
       break;
     default:
-      warn(p.shape_loc, "emission_shape " + std::to_string(p.shape) + " is not one Godot defines: a point");
+      warn(p.shape_loc,
+           "emission_shape " + std::to_string(p.shape) + " is not one Godot defines: a point");
   }
-  if (x.rot != 0 && (sh.kind == ShapeKind::kBox || (sh.kind == ShapeKind::kEllipse && sh.a != sh.b)))
-    note(node.loc, "the node's rotation does not turn the emission box or ellipse (spritz's shapes "
-                   "are axis-aligned)");
+  if (x.rot != 0 &&
+      (sh.kind == ShapeKind::kBox || (sh.kind == ShapeKind::kEllipse && sh.a != sh.b)))
+    note(node.loc,
+         "the node's rotation does not turn the emission box or ellipse (spritz's shapes "
+         "are axis-aligned)");
 }
 
 bool GodotImporter::map_node(const Section& node, const Xform& x, Effect& fx, Timing& timing) {
@@ -1023,14 +1068,17 @@ bool GodotImporter::map_node(const Section& node, const Xform& x, Effect& fx, Ti
   Emitter em;
   em.name = emitter_name(name, fx);
   const double s = num(node, "speed_scale", 1);
-  const double amount = std::floor(num(node, "amount", 8)) * std::clamp(num(node, "amount_ratio", 1), 0.0, 1.0);
+  const double amount =
+      std::floor(num(node, "amount", 8)) * std::clamp(num(node, "amount_ratio", 1), 0.0, 1.0);
   const double life = num(node, "lifetime", 1);
   if (s <= 0 || amount < 1 || life <= 0) {
-    warn(node.loc, "the " + type + " '" + printable(name) + "' emits nothing (amount " + fmt(amount) +
-                       ", lifetime " + fmt(life) + ", speed_scale " + fmt(s) + "): left out");
+    warn(node.loc, "the " + type + " '" + printable(name) + "' emits nothing (amount " +
+                       fmt(amount) + ", lifetime " + fmt(life) + ", speed_scale " + fmt(s) +
+                       "): left out");
     return false;
   }
-  if (amount > 1e7 || life > 1e6) throw Error(node.loc, "amount must be at most 1e7 and lifetime at most 1e6 s");
+  if (amount > 1e7 || life > 1e6)
+    throw Error(node.loc, "amount must be at most 1e7 and lifetime at most 1e6 s");
   const double L = life / s;
   timing.cycle = L;
   timing.amount = amount;
@@ -1041,8 +1089,9 @@ bool GodotImporter::map_node(const Section& node, const Xform& x, Effect& fx, Ti
   em.lifetime_s = {L * (1 - p.lifetime_randomness), L};
   em.max_particles = static_cast<uint32_t>(amount + 1);
   if (num(node, "randomness", 0) != 0)
-    note(node.loc, "randomness (a jitter of each birth by under one gap) is dropped: births are "
-                   "evenly spaced");
+    note(node.loc,
+         "randomness (a jitter of each birth by under one gap) is dropped: births are "
+         "evenly spaced");
   if (!flag(node, "emitting", true))
     note(node.loc, "emitting = false (a script starts it): imported as emitting from time 0");
   if (node.prop("visible") && !flag(node, "visible", true))
@@ -1059,13 +1108,29 @@ bool GodotImporter::map_node(const Section& node, const Xform& x, Effect& fx, Ti
   }
   map_appearance(node, p, x, cm, s, em);
   // What spritz does not import (docs/import.md): each said where it is.
-  static const char* const kDropped[] = {
-      "sub_emitter", "sub_emitter_mode", "trail_enabled", "turbulence_enabled", "collision_mode",
-      "color_initial_ramp", "emission_curve", "angle_curve", "angular_velocity_curve",
-      "hue_variation_curve", "orbit_velocity_curve", "damping_curve", "radial_accel_curve",
-      "tangential_accel_curve", "linear_accel_curve", "anim_speed_curve", "anim_offset_curve",
-      "directional_velocity_min", "radial_velocity_min", "velocity_limit_curve",
-      "scale_over_velocity_curve", "inherit_velocity_ratio", "particle_flag_damping_as_friction"};
+  static const char* const kDropped[] = {"sub_emitter",
+                                         "sub_emitter_mode",
+                                         "trail_enabled",
+                                         "turbulence_enabled",
+                                         "collision_mode",
+                                         "color_initial_ramp",
+                                         "emission_curve",
+                                         "angle_curve",
+                                         "angular_velocity_curve",
+                                         "hue_variation_curve",
+                                         "orbit_velocity_curve",
+                                         "damping_curve",
+                                         "radial_accel_curve",
+                                         "tangential_accel_curve",
+                                         "linear_accel_curve",
+                                         "anim_speed_curve",
+                                         "anim_offset_curve",
+                                         "directional_velocity_min",
+                                         "radial_velocity_min",
+                                         "velocity_limit_curve",
+                                         "scale_over_velocity_curve",
+                                         "inherit_velocity_ratio",
+                                         "particle_flag_damping_as_friction"};
   for (const char* k : kDropped)
     for (const Section* sec : {proc, &node})
       if (const Value* v = sec->prop(k); v && !(v->kind == Value::Kind::kBool && !v->boolean) &&
@@ -1079,12 +1144,14 @@ bool GodotImporter::map_node(const Section& node, const Xform& x, Effect& fx, Ti
 // explosive node's births squeezed into the first (1 - e) of each cycle;
 // one-shot nodes keep one cycle.
 void GodotImporter::map_timing(Effect& fx, const std::vector<Timing>& timings) {
-  const bool any_once = std::any_of(timings.begin(), timings.end(), [](const Timing& t) { return t.one_shot; });
+  const bool any_once =
+      std::any_of(timings.begin(), timings.end(), [](const Timing& t) { return t.one_shot; });
   double period = 0, end = 0;
   for (size_t i = 0; i < timings.size(); ++i) {
     period = std::max(period, timings[i].cycle);
     const Timing& t = timings[i];
-    end = std::max(end, t.cycle * (t.one_shot ? 1 - t.explosiveness : 2) + fx.emitters[i].lifetime_s.max);
+    end = std::max(
+        end, t.cycle * (t.one_shot ? 1 - t.explosiveness : 2) + fx.emitters[i].lifetime_s.max);
   }
   fx.loop = !any_once;
   // A loop holds a whole number of every explosive node's cycles: a
@@ -1113,8 +1180,9 @@ void GodotImporter::map_timing(Effect& fx, const std::vector<Timing>& timings) {
     const double e = t.explosiveness;
     const double reps = fx.loop ? std::max(1.0, std::floor(period / t.cycle + 1e-9)) : 1;
     if (fx.loop && std::abs(reps * t.cycle - period) > 1e-9 * period && (e > 0))
-      note(t.loc, "this node's cycle (" + fmt(t.cycle) + " s) does not divide the effect's period (" +
-                      fmt(period) + " s): its last cycle is cut short at the loop");
+      note(t.loc, "this node's cycle (" + fmt(t.cycle) +
+                      " s) does not divide the effect's period (" + fmt(period) +
+                      " s): its last cycle is cut short at the loop");
     if (e >= 1) {
       BurstGroup b;
       b.count = static_cast<uint32_t>(t.amount);
@@ -1125,7 +1193,8 @@ void GodotImporter::map_timing(Effect& fx, const std::vector<Timing>& timings) {
     } else if (e > 0 || t.one_shot) {
       const double r = t.amount / ((1 - e) * t.cycle);
       em.rate_per_s = r;
-      const size_t n = std::min<size_t>(static_cast<size_t>(t.one_shot ? 1 : reps), kMaxRateKeys / 4);
+      const size_t n =
+          std::min<size_t>(static_cast<size_t>(t.one_shot ? 1 : reps), kMaxRateKeys / 4);
       for (size_t k = 0; k < n; ++k) {
         const double t0 = k * t.cycle, t1 = t0 + (1 - e) * t.cycle;
         for (auto [kt, kr] : {std::pair{t0, r}, {t1, r}, {t1, 0.0}})
@@ -1142,15 +1211,21 @@ void GodotImporter::map_timing(Effect& fx, const std::vector<Timing>& timings) {
     // spritz's Little's-law clamp holds the rate to P / life at every
     // instant: room for the squeezed rate, not only Godot's pool.
     em.max_particles = static_cast<uint32_t>(std::clamp(
-        std::max<double>(em.max_particles, std::ceil(em.rate_per_s * em.lifetime_s.max) + 1), 1.0, 1e7));
+        std::max<double>(em.max_particles, std::ceil(em.rate_per_s * em.lifetime_s.max) + 1), 1.0,
+        1e7));
     if (t.preprocess > 0) {
-      if (pre < 0) pre = t.preprocess;
+      if (pre < 0)
+        pre = t.preprocess;
       else if (pre != t.preprocess)
-        note(t.loc, "preprocess differs between nodes; spritz's start is one for the effect: " + fmt(pre) + " s is used");
+        note(t.loc, "preprocess differs between nodes; spritz's start is one for the effect: " +
+                        fmt(pre) + " s is used");
     }
   }
-  if (pre > 0 && !fx.loop) fx.start_s = pre;
-  else if (pre > 0) note(timings.front().loc, "preprocess is not needed: the looped effect is shown in its steady state");
+  if (pre > 0 && !fx.loop)
+    fx.start_s = pre;
+  else if (pre > 0)
+    note(timings.front().loc,
+         "preprocess is not needed: the looped effect is shown in its steady state");
 }
 
 ImportResult GodotImporter::run() {
@@ -1179,7 +1254,8 @@ ImportResult GodotImporter::run() {
       const std::string pp = parent_v->text;
       auto it = world.find(pp);
       if (it == world.end()) {
-        warn(s.loc, "the parent " + printable(pp) + " of node '" + printable(name) + "' is not in the scene: placed at the origin");
+        warn(s.loc, "the parent " + printable(pp) + " of node '" + printable(name) +
+                        "' is not in the scene: placed at the origin");
       } else {
         parent = it->second;
       }
@@ -1188,9 +1264,11 @@ ImportResult GodotImporter::run() {
     Xform local;
     if (auto p = vec(s, "position")) local.pos = *p;
     if (auto p = vec(s, "scale")) local.scale = *p;
-    local.rot = s.prop("rotation") ? num(s, "rotation", 0) : num(s, "rotation_degrees", 0) * kPi / 180;
+    local.rot =
+        s.prop("rotation") ? num(s, "rotation", 0) : num(s, "rotation_degrees", 0) * kPi / 180;
     Xform w;
-    w.pos = parent.pos + turn(Vec2{local.pos.x * parent.scale.x, local.pos.y * parent.scale.y}, parent.rot);
+    w.pos = parent.pos +
+            turn(Vec2{local.pos.x * parent.scale.x, local.pos.y * parent.scale.y}, parent.rot);
     w.rot = parent.rot + local.rot;
     w.scale = {parent.scale.x * local.scale.x, parent.scale.y * local.scale.y};
     world[path] = w;
@@ -1208,28 +1286,31 @@ ImportResult GodotImporter::run() {
   if (!root_seen && main_.resource) {
     for (const Section& s : main_.doc.sections)
       if (s.tag == "gd_resource")
-        throw Error(s.loc, "a " + printable(s.attr_text("type")) + " resource holds no particle node: import "
-                           "the scene (.tscn) that uses it");
+        throw Error(s.loc, "a " + printable(s.attr_text("type")) +
+                               " resource holds no particle node: import "
+                               "the scene (.tscn) that uses it");
   }
   if (fx.emitters.empty()) {
     std::string what;
     std::sort(found.begin(), found.end());
     found.erase(std::unique(found.begin(), found.end()), found.end());
-    for (size_t i = 0; i < found.size() && i < 8; ++i) what += (i ? ", " : "") + printable(found[i]);
+    for (size_t i = 0; i < found.size() && i < 8; ++i)
+      what += (i ? ", " : "") + printable(found[i]);
     std::string why;
     for (const Diagnostic& d : r_.warnings) why += "\n  " + d.to_string();
     throw Error(SourceLoc{main_.path, 1, 1},
                 "no particle emitter could be imported: the scene has " +
                     (what.empty() ? std::string("no nodes") : "nodes of type " + what) +
-                    " and no GPUParticles2D, Particles2D or CPUParticles2D that spritz can read" + why);
+                    " and no GPUParticles2D, Particles2D or CPUParticles2D that spritz can read" +
+                    why);
   }
   map_timing(fx, timings);
   // Positions were Godot's (the root at 0): the fit centres them.
   fit_canvas(r_, o_);
   const bool v4 = main_.doc.format >= 3;
   note(SourceLoc{main_.path, 1, 1}, std::string("read as a Godot ") + (v4 ? "4" : "3") +
-                                        " scene (format=" + std::to_string(main_.doc.format) + "), " +
-                                        std::to_string(fx.emitters.size()) + " emitter" +
+                                        " scene (format=" + std::to_string(main_.doc.format) +
+                                        "), " + std::to_string(fx.emitters.size()) + " emitter" +
                                         (fx.emitters.size() == 1 ? "" : "s"));
   return std::move(r_);
 }

@@ -1,12 +1,11 @@
 #include "godot_text.h"
 
-#include "config.h"
-
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 
+#include "config.h"
 
 namespace spritz::import_detail::godot {
 
@@ -23,7 +22,8 @@ bool is_word(char c) {
 
 class Parser {
  public:
-  Parser(std::string_view text, const std::string& name) : s_(text), name_(name), lines_(text, name) {}
+  Parser(std::string_view text, const std::string& name)
+      : s_(text), name_(name), lines_(text, name) {}
 
   Document parse() {
     Document doc;
@@ -86,7 +86,8 @@ class Parser {
     if (sec.tag.empty()) fail("expected a section name after [");
     while (true) {
       skip_inline();
-      if (i_ >= s_.size() || s_[i_] == '\n') fail("this [" + sec.tag + "] header is not closed by ]");
+      if (i_ >= s_.size() || s_[i_] == '\n')
+        fail("this [" + sec.tag + "] header is not closed by ]");
       if (s_[i_] == ']') {
         ++i_;
         break;
@@ -129,10 +130,18 @@ class Parser {
       if (c == '\\' && i_ < s_.size()) {
         const char e = s_[i_++];
         switch (e) {
-          case 'n': v.text += '\n'; break;
-          case 't': v.text += '\t'; break;
-          case 'r': v.text += '\r'; break;
-          default: v.text += e; break;
+          case 'n':
+            v.text += '\n';
+            break;
+          case 't':
+            v.text += '\t';
+            break;
+          case 'r':
+            v.text += '\r';
+            break;
+          default:
+            v.text += e;
+            break;
         }
       } else {
         v.text += c;

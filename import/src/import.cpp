@@ -6,8 +6,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <limits>
 #include <filesystem>
+#include <limits>
 
 #include "common.h"
 #include "config.h"
@@ -61,7 +61,8 @@ std::string emitter_name(const std::string& raw, const Effect& fx) {
   for (char c : raw)
     nm += std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' ? c : '_';
   if (nm.size() > 48) nm.resize(48);
-  if (std::all_of(nm.begin(), nm.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); }))
+  if (std::all_of(nm.begin(), nm.end(),
+                  [](char c) { return std::isdigit(static_cast<unsigned char>(c)); }))
     nm = "emitter" + nm;
   const auto taken = [&](const std::string& n) {
     return std::any_of(fx.emitters.begin(), fx.emitters.end(),
@@ -131,14 +132,17 @@ void Mapper::map() {
   if (o_.position_x) em.position.x = *o_.position_x;
   if (o_.position_y) em.position.y = *o_.position_y;
   if (c_.has("sourcePositionx") && !o_.position_x)
-    note("sourcePositionx", "sourcePosition (where the emitter sat on the editor's stage) is not "
-                            "used: the emitter is placed on the canvas (--position sets it)");
+    note("sourcePositionx",
+         "sourcePosition (where the emitter sat on the editor's stage) is not "
+         "used: the emitter is placed on the canvas (--position sets it)");
   if (c_.has("rotationIsDir") && num("rotationIsDir") != 0)
-    note("rotationIsDir", "rotationIsDir is dropped: spritz has no spin set from the launch "
-                          "direction (orientation = \"velocity_parallel\" follows the velocity)");
+    note("rotationIsDir",
+         "rotationIsDir is dropped: spritz has no spin set from the launch "
+         "direction (orientation = \"velocity_parallel\" follows the velocity)");
   if (c_.has("emissionRate"))
-    note("emissionRate", "emissionRate is ignored, as cocos2d-x does: the rate is maxParticles / "
-                         "particleLifespan");
+    note("emissionRate",
+         "emissionRate is ignored, as cocos2d-x does: the rate is maxParticles / "
+         "particleLifespan");
   fx.emitters.push_back(em);
 }
 
@@ -157,8 +161,9 @@ void Mapper::map_emission(Emitter& em, Effect& fx) {
   if (P == 0) {
     warn("maxParticles", "maxParticles is 0: the effect emits nothing (cocos2d's rate is 0)");
   } else if (life_max <= 0) {
-    warn("particleLifespan", "particleLifespan and its variance are 0: no particle lives to be "
-                             "drawn");
+    warn("particleLifespan",
+         "particleLifespan and its variance are 0: no particle lives to be "
+         "drawn");
   } else {
     // Visible particles: those of life > 0, a fraction q of the spawns when
     // the variance exceeds the lifespan; the pool caps the live count at P.
@@ -203,8 +208,8 @@ void Mapper::map_emission(Emitter& em, Effect& fx) {
       warn("duration", "a duration of " + fmt(d) + " s at this rate emits no particle");
     }
     em.rate_per_s = 0;
-    note("duration", "a duration of " + fmt(d) + " s is a burst at time 0 of the " +
-                         fmt(count) + " particles a 60 fps game emits then");
+    note("duration", "a duration of " + fmt(d) + " s is a burst at time 0 of the " + fmt(count) +
+                         " particles a 60 fps game emits then");
     return;
   }
   em.rate_per_s = rate;
@@ -221,15 +226,17 @@ void Mapper::map_gravity(Emitter& em) {
     // cocos2d-x negates the whole displacement: the same motion with every
     // force and the launch turned half a circle.
     angle += 180, gx = -gx, gy = -gy, ar = -ar, at = -at;
-    note("yCoordFlipped", "yCoordFlipped = -1: the launch and every force are turned half a "
-                          "circle, as cocos2d-x negates the displacement");
+    note("yCoordFlipped",
+         "yCoordFlipped = -1: the launch and every force are turned half a "
+         "circle, as cocos2d-x negates the displacement");
   }
   const double av = std::abs(num("angleVariance", 0));
   em.direction_deg = angle;
   em.spread_deg = std::min(180.0, av);
   if (av > 180 && av < 360)
-    note("angleVariance", "an angleVariance between 180 and 360 covers part of the circle twice; "
-                          "spritz spreads evenly over the whole circle");
+    note("angleVariance",
+         "an angleVariance between 180 and 360 covers part of the circle twice; "
+         "spritz spreads evenly over the whole circle");
   em.speed_px_per_s = spread_range(num("speed", 0), num("speedVariance", 0));
   em.acceleration = {gx, gy};
   em.forces.radial = spread_range(ar, arv);
@@ -238,7 +245,8 @@ void Mapper::map_gravity(Emitter& em) {
   if (em.forces.enabled() && em.lifetime_s.max / o_.step_s > 1e6)
     throw Error(c_.loc("particleLifespan"),
                 "a lifespan of " + fmt(em.lifetime_s.max) + " s needs more than 1e6 steps of " +
-                    fmt(o_.step_s) + " s to integrate its radial and tangential acceleration; "
+                    fmt(o_.step_s) +
+                    " s to integrate its radial and tangential acceleration; "
                     "import with a longer --step");
   const double vx = std::abs(num("sourcePositionVariancex", 0));
   const double vy = std::abs(num("sourcePositionVariancey", 0));
@@ -253,8 +261,9 @@ void Mapper::map_gravity(Emitter& em) {
          "cocos2d's own step (semi-implicit Euler, " +
              fmt(o_.step_s) + " s); it costs O(age / step) per particle");
   else if (gx != 0 || gy != 0)
-    note("gravityx", "gravity is the exact parabola; a 60 fps game's Euler steps drift from it "
-                     "by |g| t / 120 px after t s");
+    note("gravityx",
+         "gravity is the exact parabola; a 60 fps game's Euler steps drift from it "
+         "by |g| t / 120 px after t s");
 }
 
 void Mapper::map_radius(Emitter& em) {
@@ -270,7 +279,8 @@ void Mapper::map_radius(Emitter& em) {
   const double r1v = c_.format == EffectFormat::kCocos2d ? num("minRadiusVariance", 0) : 0;
   // cocos2d puts a particle at -R (cos a, sin a): half a turn from its angle.
   double dir = num("angle", 0) + 180;
-  const bool flip = y_down_ || (c_.format == EffectFormat::kCocos2d && num("yCoordFlipped", 1) == -1);
+  const bool flip =
+      y_down_ || (c_.format == EffectFormat::kCocos2d && num("yCoordFlipped", 1) == -1);
   if (flip) dir = -dir, w = -w;
   em.direction_deg = dir;
   em.spread_deg = std::min(180.0, std::abs(num("angleVariance", 0)));
@@ -282,8 +292,10 @@ void Mapper::map_radius(Emitter& em) {
     em.orbit.radius_end = spread_range(r1, r1v);
   }
   em.orbit.angular_speed_deg_per_s = spread_range(w, num("rotatePerSecondVariance", 0));
-  if (pd2) note("configName", "a Particle Designer 2 file: maxRadius, minRadius and "
-                              "rotatePerSecond are truncated to integers, as cocos2d-x reads them");
+  if (pd2)
+    note("configName",
+         "a Particle Designer 2 file: maxRadius, minRadius and "
+         "rotatePerSecond are truncated to integers, as cocos2d-x reads them");
   if (c_.has("gravityx") && (num("gravityx", 0) != 0 || num("gravityy", 0) != 0))
     note("gravityx", "radius mode ignores gravity, speed and the spawn box, as cocos2d does");
 }
@@ -332,8 +344,9 @@ void Mapper::map_appearance(Emitter& em) {
     em.rotation_end_deg = {-re.max, -re.min};
   }
   if (c_.format == EffectFormat::kPex)
-    note("startParticleSize", "Starling floors sizes at 0.1 and does not clamp colours at "
-                              "birth; spritz follows cocos2d (sizes at 0, colours to [0, 1])");
+    note("startParticleSize",
+         "Starling floors sizes at 0.1 and does not clamp colours at "
+         "birth; spritz follows cocos2d (sizes at 0, colours to [0, 1])");
 }
 
 // The GL blend pair (cocos2d-format.md 3.6) as light emission, and what the
@@ -341,16 +354,17 @@ void Mapper::map_appearance(Emitter& em) {
 void Mapper::map_blend(Emitter& em) {
   const int src = static_cast<int>(num("blendFuncSource", kOne));
   const int dst = static_cast<int>(num("blendFuncDestination", kOneMinusSrcAlpha));
-  const std::string pair = "blendFuncSource " + std::to_string(src) + ", blendFuncDestination " +
-                           std::to_string(dst);
+  const std::string pair =
+      "blendFuncSource " + std::to_string(src) + ", blendFuncDestination " + std::to_string(dst);
   if (src == kSrcAlpha && dst == kOne) {
     em.light_emission = 1;
     premultiply_texture = true;
   } else if (src == kOne && dst == kOne) {
     em.light_emission = 1;
     em.transparency_ramp.start = em.transparency_ramp.end = {0, 0};
-    note("blendFuncSource", pair + " (ONE, ONE) ignores the particle's alpha: it fades by "
-                                   "colour only, so spritz's transparency is held at 0");
+    note("blendFuncSource", pair +
+                                " (ONE, ONE) ignores the particle's alpha: it fades by "
+                                "colour only, so spritz's transparency is held at 0");
   } else if (src == kOne && dst == kOneMinusSrcAlpha) {
     em.light_emission = 0;
   } else if (src == kSrcAlpha && dst == kOneMinusSrcAlpha) {
@@ -359,13 +373,15 @@ void Mapper::map_blend(Emitter& em) {
   } else if (src == kSrcAlpha && dst == kDstAlpha) {
     em.light_emission = 1;
     premultiply_texture = true;
-    note("blendFuncSource", pair + " (SRC_ALPHA, DST_ALPHA) is additive over an opaque "
-                                   "background, which spritz assumes");
+    note("blendFuncSource", pair +
+                                " (SRC_ALPHA, DST_ALPHA) is additive over an opaque "
+                                "background, which spritz assumes");
   } else if (src == kDstAlpha && dst == kOneMinusSrcAlpha) {
     em.light_emission = 0;
-    note("blendFuncSource", pair + " (DST_ALPHA, ONE_MINUS_SRC_ALPHA): over an opaque background "
-                                   "the colour is not faded by the particle's alpha; spritz's "
-                                   "alpha-over fades it");
+    note("blendFuncSource", pair +
+                                " (DST_ALPHA, ONE_MINUS_SRC_ALPHA): over an opaque background "
+                                "the colour is not faded by the particle's alpha; spritz's "
+                                "alpha-over fades it");
   } else if (dst == kOne) {
     em.light_emission = 1;
     warn("blendFuncSource", pair + " has no spritz equivalent: drawn additively");
@@ -420,7 +436,8 @@ void import_texture(const Config& c, const std::string& base_dir, const ReadFile
     em.texture = TextureRef::parse("builtin:soft");
     r.warnings.push_back(
         {name ? name->loc : c.root,
-         "no texture: " + (tried.empty() ? std::string("the file names none") : "not found (" + tried + ")") +
+         "no texture: " +
+             (tried.empty() ? std::string("the file names none") : "not found (" + tried + ")") +
              " and it embeds no textureImageData; spritz's builtin:soft is drawn instead"});
     return;
   }
@@ -447,8 +464,7 @@ void import_texture(const Config& c, const std::string& base_dir, const ReadFile
 namespace import_detail {
 
 // The header comment: where the effect came from and every note.
-std::string header(const std::string& source_name, const std::string& what,
-                   const ImportResult& r) {
+std::string header(const std::string& source_name, const std::string& what, const ImportResult& r) {
   // Every line printable: file names and values quoted from the source may
   // hold any bytes, and the TOML must stay valid UTF-8.
   std::string h = "Imported by spritz import from " +
@@ -511,7 +527,8 @@ Bounds particle_bounds(const Effect& source) {
       for (const Particle& p : ef.particles) {
         if (p.alpha <= 0 || p.w <= 0) continue;
         const double e = 0.5 * std::hypot(p.w, p.h);
-        xs0.push_back(p.x - e), xs1.push_back(p.x + e), ys0.push_back(p.y - e), ys1.push_back(p.y + e);
+        xs0.push_back(p.x - e), xs1.push_back(p.x + e), ys0.push_back(p.y - e),
+            ys1.push_back(p.y + e);
       }
   }
   if (source.emitters.size() > 1 && xs0.size() >= 200) {
@@ -552,11 +569,13 @@ void fit_canvas(ImportResult& r, const ImportOptions& o) {
     }
     if (b.x1 - b.x0 > kMaxFittedSide - 2 * margin && !o.position_x) {
       shift.x = -0.5 * (ex0 + ex1);
-      b.x0 = std::max(b.x0, -shift.x - kMaxFittedSide / 2.0), b.x1 = std::min(b.x1, -shift.x + kMaxFittedSide / 2.0);
+      b.x0 = std::max(b.x0, -shift.x - kMaxFittedSide / 2.0),
+      b.x1 = std::min(b.x1, -shift.x + kMaxFittedSide / 2.0);
     }
     if (b.y1 - b.y0 > kMaxFittedSide - 2 * margin && !o.position_y) {
       shift.y = -0.5 * (ey0 + ey1);
-      b.y0 = std::max(b.y0, -shift.y - kMaxFittedSide / 2.0), b.y1 = std::min(b.y1, -shift.y + kMaxFittedSide / 2.0);
+      b.y0 = std::max(b.y0, -shift.y - kMaxFittedSide / 2.0),
+      b.y1 = std::min(b.y1, -shift.y + kMaxFittedSide / 2.0);
     }
   }
   const Vec2 first = r.fx.emitters.front().position;
@@ -602,11 +621,16 @@ std::optional<EffectFormat> parse_effect_format(std::string_view name) {
 
 const char* effect_format_name(EffectFormat format) {
   switch (format) {
-    case EffectFormat::kToml: return "toml";
-    case EffectFormat::kCocos2d: return "cocos2d";
-    case EffectFormat::kPex: return "pex";
-    case EffectFormat::kGodot: return "godot";
-    case EffectFormat::kRoblox: return "roblox";
+    case EffectFormat::kToml:
+      return "toml";
+    case EffectFormat::kCocos2d:
+      return "cocos2d";
+    case EffectFormat::kPex:
+      return "pex";
+    case EffectFormat::kGodot:
+      return "godot";
+    case EffectFormat::kRoblox:
+      return "roblox";
   }
   return "toml";
 }
@@ -614,7 +638,8 @@ const char* effect_format_name(EffectFormat format) {
 EffectFormat detect_effect_format(std::string_view text, const std::string& source_name) {
   size_t i = 0;
   if (text.substr(0, 3) == "\xEF\xBB\xBF") i = 3;
-  while (i < text.size() && (text[i] == ' ' || text[i] == '\t' || text[i] == '\r' || text[i] == '\n'))
+  while (i < text.size() &&
+         (text[i] == ' ' || text[i] == '\t' || text[i] == '\r' || text[i] == '\n'))
     ++i;
   if (import_detail::godot::looks_like_godot(text)) return EffectFormat::kGodot;
   if (i < text.size() && text[i] == '{') return EffectFormat::kRoblox;  // a Rojo model
@@ -661,9 +686,9 @@ ImportResult import_effect(std::string_view text, const std::string& source_name
   m.map();
   import_texture(c, base_dir, read_file, m.premultiply_texture, r);
   import_detail::fit_canvas(r, options);
-  return import_detail::finish(std::move(r), source_name,
-                               format == EffectFormat::kPex ? "Starling .pex"
-                                                            : "Particle Designer / cocos2d .plist");
+  return import_detail::finish(
+      std::move(r), source_name,
+      format == EffectFormat::kPex ? "Starling .pex" : "Particle Designer / cocos2d .plist");
 }
 
 }  // namespace spritz

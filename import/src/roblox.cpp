@@ -3,6 +3,8 @@
 // (XML, through pugixml) or a Rojo .model.json (JSON, through
 // nlohmann-json), every emitter placed by its Part or Attachment parent and
 // seen from a chosen view.
+#include <toml++/toml.h>
+
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -10,17 +12,15 @@
 #include <filesystem>
 #include <map>
 #include <memory>
-#include <optional>
-#include <set>
-
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <pugixml.hpp>
-#include <toml++/toml.h>
+#include <set>
 
 #include "common.h"
 #include "config.h"
-#include "texture.h"
 #include "spritz/raster/png.h"
+#include "texture.h"
 
 namespace spritz::import_detail {
 
@@ -55,7 +55,8 @@ struct Instance {
   }
 };
 
-std::vector<double> split_numbers(const std::string& s, const SourceLoc& at, const std::string& what) {
+std::vector<double> split_numbers(const std::string& s, const SourceLoc& at,
+                                  const std::string& what) {
   std::vector<double> out;
   const char* p = s.c_str();
   while (*p) {
@@ -66,9 +67,12 @@ std::vector<double> split_numbers(const std::string& s, const SourceLoc& at, con
     const char* b = p;
     while (*p && *p != ' ' && *p != '\t' && *p != '\n' && *p != '\r') ++p;
     word.assign(b, p);
-    if (word == "INF" || word == "inf") out.push_back(HUGE_VAL);
-    else if (word == "-INF" || word == "-inf") out.push_back(-HUGE_VAL);
-    else if (word == "NAN" || word == "nan") out.push_back(std::nan(""));
+    if (word == "INF" || word == "inf")
+      out.push_back(HUGE_VAL);
+    else if (word == "-INF" || word == "-inf")
+      out.push_back(-HUGE_VAL);
+    else if (word == "NAN" || word == "nan")
+      out.push_back(std::nan(""));
     else {
       const double v = std::strtod(word.c_str(), &end);
       if (end != word.c_str() + word.size())
@@ -128,7 +132,8 @@ Prop xml_prop(const pugi::xml_node& e, const LineIndex& lines) {
              t == "NumberRange" || t == "NumberSequence" || t == "ColorSequence") {
     p.nums = split_numbers(e.child_value(), p.loc, what);
   } else if (t == "Vector2" || t == "Vector3" || t == "Color3" || t == "CoordinateFrame") {
-    static const char* const kv[] = {"X", "Y", "Z", "R00", "R01", "R02", "R10", "R11", "R12", "R20", "R21", "R22"};
+    static const char* const kv[] = {"X",   "Y",   "Z",   "R00", "R01", "R02",
+                                     "R10", "R11", "R12", "R20", "R21", "R22"};
     static const char* const kc[] = {"R", "G", "B"};
     if (t == "Color3" && !e.child("R")) {
       // Color3uint8 packed as one integer.
@@ -152,10 +157,15 @@ Prop xml_prop(const pugi::xml_node& e, const LineIndex& lines) {
   return p;
 }
 
-void xml_items(const pugi::xml_node& parent, Instance& into, const LineIndex& lines, size_t& count, int depth) {
-  if (depth > kMaxDepth) throw Error(lines.at(static_cast<size_t>(parent.offset_debug())), "items are nested more than 256 deep");
+void xml_items(const pugi::xml_node& parent, Instance& into, const LineIndex& lines, size_t& count,
+               int depth) {
+  if (depth > kMaxDepth)
+    throw Error(lines.at(static_cast<size_t>(parent.offset_debug())),
+                "items are nested more than 256 deep");
   for (const pugi::xml_node& item : parent.children("Item")) {
-    if (++count > kMaxInstances) throw Error(lines.at(static_cast<size_t>(item.offset_debug())), "more than 200000 instances: refused");
+    if (++count > kMaxInstances)
+      throw Error(lines.at(static_cast<size_t>(item.offset_debug())),
+                  "more than 200000 instances: refused");
     auto inst = std::make_unique<Instance>();
     inst->cls = item.attribute("class").value();
     inst->loc = lines.at(static_cast<size_t>(item.offset_debug()));
@@ -175,9 +185,12 @@ std::unique_ptr<Instance> parse_xml(std::string_view text, const std::string& na
   const LineIndex lines(text, name);
   pugi::xml_document doc;
   const pugi::xml_parse_result res = doc.load_buffer(text.data(), text.size(), pugi::parse_default);
-  if (!res) throw Error(lines.at(static_cast<size_t>(res.offset)), std::string("malformed XML: ") + res.description());
+  if (!res)
+    throw Error(lines.at(static_cast<size_t>(res.offset)),
+                std::string("malformed XML: ") + res.description());
   const pugi::xml_node root = doc.child("roblox");
-  if (!root) throw Error(SourceLoc{name, 1, 1}, "not a Roblox XML file: its root element is not <roblox>");
+  if (!root)
+    throw Error(SourceLoc{name, 1, 1}, "not a Roblox XML file: its root element is not <roblox>");
   auto top = std::make_unique<Instance>();
   top->cls = "<file>";
   top->loc = lines.at(static_cast<size_t>(root.offset_debug()));
@@ -209,12 +222,14 @@ class JsonReader {
     try {
       json_ = nlohmann::ordered_json::parse(text.begin(), text.end());
     } catch (const nlohmann::json::parse_error& e) {
-      throw Error(lines_.at(e.byte > 0 ? e.byte - 1 : 0), std::string("malformed JSON: ") +
-                                                              (std::strchr(e.what(), ':') ? std::strchr(e.what(), ':') + 2 : e.what()));
+      throw Error(lines_.at(e.byte > 0 ? e.byte - 1 : 0),
+                  std::string("malformed JSON: ") +
+                      (std::strchr(e.what(), ':') ? std::strchr(e.what(), ':') + 2 : e.what()));
     } catch (const nlohmann::json::exception& e) {
       // A number beyond a double, say: nlohmann says which, not where.
       const char* what = std::strchr(e.what(), ']');
-      throw Error(SourceLoc{name, 1, 1}, std::string("malformed JSON: ") + (what ? what + 2 : e.what()));
+      throw Error(SourceLoc{name, 1, 1},
+                  std::string("malformed JSON: ") + (what ? what + 2 : e.what()));
     }
     offsets_ = key_offsets(text);
     number_keys(json_, 0);
@@ -247,7 +262,8 @@ class JsonReader {
   size_t next_key_ = 0;
 
   void number_keys(nlohmann::ordered_json& j, int depth) {
-    if (depth > kMaxDepth) throw Error(SourceLoc{name_, 1, 1}, "JSON values are nested more than 256 deep");
+    if (depth > kMaxDepth)
+      throw Error(SourceLoc{name_, 1, 1}, "JSON values are nested more than 256 deep");
     if (j.is_object()) {
       for (auto& [k, v] : j.items()) {
         key_index_[&v] = next_key_++;
@@ -262,15 +278,16 @@ class JsonReader {
     if (it == key_index_.end() || it->second >= offsets_.size()) return fallback;
     return lines_.at(offsets_[it->second]);
   }
-  static const nlohmann::ordered_json* field(const nlohmann::ordered_json& o, const char* a, const char* b) {
+  static const nlohmann::ordered_json* field(const nlohmann::ordered_json& o, const char* a,
+                                             const char* b) {
     if (!o.is_object()) return nullptr;
     if (o.contains(a)) return &o[a];
     if (o.contains(b)) return &o[b];
     return nullptr;
   }
 
-  std::unique_ptr<Instance> instance(const nlohmann::ordered_json& o, Instance* parent, size_t& count, int depth,
-                                     const SourceLoc& at) {
+  std::unique_ptr<Instance> instance(const nlohmann::ordered_json& o, Instance* parent,
+                                     size_t& count, int depth, const SourceLoc& at) {
     if (depth > kMaxDepth) throw Error(at, "instances are nested more than 256 deep");
     if (++count > kMaxInstances) throw Error(at, "more than 200000 instances: refused");
     if (!o.is_object()) throw Error(at, "an instance must be a JSON object");
@@ -300,13 +317,14 @@ class JsonReader {
     }
     if (auto* ch = field(o, "children", "Children")) {
       if (!ch->is_array()) throw Error(loc_of(*ch, at), "children must be an array");
-      for (const auto& c : *ch) inst->children.push_back(instance(c, inst.get(), count, depth + 1, loc_of(*ch, at)));
+      for (const auto& c : *ch)
+        inst->children.push_back(instance(c, inst.get(), count, depth + 1, loc_of(*ch, at)));
     }
     return inst;
   }
 
-  static void numbers_of(const nlohmann::ordered_json& a, std::vector<double>& out, const SourceLoc& at,
-                         const std::string& what) {
+  static void numbers_of(const nlohmann::ordered_json& a, std::vector<double>& out,
+                         const SourceLoc& at, const std::string& what) {
     for (const auto& x : a) {
       if (!x.is_number()) throw Error(at, what + " must hold numbers");
       out.push_back(x.get<double>());
@@ -344,9 +362,12 @@ class JsonReader {
             throw Error(at, key + " keypoints need a numeric time");
           p.nums.push_back(kp["time"].get<double>());
           if (type == "NumberSequence") {
-            if (!kp.contains("value") || !kp["value"].is_number()) throw Error(at, key + " keypoints need a numeric value");
+            if (!kp.contains("value") || !kp["value"].is_number())
+              throw Error(at, key + " keypoints need a numeric value");
             p.nums.push_back(kp["value"].get<double>());
-            p.nums.push_back(kp.contains("envelope") && kp["envelope"].is_number() ? kp["envelope"].get<double>() : 0);
+            p.nums.push_back(kp.contains("envelope") && kp["envelope"].is_number()
+                                 ? kp["envelope"].get<double>()
+                                 : 0);
           } else {
             if (!kp.contains("color") || !kp["color"].is_array() || kp["color"].size() != 3)
               throw Error(at, key + " keypoints need a color [r, g, b]");
@@ -368,7 +389,8 @@ class JsonReader {
       } else if (x.is_array()) {
         numbers_of(x, p.nums, at, key);
       } else if (x.is_object() && (type == "CFrame" || type == "CoordinateFrame")) {
-        if (x.contains("position") && x["position"].is_array()) numbers_of(x["position"], p.nums, at, key);
+        if (x.contains("position") && x["position"].is_array())
+          numbers_of(x["position"], p.nums, at, key);
         if (x.contains("orientation") && x["orientation"].is_array())
           for (const auto& row : x["orientation"])
             if (row.is_array()) numbers_of(row, p.nums, at, key);
@@ -386,7 +408,8 @@ std::map<std::string, double> numeric_attributes(const std::vector<uint8_t>& b) 
   size_t i = 0;
   const auto u32 = [&](uint32_t& v) {
     if (i + 4 > b.size()) return false;
-    v = uint32_t(b[i]) | uint32_t(b[i + 1]) << 8 | uint32_t(b[i + 2]) << 16 | uint32_t(b[i + 3]) << 24;
+    v = uint32_t(b[i]) | uint32_t(b[i + 1]) << 8 | uint32_t(b[i + 2]) << 16 |
+        uint32_t(b[i + 3]) << 24;
     i += 4;
     return true;
   };
@@ -401,15 +424,41 @@ std::map<std::string, double> numeric_attributes(const std::vector<uint8_t>& b) 
     size_t size = 0;
     uint32_t count = 0;
     switch (type) {
-      case 0x02: if (!u32(len)) return out; size = len; break;
-      case 0x03: size = 1; break;
-      case 0x05: case 0x0E: size = 4; break;
-      case 0x06: case 0x09: case 0x10: case 0x1B: size = 8; break;
-      case 0x0F: case 0x11: size = 12; break;
-      case 0x0A: case 0x1C: size = 16; break;
-      case 0x17: if (!u32(count)) return out; size = size_t(count) * 12; break;
-      case 0x19: if (!u32(count)) return out; size = size_t(count) * 20; break;
-      default: return out;  // a type of unknown size: what came before stands
+      case 0x02:
+        if (!u32(len)) return out;
+        size = len;
+        break;
+      case 0x03:
+        size = 1;
+        break;
+      case 0x05:
+      case 0x0E:
+        size = 4;
+        break;
+      case 0x06:
+      case 0x09:
+      case 0x10:
+      case 0x1B:
+        size = 8;
+        break;
+      case 0x0F:
+      case 0x11:
+        size = 12;
+        break;
+      case 0x0A:
+      case 0x1C:
+        size = 16;
+        break;
+      case 0x17:
+        if (!u32(count)) return out;
+        size = size_t(count) * 12;
+        break;
+      case 0x19:
+        if (!u32(count)) return out;
+        size = size_t(count) * 20;
+        break;
+      default:
+        return out;  // a type of unknown size: what came before stands
     }
     if (i + size > b.size()) break;
     if (type == 0x06) {
@@ -474,9 +523,13 @@ struct Pending {
 
 class RobloxImporter {
  public:
-  RobloxImporter(const std::string& source_name, const std::string& base_dir, const ImportOptions& o,
-                 const ReadFile& read_file)
-      : name_(source_name), base_(base_dir), o_(o), read_file_(read_file), view_(view_named(o.view)) {}
+  RobloxImporter(const std::string& source_name, const std::string& base_dir,
+                 const ImportOptions& o, const ReadFile& read_file)
+      : name_(source_name),
+        base_(base_dir),
+        o_(o),
+        read_file_(read_file),
+        view_(view_named(o.view)) {}
 
   ImportResult run(const Instance& top);
 
@@ -493,7 +546,9 @@ class RobloxImporter {
   std::vector<SourceLoc> unresolved_at_;
 
   // A world vector seen from the view: screen x and y.
-  Vec2 proj(const std::array<double, 3>& v) const { return {dot3(v, view_.right), dot3(v, view_.up)}; }
+  Vec2 proj(const std::array<double, 3>& v) const {
+    return {dot3(v, view_.right), dot3(v, view_.up)};
+  }
   void warn(const SourceLoc& at, std::string m) { r_.warnings.push_back({at, std::move(m)}); }
   void note(const SourceLoc& at, std::string m) { r_.notes.push_back({at, std::move(m)}); }
   void read_map();
@@ -503,7 +558,8 @@ class RobloxImporter {
   double scale(const Instance& top, const std::vector<Pending>& pending, Vec2* centre);
   Range map_emission(const Instance& e, double s, Emitter& em);
   void map_launch(const Instance& e, const Frame3& f, double s, Emitter& em);
-  void map_shape(const Instance& e, bool attachment, const std::array<double, 3>& part, Emitter& em);
+  void map_shape(const Instance& e, bool attachment, const std::array<double, 3>& part,
+                 Emitter& em);
   void map_look(const Instance& e, double s, Emitter& em);
   std::string texture_for(const Instance& e, const SourceLoc& at);
 
@@ -579,7 +635,8 @@ void RobloxImporter::collect(const Instance& i, std::vector<const Instance*>& ou
 
 // The emitter's frame: its Attachment's (on its part) or its Part's; a
 // model root or folder is the world origin.
-Frame3 RobloxImporter::frame_of(const Instance& e, bool* attachment, std::array<double, 3>* size) const {
+Frame3 RobloxImporter::frame_of(const Instance& e, bool* attachment,
+                                std::array<double, 3>* size) const {
   *attachment = false;
   *size = {0, 0, 0};
   const auto frame = [&](const Instance& i) {
@@ -591,9 +648,11 @@ Frame3 RobloxImporter::frame_of(const Instance& e, bool* attachment, std::array<
       for (int k = 0; k < 3; ++k) f.p[k] = q->nums[k];
     }
     for (double x : f.p)
-      if (!std::isfinite(x) || std::abs(x) > 1e7) throw Error(i.loc, "a CFrame's position must be within ±1e7 studs");
+      if (!std::isfinite(x) || std::abs(x) > 1e7)
+        throw Error(i.loc, "a CFrame's position must be within ±1e7 studs");
     for (double x : f.r)
-      if (!std::isfinite(x) || std::abs(x) > 2) throw Error(i.loc, "a CFrame's rotation must be finite (within ±2)");
+      if (!std::isfinite(x) || std::abs(x) > 2)
+        throw Error(i.loc, "a CFrame's rotation must be finite (within ±2)");
     return f;
   };
   const Instance* p = e.parent;
@@ -611,7 +670,8 @@ Frame3 RobloxImporter::frame_of(const Instance& e, bool* attachment, std::array<
   if (p->cls == "Attachment") {
     *attachment = true;
     const Frame3 local = frame(*p);
-    if (p->parent && (p->parent->get("CFrame") || p->parent->get("Position"))) return frame(*p->parent).then(local);
+    if (p->parent && (p->parent->get("CFrame") || p->parent->get("Position")))
+      return frame(*p->parent).then(local);
     return local;
   }
   if (p->get("CFrame") || p->get("Position")) {
@@ -632,7 +692,8 @@ std::optional<Curve> RobloxImporter::sequence(const Instance& i, const std::stri
     return c;
   }
   if (p->nums.size() % 3 || p->nums.size() < 6)
-    throw Error(p->loc, k + " must be a NumberSequence of (time, value, envelope) keypoints, at least two");
+    throw Error(p->loc,
+                k + " must be a NumberSequence of (time, value, envelope) keypoints, at least two");
   Curve c;
   const size_t n = p->nums.size() / 3;
   std::vector<double> t(n);
@@ -683,7 +744,8 @@ std::string RobloxImporter::texture_for(const Instance& e, const SourceLoc& at) 
   std::vector<std::string> tried;
   const auto in_map = [&](const std::string& key) {
     auto m = map_.find(key);
-    if (m != map_.end()) tried.push_back((fs::path(map_dir_) / m->second).lexically_normal().string());
+    if (m != map_.end())
+      tried.push_back((fs::path(map_dir_) / m->second).lexically_normal().string());
   };
   in_map(uri);
   if (!id.empty()) in_map(id);
@@ -698,7 +760,8 @@ std::string RobloxImporter::texture_for(const Instance& e, const SourceLoc& at) 
     ImportResult::Texture t;
     t.name = r_.fx.name + "-" + (id.empty() ? stem : id) + ".png";
     for (char& c : t.name)
-      if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.')) c = '_';
+      if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.'))
+        c = '_';
     t.png = encode_png(img.rgba.data(), img.width, img.height);
     t.origin = p;
     t.from_file = true;
@@ -709,11 +772,15 @@ std::string RobloxImporter::texture_for(const Instance& e, const SourceLoc& at) 
   std::string b = "builtin:soft";
   std::string lower = uri;
   for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  if (lower.find("sparkle") != std::string::npos || lower.find("star") != std::string::npos) b = "builtin:star";
-  else if (lower.find("smoke") != std::string::npos || lower.find("cloud") != std::string::npos) b = "builtin:smoke";
-  else if (lower.find("spark") != std::string::npos) b = "builtin:spark";
+  if (lower.find("sparkle") != std::string::npos || lower.find("star") != std::string::npos)
+    b = "builtin:star";
+  else if (lower.find("smoke") != std::string::npos || lower.find("cloud") != std::string::npos)
+    b = "builtin:smoke";
+  else if (lower.find("spark") != std::string::npos)
+    b = "builtin:spark";
   warn(at, "the texture " + printable(uri) + " is not available offline" +
-               (tried.empty() ? std::string(" (give --texture-dir or --texture-map)") : " (not at " + std::to_string(tried.size()) + " places tried)") +
+               (tried.empty() ? std::string(" (give --texture-dir or --texture-map)")
+                              : " (not at " + std::to_string(tried.size()) + " places tried)") +
                ": " + b + " is drawn instead");
   return texture_names_[uri] = b;
 }
@@ -723,9 +790,11 @@ std::string RobloxImporter::texture_for(const Instance& e, const SourceLoc& at) 
 Range RobloxImporter::map_emission(const Instance& e, double s, Emitter& em) {
   // Rate 0 or disabled: the Emit() count the attributes hold, else --emit.
   const double rate = std::clamp(num(e, "Rate", 20), 0.0, 400.0);
-  if (num(e, "Rate", 20) > 400) warn(loc(e, "Rate"), "Rate above 400 is clamped to 400, as Roblox does");
+  if (num(e, "Rate", 20) > 400)
+    warn(loc(e, "Rate"), "Rate above 400 is clamped to 400, as Roblox does");
   Range life = range(e, "Lifetime", {5, 10});
-  if (life.max > 20) warn(loc(e, "Lifetime"), "Lifetime above 20 s is clamped to 20, as Roblox does");
+  if (life.max > 20)
+    warn(loc(e, "Lifetime"), "Lifetime above 20 s is clamped to 20, as Roblox does");
   life = {std::clamp(life.min, 0.0, 20.0), std::clamp(life.max, 0.0, 20.0)};
   em.lifetime_s = {life.min / std::max(s, 1e-9), std::max(life.max, 1e-6) / std::max(s, 1e-9)};
   std::map<std::string, double> attrs;
@@ -746,19 +815,22 @@ Range RobloxImporter::map_emission(const Instance& e, double s, Emitter& em) {
                                               std::to_string(o_.emit_count) + " are used instead");
       count = attrs.end();
     }
-    const double n = count != attrs.end() ? std::clamp(std::round(count->second), 0.0, 1e6) : o_.emit_count;
+    const double n =
+        count != attrs.end() ? std::clamp(std::round(count->second), 0.0, 1e6) : o_.emit_count;
     b.count = static_cast<uint32_t>(n);
     const auto delay = attrs.find("EmitDelay");
     if (delay != attrs.end()) b.time_s = std::clamp(delay->second, 0.0, 1e6);
     em.bursts.push_back(b);
     note(loc(e, enabled ? "Rate" : "Enabled"),
-         std::string(enabled ? "Rate 0" : "Enabled false") + ": the emitter only Emit()s; imported as a burst of " +
-             std::to_string(b.count) + " at " + fmt(b.time_s) + " s (" +
+         std::string(enabled ? "Rate 0" : "Enabled false") +
+             ": the emitter only Emit()s; imported as a burst of " + std::to_string(b.count) +
+             " at " + fmt(b.time_s) + " s (" +
              (count != attrs.end() ? "its EmitCount attribute" : "--emit") + ")");
   }
-  em.max_particles = static_cast<uint32_t>(std::clamp(std::ceil(em.rate_per_s * em.lifetime_s.max) + 1 +
-                                                          (em.bursts.empty() ? 0 : em.bursts[0].count),
-                                                      1.0, 1e7));
+  em.max_particles =
+      static_cast<uint32_t>(std::clamp(std::ceil(em.rate_per_s * em.lifetime_s.max) + 1 +
+                                           (em.bursts.empty() ? 0 : em.bursts[0].count),
+                                       1.0, 1e7));
   return life;
 }
 
@@ -768,9 +840,11 @@ void RobloxImporter::map_launch(const Instance& e, const Frame3& f, double s, Em
   // Direction: the face's axis turned by the parent, seen from the view.
   static const std::array<std::array<double, 3>, 6> kFaces = {
       {{1, 0, 0}, {0, 1, 0}, {0, 0, 1}, {-1, 0, 0}, {0, -1, 0}, {0, 0, -1}}};
-  int face = enum_of(e, "EmissionDirection", 1, {"Right", "Top", "Back", "Left", "Bottom", "Front"});
+  int face =
+      enum_of(e, "EmissionDirection", 1, {"Right", "Top", "Back", "Left", "Bottom", "Front"});
   if (face < 0 || face > 5) {
-    warn(loc(e, "EmissionDirection"), "EmissionDirection " + std::to_string(face) + " is not a face: Top is used");
+    warn(loc(e, "EmissionDirection"),
+         "EmissionDirection " + std::to_string(face) + " is not a face: Top is used");
     face = 1;
   }
   const auto axis = f.apply(kFaces[face]);
@@ -782,7 +856,8 @@ void RobloxImporter::map_launch(const Instance& e, const Frame3& f, double s, Em
   if (face == 0 || face == 3) a1 = {0, 1, 0}, a2 = {0, 0, 1};
   if (face == 2 || face == 5) a1 = {1, 0, 0}, a2 = {0, 1, 0};
   const Vec2 p1 = proj(f.apply(a1)), p2 = proj(f.apply(a2));
-  double sx = std::abs(num(e, "SpreadAngle", e.get("SpreadAngle") ? 0 : num(e, "VelocitySpread", 0), 0));
+  double sx =
+      std::abs(num(e, "SpreadAngle", e.get("SpreadAngle") ? 0 : num(e, "VelocitySpread", 0), 0));
   double sy = std::abs(num(e, "SpreadAngle", sx, 1));
   if (!e.get("SpreadAngle") && e.get("VelocitySpread")) sy = sx;
   const bool first_in_plane = std::hypot(p1.x, p1.y) >= std::hypot(p2.x, p2.y);
@@ -794,8 +869,9 @@ void RobloxImporter::map_launch(const Instance& e, const Frame3& f, double s, Em
     em.spread_deg = 180;
     const double sn = std::sin(std::min(std::max(sx, sy), 90.0) * kPi / 180);
     speed = {0, std::max(std::abs(speed.min), std::abs(speed.max)) * sn};
-    note(loc(e, "EmissionDirection"), "the emitter points along the view: its particles fly out of the "
-                                      "screen, imported as a fan (--view sets another view)");
+    note(loc(e, "EmissionDirection"),
+         "the emitter points along the view: its particles fly out of the "
+         "screen, imported as a fan (--view sets another view)");
   } else {
     em.direction_deg = std::atan2(d.y, d.x) * 180 / kPi;
     em.spread_deg = std::min(in_plane, 180.0);
@@ -807,34 +883,42 @@ void RobloxImporter::map_launch(const Instance& e, const Frame3& f, double s, Em
   }
   const double k = 1;  // studs for now: scaled to px once every emitter is known
   em.speed_px_per_s = {speed.min * k * s, speed.max * k * s};
-  const std::array<double, 3> acc{num(e, "Acceleration", 0, 0), num(e, "Acceleration", 0, 1), num(e, "Acceleration", 0, 2)};
+  const std::array<double, 3> acc{num(e, "Acceleration", 0, 0), num(e, "Acceleration", 0, 1),
+                                  num(e, "Acceleration", 0, 2)};
   const Vec2 a = proj(acc);
   em.acceleration = a * (s * s);
   em.drag_per_s = num(e, "Drag", 0) * std::log(2.0) * s;
   if (em.drag_per_s != 0 && (a.x != 0 || a.y != 0))
-    note(loc(e, "Drag"), "Drag with Acceleration: spritz's drag also slows what the acceleration adds "
-                         "(terminal velocity a / k)");
+    note(loc(e, "Drag"),
+         "Drag with Acceleration: spritz's drag also slows what the acceleration adds "
+         "(terminal velocity a / k)");
   em.space = boolean(e, "LockedToPart", false) ? Space::kLocal : Space::kWorld;
   if (num(e, "VelocityInheritance", 0) != 0)
-    note(loc(e, "VelocityInheritance"), "VelocityInheritance is dropped: a file has no moving parent");
-  if (boolean(e, "WindAffectsDrag", false)) note(loc(e, "WindAffectsDrag"), "WindAffectsDrag is dropped: no wind offline");
+    note(loc(e, "VelocityInheritance"),
+         "VelocityInheritance is dropped: a file has no moving parent");
+  if (boolean(e, "WindAffectsDrag", false))
+    note(loc(e, "WindAffectsDrag"), "WindAffectsDrag is dropped: no wind offline");
 }
 
 // The shape: the part's size seen from the view; a point under an Attachment.
-void RobloxImporter::map_shape(const Instance& e, bool attachment, const std::array<double, 3>& part,
-                               Emitter& em) {
+void RobloxImporter::map_shape(const Instance& e, bool attachment,
+                               const std::array<double, 3>& part, Emitter& em) {
   const int shape = enum_of(e, "Shape", 0, {"Box", "Sphere", "Cylinder", "Disc"});
   const int style = enum_of(e, "ShapeStyle", 0, {"Volume", "Surface"});
   const int inout = enum_of(e, "ShapeInOut", 0, {"Outward", "Inward", "InAndOut"});
-  const double sw = std::abs(part[0] * dot3(view_.right, {1, 0, 0}) + part[1] * dot3(view_.right, {0, 1, 0}) +
-                             part[2] * dot3(view_.right, {0, 0, 1}));
-  const double shh = std::abs(part[0] * dot3(view_.up, {1, 0, 0}) + part[1] * dot3(view_.up, {0, 1, 0}) +
-                              part[2] * dot3(view_.up, {0, 0, 1}));
+  const double sw =
+      std::abs(part[0] * dot3(view_.right, {1, 0, 0}) + part[1] * dot3(view_.right, {0, 1, 0}) +
+               part[2] * dot3(view_.right, {0, 0, 1}));
+  const double shh =
+      std::abs(part[0] * dot3(view_.up, {1, 0, 0}) + part[1] * dot3(view_.up, {0, 1, 0}) +
+               part[2] * dot3(view_.up, {0, 0, 1}));
   if (!attachment && sw > 0 && shh > 0) {
     em.shape.kind = shape == 0 ? ShapeKind::kBox : ShapeKind::kEllipse;
     em.shape.a = sw / 2, em.shape.b = shh / 2;
     em.shape.style = style == 1 && shape != 1 ? ShapeStyle::kSurface : ShapeStyle::kVolume;
-    if (shape == 3) em.shape.inner = std::clamp(num(e, "ShapePartial", 1) < 1 ? num(e, "ShapePartial", 1) : 0.0, 0.0, 0.999999);
+    if (shape == 3)
+      em.shape.inner = std::clamp(num(e, "ShapePartial", 1) < 1 ? num(e, "ShapePartial", 1) : 0.0,
+                                  0.0, 0.999999);
     if (shape == 0) em.shape.style = ShapeStyle::kVolume;
   }
   em.shape.in_out = inout == 1 ? InOut::kInward : inout == 2 ? InOut::kBoth : InOut::kOutward;
@@ -843,8 +927,10 @@ void RobloxImporter::map_shape(const Instance& e, bool attachment, const std::ar
 // Size, transparency, squash, colour, light, orientation, spin and the
 // flipbook (roblox-format.md 4.2, 4.3; sizes in studs for now).
 void RobloxImporter::map_look(const Instance& e, double s, Emitter& em) {
-  if (auto c = sequence(e, "Size", 1, 0, 1e6, "[0, 1e6] studs")) em.size_px = *c;
-  else em.size_px = Curve::constant(1);
+  if (auto c = sequence(e, "Size", 1, 0, 1e6, "[0, 1e6] studs"))
+    em.size_px = *c;
+  else
+    em.size_px = Curve::constant(1);
   if (auto c = sequence(e, "Transparency", 1, 0, 1, "[0, 1]")) em.transparency = *c;
   if (auto c = sequence(e, "Squash", 1, -1e3, 1e3, "[-1000, 1000]")) em.squash = *c;
   em.envelope_per_key = true;
@@ -856,11 +942,13 @@ void RobloxImporter::map_look(const Instance& e, double s, Emitter& em) {
       cc = ColorCurve::constant({c->nums[0], c->nums[1], c->nums[2]});
     } else {
       if (c->nums.size() % 5 || c->nums.size() < 10 || c->nums.size() / 5 > kMaxCurveKeys)
-        throw Error(c->loc, "Color must be a ColorSequence of 2 to 20 (time, r, g, b, 0) keypoints");
+        throw Error(c->loc,
+                    "Color must be a ColorSequence of 2 to 20 (time, r, g, b, 0) keypoints");
       std::vector<double> t(c->nums.size() / 5);
       for (size_t j = 0; j < t.size(); ++j) {
         t[j] = c->nums[5 * j];
-        if (!std::isfinite(t[j])) throw Error(c->loc, "Color holds a keypoint time that is not finite");
+        if (!std::isfinite(t[j]))
+          throw Error(c->loc, "Color holds a keypoint time that is not finite");
       }
       const std::vector<size_t> keep = key_times(t);
       cc.count = static_cast<int>(keep.size());
@@ -874,13 +962,18 @@ void RobloxImporter::map_look(const Instance& e, double s, Emitter& em) {
     em.color = cc;
   }
   const double le = num(e, "LightEmission", 0), li = num(e, "LightInfluence", 0);
-  if (le < 0 || le > 1) warn(loc(e, "LightEmission"), "LightEmission " + fmt(le) + " is outside [0, 1]: clamped");
-  if (li < 0 || li > 1) warn(loc(e, "LightInfluence"), "LightInfluence " + fmt(li) + " is outside [0, 1]: clamped");
+  if (le < 0 || le > 1)
+    warn(loc(e, "LightEmission"), "LightEmission " + fmt(le) + " is outside [0, 1]: clamped");
+  if (li < 0 || li > 1)
+    warn(loc(e, "LightInfluence"), "LightInfluence " + fmt(li) + " is outside [0, 1]: clamped");
   em.light_emission = std::clamp(le, 0.0, 1.0);
   em.light_influence = std::clamp(li, 0.0, 1.0);
   em.brightness = std::clamp(num(e, "Brightness", 1), 0.0, 1e6);
-  em.z_offset = static_cast<int64_t>(std::llround(std::clamp(num(e, "ZOffset", 0), -1e6, 1e6) * 1000));
-  const int orient = enum_of(e, "Orientation", 0, {"FacingCamera", "FacingCameraWorldUp", "VelocityParallel", "VelocityPerpendicular"});
+  em.z_offset =
+      static_cast<int64_t>(std::llround(std::clamp(num(e, "ZOffset", 0), -1e6, 1e6) * 1000));
+  const int orient =
+      enum_of(e, "Orientation", 0,
+              {"FacingCamera", "FacingCameraWorldUp", "VelocityParallel", "VelocityPerpendicular"});
   const Range rot = range(e, "Rotation", {0, 0}), spin = range(e, "RotSpeed", {0, 0});
   em.rotation_deg = {-rot.max, -rot.min};
   em.rotation_speed_deg_per_s = {-spin.max * s, -spin.min * s};
@@ -889,11 +982,13 @@ void RobloxImporter::map_look(const Instance& e, double s, Emitter& em) {
     em.rotation_deg = {em.rotation_deg.min + 90, em.rotation_deg.max + 90};
   } else if (orient == 3) {
     em.orientation = Orientation::kVelocityPerpendicular;
-    note(loc(e, "Orientation"), "VelocityPerpendicular turns the quad in 3D (seen edge-on in the plane): drawn "
-                                "turned a quarter from the velocity, face-on");
+    note(loc(e, "Orientation"),
+         "VelocityPerpendicular turns the quad in 3D (seen edge-on in the plane): drawn "
+         "turned a quarter from the velocity, face-on");
   }
   // Flipbook.
-  const int layout = enum_of(e, "FlipbookLayout", 0, {"None", "Grid2x2", "Grid4x4", "Grid8x8", "Custom"});
+  const int layout =
+      enum_of(e, "FlipbookLayout", 0, {"None", "Grid2x2", "Grid4x4", "Grid8x8", "Custom"});
   if (layout > 0) {
     Flipbook& fb = em.flipbook;
     fb.enabled = true;
@@ -901,12 +996,16 @@ void RobloxImporter::map_look(const Instance& e, double s, Emitter& em) {
     fb.cols = layout == 4 ? std::clamp(static_cast<int>(num(e, "FlipbookSizeX", 1)), 1, 256) : g;
     fb.rows = layout == 4 ? std::clamp(static_cast<int>(num(e, "FlipbookSizeY", 1)), 1, 256) : g;
     const int mode = enum_of(e, "FlipbookMode", 0, {"Loop", "OneShot", "PingPong", "Random"});
-    fb.mode = mode == 1 ? FlipbookMode::kOneshot : mode == 2 ? FlipbookMode::kPingpong : mode == 3 ? FlipbookMode::kRandom : FlipbookMode::kLoop;
+    fb.mode = mode == 1   ? FlipbookMode::kOneshot
+              : mode == 2 ? FlipbookMode::kPingpong
+              : mode == 3 ? FlipbookMode::kRandom
+                          : FlipbookMode::kLoop;
     const Range fr = range(e, "FlipbookFramerate", {1, 1});
     fb.fps = {std::clamp(fr.min, 0.0, 30.0) * s, std::clamp(fr.max, 0.0, 30.0) * s};
     fb.random_start = boolean(e, "FlipbookStartRandom", false);
     if (boolean(e, "FlipbookBlendFrames", true))
-      note(loc(e, "FlipbookLayout"), "FlipbookBlendFrames: Roblox crossfades cells; spritz cuts from one to the next");
+      note(loc(e, "FlipbookLayout"),
+           "FlipbookBlendFrames: Roblox crossfades cells; spritz cuts from one to the next");
     if (fb.cols * fb.rows == 1) fb.enabled = false;
   }
 }
@@ -923,13 +1022,16 @@ Pending RobloxImporter::map_emitter(const Instance& e) {
   map_launch(e, f, s, em);
   map_shape(e, attachment, part, em);
   map_look(e, s, em);
-  if (s < 1) note(loc(e, "TimeScale"), "TimeScale " + fmt(s) + ": rates, speeds, spins and the flipbook are slowed, "
-                                       "lifetimes lengthened, accelerations scaled by its square (exact)");
+  if (s < 1)
+    note(loc(e, "TimeScale"),
+         "TimeScale " + fmt(s) +
+             ": rates, speeds, spins and the flipbook are slowed, "
+             "lifetimes lengthened, accelerations scaled by its square (exact)");
   // Reach, in studs, for the default scale.
   const double t = life.max / std::max(s, 1e-9);
   out.reach_studs = std::max(std::abs(em.speed_px_per_s.min), std::abs(em.speed_px_per_s.max)) * t +
-                    0.5 * std::hypot(em.acceleration.x, em.acceleration.y) * t * t + em.size_px.max_value() +
-                    std::max(em.shape.a, em.shape.b);
+                    0.5 * std::hypot(em.acceleration.x, em.acceleration.y) * t * t +
+                    em.size_px.max_value() + std::max(em.shape.a, em.shape.b);
   return out;
 }
 
@@ -952,7 +1054,8 @@ Pending RobloxImporter::map_emitter(const Instance& e) {
 // The scale in px per stud: given, or the largest reach at about 200 px (80%
 // of a 512 px canvas's half), or 40% of the shorter side of --size; and the
 // emitters' common centre, in studs.
-double RobloxImporter::scale(const Instance& top, const std::vector<Pending>& pending, Vec2* centre) {
+double RobloxImporter::scale(const Instance& top, const std::vector<Pending>& pending,
+                             Vec2* centre) {
   double reach = 0;
   Vec2 lo{1e300, 1e300}, hi{-1e300, -1e300};
   for (const Pending& p : pending) {
@@ -962,12 +1065,16 @@ double RobloxImporter::scale(const Instance& top, const std::vector<Pending>& pe
   }
   *centre = {(lo.x + hi.x) / 2, (lo.y + hi.y) / 2};
   reach += std::max(hi.x - lo.x, hi.y - lo.y) / 2;
-  const double target = o_.canvas_width > 0 ? 0.4 * std::min(o_.canvas_width, o_.canvas_height) : 200;
-  const double k = std::clamp(o_.px_per_stud > 0 ? o_.px_per_stud : reach > 0 ? target / reach : 10,
+  const double target =
+      o_.canvas_width > 0 ? 0.4 * std::min(o_.canvas_width, o_.canvas_height) : 200;
+  const double k = std::clamp(o_.px_per_stud > 0 ? o_.px_per_stud
+                              : reach > 0        ? target / reach
+                                                 : 10,
                               1e-3, 1e4);
   if (o_.px_per_stud <= 0)
-    note(top.loc, "scale: " + fmt(k) + " px per stud, fitted so the farthest particle reaches about " +
-                      fmt(target) + " px (--px-per-stud sets it)");
+    note(top.loc, "scale: " + fmt(k) +
+                      " px per stud, fitted so the farthest particle reaches about " + fmt(target) +
+                      " px (--px-per-stud sets it)");
   return k;
 }
 
@@ -981,16 +1088,20 @@ ImportResult RobloxImporter::run(const Instance& top) {
   std::vector<const Instance*> emitters;
   collect(top, emitters);
   if (emitters.empty()) refuse_empty(top);
-  if (emitters.size() > 256) throw Error(emitters[256]->loc, "more than 256 ParticleEmitters: refused");
+  if (emitters.size() > 256)
+    throw Error(emitters[256]->loc, "more than 256 ParticleEmitters: refused");
   std::vector<Pending> pending;
   for (const Instance* e : emitters) {
     if (num(*e, "TimeScale", 1) <= 0) {
-      warn(loc(*e, "TimeScale"), "TimeScale 0 freezes this emitter: nothing is emitted, so it is left out");
+      warn(loc(*e, "TimeScale"),
+           "TimeScale 0 freezes this emitter: nothing is emitted, so it is left out");
       continue;
     }
     pending.push_back(map_emitter(*e));
   }
-  if (pending.empty()) throw Error(top.loc, "no ParticleEmitter could be imported (every one is frozen by TimeScale 0)");
+  if (pending.empty())
+    throw Error(top.loc,
+                "no ParticleEmitter could be imported (every one is frozen by TimeScale 0)");
   Vec2 centre;
   const double k = scale(top, pending, &centre);
   double longest = 0;
@@ -1001,7 +1112,8 @@ ImportResult RobloxImporter::run(const Instance& top) {
     em.speed_px_per_s = {em.speed_px_per_s.min * k, em.speed_px_per_s.max * k};
     em.acceleration = em.acceleration * k;
     em.shape.a *= k, em.shape.b *= k;
-    for (int j = 0; j < em.size_px.count; ++j) em.size_px.value[j] *= k, em.size_px.envelope[j] *= k;
+    for (int j = 0; j < em.size_px.count; ++j)
+      em.size_px.value[j] *= k, em.size_px.envelope[j] *= k;
     const std::string tex = texture_for(*p.inst, p.inst->loc);
     if (tex.rfind("builtin:", 0) == 0) {
       em.texture = TextureRef::parse(tex);
@@ -1009,8 +1121,10 @@ ImportResult RobloxImporter::run(const Instance& top) {
       // animated ones (smoke, sparkle) fill cells.
       if (em.flipbook.enabled && tex != "builtin:smoke" && tex != "builtin:sparkle") {
         em.flipbook.enabled = false;
-        note(loc(*p.inst, "FlipbookLayout"), "the flipbook is dropped: its texture is not available, "
-                                             "and " + tex + " is a still image");
+        note(loc(*p.inst, "FlipbookLayout"),
+             "the flipbook is dropped: its texture is not available, "
+             "and " +
+                 tex + " is a still image");
       }
     } else {
       em.texture.kind = TextureRef::Kind::kFile;
@@ -1028,8 +1142,9 @@ ImportResult RobloxImporter::run(const Instance& top) {
   double end = 0;
   for (const Emitter& em : fx.emitters)
     for (const BurstGroup& b : em.bursts) end = std::max(end, b.time_s + em.lifetime_s.max);
-  fx.duration_s = fx.loop ? std::max(1.0, std::ceil(longest * 2) / 2)
-                          : std::max(1.0 / fx.fps, std::ceil(std::max(end, longest) * fx.fps) / fx.fps);
+  fx.duration_s = fx.loop
+                      ? std::max(1.0, std::ceil(longest * 2) / 2)
+                      : std::max(1.0 / fx.fps, std::ceil(std::max(end, longest) * fx.fps) / fx.fps);
   fit_canvas(r_, o_);
   note(top.loc, std::string("read ") + std::to_string(fx.emitters.size()) + " ParticleEmitter" +
                     (fx.emitters.size() == 1 ? "" : "s") + ", seen from the " + o_.view + " view");
@@ -1050,7 +1165,8 @@ ImportResult import_roblox(std::string_view text, const std::string& source_name
   try {
     top = json ? JsonReader(text, source_name).instances() : parse_xml(text, source_name);
   } catch (const nlohmann::json::exception& e) {
-    throw Error(SourceLoc{source_name, 1, 1}, std::string("a JSON value spritz cannot read: ") + e.what());
+    throw Error(SourceLoc{source_name, 1, 1},
+                std::string("a JSON value spritz cannot read: ") + e.what());
   }
   RobloxImporter imp(source_name, base_dir, options, read_file);
   ImportResult r = imp.run(*top);

@@ -151,8 +151,7 @@ Rgba8Image decode_tiff(const std::vector<uint8_t>& bytes, const std::string& wha
                       tiff_size, tiff_map, tiff_unmap, opts.get()),
       lib.close);
   const auto fail = [&](const std::string& why) {
-    return Error(at, "cannot decode " + what + " (TIFF): " +
-                         (src.error.empty() ? why : src.error));
+    return Error(at, "cannot decode " + what + " (TIFF): " + (src.error.empty() ? why : src.error));
   };
   if (!tif) throw fail("libtiff could not open it");
   uint32_t w = 0, h = 0;
@@ -214,8 +213,8 @@ std::vector<uint8_t> decode_base64(std::string_view text, const SourceLoc& at) {
     } else if (ch == ' ' || ch == '\n' || ch == '\r' || ch == '\t') {
       continue;
     } else {
-      throw Error(at, "textureImageData is not base64: it holds the byte " +
-                          printable(std::string(1, ch)));
+      throw Error(
+          at, "textureImageData is not base64: it holds the byte " + printable(std::string(1, ch)));
     }
     if (pad) throw Error(at, "textureImageData is not base64: data after its '=' padding");
     ++symbols;
@@ -267,8 +266,9 @@ Rgba8Image decode_image(const std::vector<uint8_t>& bytes, const std::string& wh
                         const SourceLoc& at) {
   if (is_tiff(bytes)) return decode_tiff(bytes, what, at);
   if (!is_png(bytes))
-    throw Error(at, what + " is neither a PNG nor a TIFF image (the formats Particle Designer "
-                           "stores)");
+    throw Error(at, what +
+                        " is neither a PNG nor a TIFF image (the formats Particle Designer "
+                        "stores)");
   Rgba8Image img;
   try {
     check_png_size(bytes, what, kMaxImportTextureSide);

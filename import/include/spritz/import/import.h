@@ -82,7 +82,7 @@ struct ImportResult {
   struct Texture {
     std::string name;
     std::vector<uint8_t> png;
-    std::string origin;  // where it came from (a path, or what was embedded)
+    std::string origin;      // where it came from (a path, or what was embedded)
     bool from_file = false;  // origin is a file the effect depends on
   };
   std::vector<Texture> textures;
