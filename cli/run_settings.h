@@ -1,7 +1,8 @@
 // What one run of spritz is set to: read once, in main, from the command's
 // options and the environment, checked there, and handed down to the
 // command as one value. Nothing below main reads the environment or a
-// process-wide variable for any of these (docs/cli.md, "Environment").
+// process-wide variable for any of these (docs/cli.md names the SPRITZ_*
+// variables).
 #pragma once
 
 #include <cstdint>

@@ -17,6 +17,7 @@
 
 #include "common.h"
 #include "godot_text.h"
+#include "spritz/angle.h"
 #include "spritz/raster/png.h"
 #include "spritz/rate.h"
 #include "texture.h"
@@ -30,7 +31,6 @@ using godot::Document;
 using godot::Section;
 using godot::Value;
 
-constexpr double kPi = 3.14159265358979323846;
 // The most points an emission-point texture may give (shape kind "points").
 constexpr size_t kMaxPoints = 65536;
 

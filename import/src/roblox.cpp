@@ -19,6 +19,7 @@
 
 #include "common.h"
 #include "config.h"
+#include "spritz/angle.h"
 #include "spritz/raster/png.h"
 #include "texture.h"
 
@@ -27,7 +28,6 @@ namespace spritz::import_detail {
 namespace {
 
 namespace fs = std::filesystem;
-constexpr double kPi = 3.14159265358979323846;
 constexpr size_t kMaxInstances = 200000;
 constexpr int kMaxDepth = 256;
 

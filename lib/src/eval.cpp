@@ -10,6 +10,7 @@
 
 #include "eval_detail.h"
 #include "particle_motion.h"
+#include "spritz/angle.h"
 #include "spritz/error.h"
 #include "spritz/hash.h"
 #include "spritz/motion.h"
@@ -19,9 +20,6 @@
 
 namespace spritz {
 namespace {
-
-using detail::motion_constants::kDegToRad;
-constexpr double kRadToDeg = 180.0 / 3.14159265358979323846;
 
 using detail::add_trails;
 using detail::evaluate_children;

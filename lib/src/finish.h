@@ -1,6 +1,7 @@
-// The last steps of every front-end (TOML here, the importers under
-// lib/src/import/): whatever file format an effect came from, once it is
-// translated into an Effect it is finished the same way.
+// The last steps of every front-end (the TOML reader in lib/src/toml/; the
+// importers in import/ write TOML, which it reads): whatever file format an
+// effect came from, once it is translated into an Effect it is finished the
+// same way.
 #pragma once
 
 #include <cstdint>

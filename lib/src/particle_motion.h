@@ -9,6 +9,7 @@
 #include <cmath>
 
 #include "eval_detail.h"
+#include "spritz/angle.h"
 #include "spritz/collision.h"
 #include "spritz/hash.h"
 #include "spritz/motion.h"
@@ -16,12 +17,6 @@
 #include "spritz/shape.h"
 
 namespace spritz::detail {
-namespace motion_constants {
-
-inline constexpr double kDegToRad = 3.14159265358979323846 / 180.0;
-
-}  // namespace motion_constants
-
 // Where a particle starts (model.md 5, 9.1, 9.3): its place, its initial
 // velocity and the point turbulence reads the noise at (the start point in
 // the frame the particle moves in: a local-space particle's, without the path).
@@ -35,8 +30,7 @@ inline Launch launch(const Emitter& em, uint32_t st, double birth_s, double cloc
                      const ParentState* parent) {
   const ShapeSample s = sample_shape(em.shape, em.direction, unit(st, Channel::kShapeU),
                                      unit(st, Channel::kShapeV), unit(st, Channel::kInOutCoin));
-  const double spread =
-      (2 * unit(st, Channel::kSpread) - 1) * em.spread_deg * motion_constants::kDegToRad;
+  const double spread = (2 * unit(st, Channel::kSpread) - 1) * em.spread_deg * kDegToRad;
   const Vec2 dir = em.spread_deg != 0 ? rotate(s.normal, spread) : s.normal;
   const double speed = em.speed_px_per_s.at(unit(st, Channel::kSpeed));
   Vec2 origin = em.position;
@@ -65,8 +59,7 @@ inline MotionState integrate_forces(const Emitter& em, uint32_t st, Vec2 origin,
   const double ar = f.radial.at(unit(st, Channel::kRadialAcceleration));
   const double at = f.tangential.at(unit(st, Channel::kTangentialAcceleration));
   const double d = f.damping.at(unit(st, Channel::kDamping));
-  const double w =
-      f.orbit_velocity.at(unit(st, Channel::kOrbitVelocity)) * motion_constants::kDegToRad;
+  const double w = f.orbit_velocity.at(unit(st, Channel::kOrbitVelocity)) * kDegToRad;
   const Vec2 g = em.acceleration;
   const double k = em.drag_per_s, h = f.step_s;
   Vec2 p = start - origin, v = v0;
@@ -139,8 +132,7 @@ inline RotationIntegrals rotation_integrals(double w, double t) {
 // R(-w s) and s R(-w s) applied to the vectors.
 inline MotionState orbit_velocity_motion(const Emitter& em, uint32_t st, Vec2 origin, Vec2 start,
                                          Vec2 v0, double age) {
-  const double w =
-      em.forces.orbit_velocity.at(unit(st, Channel::kOrbitVelocity)) * motion_constants::kDegToRad;
+  const double w = em.forces.orbit_velocity.at(unit(st, Channel::kOrbitVelocity)) * kDegToRad;
   const Vec2 a = em.acceleration;
   const Vec2 q0 = start - origin;
   if (w == 0) return {start + v0 * age + a * (0.5 * age * age), v0 + a * age};
@@ -163,8 +155,7 @@ inline MotionState orbit_motion(const Emitter& em, uint32_t st, Vec2 centre, Vec
   const double life = em.lifetime_s.at(unit(st, Channel::kLifetime));
   const double r0 = o.radius.at(unit(st, Channel::kOrbitRadius));
   const double r1 = o.has_radius_end ? o.radius_end.at(unit(st, Channel::kOrbitRadiusEnd)) : r0;
-  const double w = o.angular_speed_deg_per_s.at(unit(st, Channel::kOrbitAngularSpeed)) *
-                   motion_constants::kDegToRad;
+  const double w = o.angular_speed_deg_per_s.at(unit(st, Channel::kOrbitAngularSpeed)) * kDegToRad;
   const double tau = life > 0 ? age / life : 0;
   const double r = r0 + (r1 - r0) * tau;
   const double dr = life > 0 ? (r1 - r0) / life : 0;

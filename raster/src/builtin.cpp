@@ -6,13 +6,12 @@
 #include <functional>
 
 #include "smoke.h"
+#include "spritz/angle.h"
 #include "spritz/error.h"
 #include "spritz/raster/texture.h"
 
 namespace spritz {
 namespace {
-
-constexpr double kPi = 3.14159265358979323846;
 
 using detail::smoothstep;
 

@@ -18,7 +18,6 @@
 namespace spritz {
 namespace {
 
-using detail::kDegToRad;
 using detail::kMinHalfExtentPx;  // as make_sprite: thinner sprites are drawn this thin
 
 // A particle's rectangle on screen (y down): centre, unit local axes, half

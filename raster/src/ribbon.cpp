@@ -7,6 +7,7 @@
 
 #include "kernels/sampling.h"
 #include "sprite.h"
+#include "spritz/angle.h"
 
 namespace spritz {
 namespace {
@@ -98,7 +99,7 @@ uint64_t draw_ribbon_segment(const Sprite& s, Image& img, int row_begin, int row
   static const auto arc = [] {
     std::array<std::pair<double, double>, kRibbonCapPoints> a{};
     for (int c = 0; c < kRibbonCapPoints; ++c) {
-      const double phi = 3.14159265358979323846 * (c + 1) / (kRibbonCapPoints + 1);
+      const double phi = kPi * (c + 1) / (kRibbonCapPoints + 1);
       a[static_cast<size_t>(c)] = {std::cos(phi), std::sin(phi)};
     }
     return a;

@@ -60,7 +60,6 @@ Float4 particle_colour(const Particle& p, const Emitter& em, Rgb ambient_linear,
 
 }  // namespace detail
 
-using detail::kDegToRad;
 using detail::kExactBelowPx;
 using detail::kLodBias;
 using detail::kMaxHalfExtentPx;

@@ -3,11 +3,11 @@
 // the colour shared with ribbon segments.
 #pragma once
 
+#include "spritz/angle.h"
 #include "spritz/raster/raster.h"
 
 namespace spritz::detail {
 
-inline constexpr double kDegToRad = 3.14159265358979323846 / 180.0;
 // Larger sprites are clamped (they cover the canvas anyway).
 inline constexpr double kMaxHalfExtentPx = 1e7;
 // Thinner sprites are drawn this thin with their colour and alpha scaled down

@@ -30,7 +30,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-constexpr double kPi = 3.14159265358979323846;
 const fs::path kData = fs::path(SPRITZ_SOURCE_DIR) / "tests/data/import";
 const fs::path kProject = kData / "godot/project";
 const fs::path kCorpus = spritz_corpus_dir(SPRITZ_SOURCE_DIR);

@@ -17,11 +17,7 @@
 using namespace spritz;
 using namespace spritz::test;
 
-namespace {
-
-constexpr double kPi = 3.14159265358979323846;
-
-}  // namespace
+namespace {}  // namespace
 
 TEST_CASE("damping alone: speed falls linearly along the launch and stops", "[damping]") {
   const Effect fx = fx_from(R"(

@@ -13,8 +13,6 @@ using namespace spritz;
 
 namespace {
 
-constexpr double kPi = 3.14159265358979323846;
-
 struct Scene {
   Effect fx;
   TextureSet textures;

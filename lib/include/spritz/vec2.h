@@ -3,6 +3,8 @@
 
 #include <cmath>
 
+#include "spritz/angle.h"
+
 namespace spritz {
 
 struct Vec2 {
@@ -36,7 +38,6 @@ inline Vec2 rotate(Vec2 a, double angle_rad) {
 
 // Unit vector at `angle_deg` counter-clockwise from +x (90 = up).
 inline Vec2 direction_from_degrees(double angle_deg) {
-  constexpr double kDegToRad = 3.14159265358979323846 / 180.0;
   return {std::cos(angle_deg * kDegToRad), std::sin(angle_deg * kDegToRad)};
 }
 

@@ -184,7 +184,7 @@ const std::vector<std::string_view>& builtin_texture_names();
 
 // The encoded bytes of an effect's texture files, by TextureRef::path. The
 // raster library reads no files: the program reads each once (spritz's CLI,
-// cli/io/textures.h, with its size cap) and hands the bytes in.
+// cli/effect_files.h, with its size cap) and hands the bytes in.
 using TextureBytes = std::map<std::string, std::vector<unsigned char>>;
 
 // One texture per emitter (index = Emitter::index), decoded or generated
