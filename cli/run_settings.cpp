@@ -63,6 +63,8 @@ RunSettings read_run_settings(const SettingsUse& use, PngMode png_mode,
   s.import_search.texture_map_name = texture_map;
   s.import_search.texture_map_text = texture_map.empty() ? "" : read_text_file(texture_map);
   if (const char* dir = std::getenv("SPRITZ_MODULE_DIR"); dir && *dir) s.module_dir = dir;
+  if (const char* gh = std::getenv("GITHUB_ACTIONS")) s.github_actions = std::string(gh) == "true";
+  if (const char* browser = std::getenv("BROWSER")) s.browser = browser;
   // The kernel first: a bad SPRITZ_SIMD stops a drawing command before
   // anything else is checked.
   s.kernel = use.kernel ? kernel_from_environment() : default_draw_path();

@@ -46,6 +46,10 @@ struct RunSettings {
   ImportOptions import_search;
   // SPRITZ_MODULE_DIR: a folder searched first for spritz's modules (io/module.h).
   std::string module_dir;
+  // GITHUB_ACTIONS=true: `check` also writes its failures as ::error annotations.
+  bool github_actions = false;
+  // BROWSER: what `preview --open` starts (else xdg-open).
+  std::string browser;
 };
 
 // Which settings a command uses: only those are read from the environment,

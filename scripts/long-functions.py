@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Lists functions in lib/ and raster/ longer than a limit (default 80 lines).
+"""Lists functions in every source folder (lib/, raster/, import/, cli/, bench/)
+longer than a limit (default 80 lines).
 
 A function is a definition whose body opens at the end of a line at column 0
 or 2 (namespace or class scope) and closes with a brace at the same column.
@@ -12,8 +13,9 @@ import pathlib, re, sys
 limit = int(sys.argv[1]) if len(sys.argv) > 1 else 80
 root = pathlib.Path(__file__).resolve().parent.parent
 bad, explained = [], []
-for path in sorted(list((root / "lib").rglob("*.cpp")) + list((root / "raster").rglob("*.cpp")) +
-                   list((root / "lib").rglob("*.h")) + list((root / "raster").rglob("*.h"))):
+folders = ("lib", "raster", "import", "cli", "bench")
+for path in sorted(p for folder in folders for ext in ("*.cpp", "*.h")
+                   for p in (root / folder).rglob(ext)):
     lines = path.read_text().split("\n")
     i = 0
     while i < len(lines):

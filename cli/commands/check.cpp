@@ -270,8 +270,43 @@ std::vector<double> check_times(const Effect& fx) {
   return {d / 6, d / 2, 5 * d / 6};
 }
 
-int run_check(const CheckArgs& args, const RunSettings& settings) {
-  EffectFiles files(settings);
+namespace {
+
+// One run of `spritz check`: its effects checked in turn, what it found, and
+// its reports.
+class CheckRun {
+ public:
+  CheckRun(const CheckArgs& args, const RunSettings& settings)
+      : args_(args), settings_(settings), files_(settings), out_dir_(args.out) {}
+
+  // Loads every effect before anything is drawn: a bad file fails the run
+  // at once, and two files with one name (whose goldens would be the same
+  // files, each --update overwriting the other's) are an error.
+  std::vector<Effect> load_effects();
+  // Renders `fx` (from `path`) at its check times and compares or updates
+  // its goldens.
+  void check_effect(const Effect& fx, const std::string& path);
+  // The JUnit and HTML reports, CI annotations and the summary; the exit code.
+  int finish();
+
+ private:
+  void note_stale_goldens(const Effect& fx, const std::string& path,
+                          const std::vector<double>& times, const SourceLoc& where);
+  void check_frame(const Effect& fx, const std::string& path, const Tolerances& tol,
+                   const SourceLoc& where, CheckFrame& f);
+  // Where failures' images go: --out, or a temporary folder made on the first failure.
+  fs::path failure_dir();
+
+  const CheckArgs& args_;
+  const RunSettings& settings_;
+  EffectFiles files_;
+  fs::path out_dir_;
+  Counts counts_;
+  std::vector<CheckRecord> records_;
+  std::vector<std::string> stale_all_;  // every stale golden, for the report
+};
+
+void check_options(const CheckArgs& args) {
   if (args.golden.empty()) throw Error("check needs --golden DIR");
   if (args.threshold && !(*args.threshold >= 0 && *args.threshold <= 1))
     throw Error("--threshold must be within [0, 1]");
@@ -287,138 +322,158 @@ int run_check(const CheckArgs& args, const RunSettings& settings) {
     if (!dir.empty() && fs::exists(dir, ec) && !fs::is_directory(dir, ec))
       throw Error(std::string(option) + " " + dir + " is not a directory");
   }
-  fs::path out_dir = args.out;
-  Counts counts;
-  std::vector<CheckRecord> records;
-  std::vector<std::string> stale_all;  // every stale golden, for the report
-  auto failure_dir = [&]() -> fs::path {
-    if (out_dir.empty()) {
-      std::string tmpl = (fs::temp_directory_path() / "spritz-check-XXXXXX").string();
-      if (!mkdtemp(tmpl.data()))
-        throw Error("cannot create a results folder in " + fs::temp_directory_path().string());
-      out_dir = tmpl;
-      if (!args.json) std::fprintf(stderr, "spritz: writing failures to %s\n", out_dir.c_str());
-    }
-    return out_dir;
-  };
+}
 
-  // Every effect is loaded before anything is drawn: a bad file fails the run
-  // at once, and two files with one name (whose goldens would be the same
-  // files, each --update overwriting the other's) are an error.
+fs::path CheckRun::failure_dir() {
+  if (out_dir_.empty()) {
+    std::string tmpl = (fs::temp_directory_path() / "spritz-check-XXXXXX").string();
+    if (!mkdtemp(tmpl.data()))
+      throw Error("cannot create a results folder in " + fs::temp_directory_path().string());
+    out_dir_ = tmpl;
+    if (!args_.json) std::fprintf(stderr, "spritz: writing failures to %s\n", out_dir_.c_str());
+  }
+  return out_dir_;
+}
+
+std::vector<Effect> CheckRun::load_effects() {
   std::vector<Effect> effects;
   std::unordered_map<std::string, std::string> path_of_name;
-  for (const std::string& path : args.effects) {
-    effects.push_back(files.load_path(path, {}, args.from));
-    if (!args.quiet) print_warnings(effects.back().warnings);
+  for (const std::string& path : args_.effects) {
+    effects.push_back(files_.load_path(path, {}, args_.from));
+    if (!args_.quiet) print_warnings(effects.back().warnings);
     const std::string& name = effects.back().name;
     const auto [first, fresh] = path_of_name.emplace(name, path);
     std::error_code ec;
     if (!fresh && !fs::equivalent(first->second, path, ec))
       throw Error(first->second + " and " + path + " are both named \"" + name +
                   "\", so their goldens would be the same files (" +
-                  (fs::path(args.golden) / name).string() + "/); rename one ([effect] name)");
+                  (fs::path(args_.golden) / name).string() + "/); rename one ([effect] name)");
   }
 
-  for (size_t e = 0; e < effects.size(); ++e) {
-    const Effect& fx = effects[e];
-    const Tolerances tol = tolerances(args, fx);
-    const std::vector<double> times = effect_check_times(args.effects[e], fx);
-    const SourceLoc where = check_location(fx, args.effects[e]);
-    for (const std::string& g : stale_goldens(args, fx, times)) {
-      stale_all.push_back(g);
-      if (!args.fail_on_stale) continue;
-      ++counts.failed;
-      const std::string detail = g + " is not a check time of " + fx.name +
-                                 ", so it is never compared; delete it if the times changed";
-      records.push_back({fx.name, args.effects[e],
-                         fx.name + " stale " + fs::path(g).filename().string(), "stale", detail, "",
-                         "", false, where, g, ""});
-      if (!args.json)
-        std::fprintf(stderr, "FAIL %s: stale golden: %s\n", fx.name.c_str(), detail.c_str());
+  return effects;
+}
+
+void CheckRun::note_stale_goldens(const Effect& fx, const std::string& path,
+                                  const std::vector<double>& times, const SourceLoc& where) {
+  for (const std::string& g : stale_goldens(args_, fx, times)) {
+    stale_all_.push_back(g);
+    if (!args_.fail_on_stale) continue;
+    ++counts_.failed;
+    const std::string detail = g + " is not a check time of " + fx.name +
+                               ", so it is never compared; delete it if the times changed";
+    records_.push_back({fx.name, path, fx.name + " stale " + fs::path(g).filename().string(),
+                        "stale", detail, "", "", false, where, g, ""});
+    if (!args_.json)
+      std::fprintf(stderr, "FAIL %s: stale golden: %s\n", fx.name.c_str(), detail.c_str());
+  }
+}
+
+void CheckRun::check_frame(const Effect& fx, const std::string& path, const Tolerances& tol,
+                           const SourceLoc& where, CheckFrame& f) {
+  const int w = fx.canvas.width, h = fx.canvas.height;
+  const std::string label = check_time_label(f.time);
+  const fs::path golden = fs::path(args_.golden) / fx.name / (label + ".png");
+  ++counts_.checked;
+  const Outcome o = args_.update ? update_golden(fx, golden, f, w, h, counts_)
+                                 : compare_golden(args_, tol, golden, f, w, h);
+  std::string actual_path, diff_path;
+  if (!o.ok) {
+    ++counts_.failed;
+    const fs::path dir = failure_dir();
+    const std::string stem = fx.name + "_" + label;
+    actual_path = (dir / (stem + ".actual.png")).string();
+    const auto png =
+        encode_png(f.rgba.data(), w, h, frame_png_texts(fx, -1, f.time, f.clock, w, h));
+    write_file_atomic(actual_path, png.data(), png.size());
+    if (!o.diff.image.empty()) {
+      diff_path = (dir / (stem + ".diff.png")).string();
+      const auto dpng = encode_png(o.diff.image.data(), w, h);
+      write_file_atomic(diff_path, dpng.data(), dpng.size());
     }
-    const int w = fx.canvas.width, h = fx.canvas.height;
-    // The check times through the shared frame pipeline (cli/pipeline.h):
-    // rendered on workers, compared and reported in order. The output does
-    // not depend on the thread count.
-    const int threads = thread_count(args.threads);
-    const FramePlan plan = plan_frames(threads, times.size(), w, h, max_alive(fx),
-                                       fx.canvas.blur_samples > 1, bytes_per_particle(fx));
-    const View view = canvas_view(fx.canvas, w, h);
-    const TextureSet textures = files.textures(fx, view.scale, threads);
-    std::vector<std::unique_ptr<FrameRenderer>> renderers(static_cast<size_t>(plan.workers));
-    const std::function<CheckFrame(uint64_t, int)> render = [&](uint64_t i, int worker) {
-      std::unique_ptr<FrameRenderer>& r = renderers[static_cast<size_t>(worker)];
-      if (!r) {
-        r = make_renderer(fx, w, h, plan.raster_threads, view, textures, settings, plan.workers);
-      }
-      CheckFrame f;
-      f.time = times[i];
-      f.clock = clock_at_time(fx, f.time);
-      r->render(f.clock);
-      r->encode(f.rgba);
-      return f;
-    };
-    const std::function<bool(const CheckFrame&)> never = [](const CheckFrame&) { return false; };
-    const std::function<void(uint64_t, CheckFrame&)> check_one = [&](uint64_t, CheckFrame& f) {
-      const std::string label = check_time_label(f.time);
-      const fs::path golden = fs::path(args.golden) / fx.name / (label + ".png");
-      ++counts.checked;
-      const Outcome o = args.update ? update_golden(fx, golden, f, w, h, counts)
-                                    : compare_golden(args, tol, golden, f, w, h);
-      std::string actual_path, diff_path;
-      if (!o.ok) {
-        ++counts.failed;
-        const fs::path dir = failure_dir();
-        const std::string stem = fx.name + "_" + label;
-        actual_path = (dir / (stem + ".actual.png")).string();
-        const auto png =
-            encode_png(f.rgba.data(), w, h, frame_png_texts(fx, -1, f.time, f.clock, w, h));
-        write_file_atomic(actual_path, png.data(), png.size());
-        if (!o.diff.image.empty()) {
-          diff_path = (dir / (stem + ".diff.png")).string();
-          const auto dpng = encode_png(o.diff.image.data(), w, h);
-          write_file_atomic(diff_path, dpng.data(), dpng.size());
-        }
-      }
-      records.push_back({fx.name, args.effects[e], fx.name + " @ " + label, o.status,
-                         o.detail.empty() ? o.status : o.detail, actual_path, diff_path, o.ok,
-                         where, golden.string(), tolerance_words(tol)});
-      if (args.json) {
-        const std::string line =
-            events::check(fx.name, f.time, golden.string(), o.status, o.diff.different,
-                          o.diff.ratio(), o.diff.max_channel_diff, actual_path, diff_path);
-        std::fwrite(line.data(), 1, line.size(), stdout);
-      } else if (!o.ok) {
-        std::fprintf(stderr, "FAIL %s @ %s: %s%s%s\n", fx.name.c_str(), label.c_str(),
-                     o.detail.c_str(), actual_path.empty() ? "" : "; actual ", actual_path.c_str());
-      } else if (!args.quiet) {
-        std::fprintf(stderr, "%-4s %s @ %s%s%s\n", o.tag, fx.name.c_str(), label.c_str(),
-                     o.detail.empty() ? "" : ": ", o.detail.c_str());
-      }
-    };
-    run_ordered<CheckFrame>(0, times.size(), plan.workers, 2 * static_cast<uint64_t>(plan.workers),
-                            render, never, check_one);
   }
-  if (!args.junit.empty()) {
-    const std::string xml = junit_xml(records);
-    write_file_atomic(args.junit, xml.data(), xml.size());
-  }
-  if (!args.report.empty()) write_check_report(args.report, records, stale_all);
-  if (const char* gh = std::getenv("GITHUB_ACTIONS"); gh && std::string(gh) == "true")
-    github_annotations(records, args.json ? stderr : stdout);
-  if (args.json) {
-    const std::string line = events::check_summary(counts.checked, counts.failed, counts.updated);
+  records_.push_back({fx.name, path, fx.name + " @ " + label, o.status,
+                      o.detail.empty() ? o.status : o.detail, actual_path, diff_path, o.ok, where,
+                      golden.string(), tolerance_words(tol)});
+  if (args_.json) {
+    const std::string line =
+        events::check(fx.name, f.time, golden.string(), o.status, o.diff.different, o.diff.ratio(),
+                      o.diff.max_channel_diff, actual_path, diff_path);
     std::fwrite(line.data(), 1, line.size(), stdout);
-  } else if (!args.quiet || counts.failed) {
-    std::fprintf(stderr, "spritz check: %llu checked, %llu failed%s\n",
-                 static_cast<unsigned long long>(counts.checked),
-                 static_cast<unsigned long long>(counts.failed),
-                 args.update ? (", " + std::to_string(counts.updated) +
-                                (counts.updated == 1 ? " golden" : " goldens") + " written")
-                                   .c_str()
-                             : "");
+  } else if (!o.ok) {
+    std::fprintf(stderr, "FAIL %s @ %s: %s%s%s\n", fx.name.c_str(), label.c_str(), o.detail.c_str(),
+                 actual_path.empty() ? "" : "; actual ", actual_path.c_str());
+  } else if (!args_.quiet) {
+    std::fprintf(stderr, "%-4s %s @ %s%s%s\n", o.tag, fx.name.c_str(), label.c_str(),
+                 o.detail.empty() ? "" : ": ", o.detail.c_str());
   }
-  return counts.failed ? kExitDifferent : kExitOk;
+}
+
+void CheckRun::check_effect(const Effect& fx, const std::string& path) {
+  const Tolerances tol = tolerances(args_, fx);
+  const std::vector<double> times = effect_check_times(path, fx);
+  const SourceLoc where = check_location(fx, path);
+  note_stale_goldens(fx, path, times, where);
+  const int w = fx.canvas.width, h = fx.canvas.height;
+  // The check times through the shared frame pipeline (cli/pipeline.h):
+  // rendered on workers, compared and reported in order. The output does
+  // not depend on the thread count.
+  const int threads = thread_count(args_.threads);
+  const FramePlan plan = plan_frames(threads, times.size(), w, h, max_alive(fx),
+                                     fx.canvas.blur_samples > 1, bytes_per_particle(fx));
+  const View view = canvas_view(fx.canvas, w, h);
+  const TextureSet textures = files_.textures(fx, view.scale, threads);
+  std::vector<std::unique_ptr<FrameRenderer>> renderers(static_cast<size_t>(plan.workers));
+  const std::function<CheckFrame(uint64_t, int)> render = [&](uint64_t i, int worker) {
+    std::unique_ptr<FrameRenderer>& r = renderers[static_cast<size_t>(worker)];
+    if (!r) {
+      r = make_renderer(fx, w, h, plan.raster_threads, view, textures, settings_, plan.workers);
+    }
+    CheckFrame f;
+    f.time = times[i];
+    f.clock = clock_at_time(fx, f.time);
+    r->render(f.clock);
+    r->encode(f.rgba);
+    return f;
+  };
+  const std::function<bool(const CheckFrame&)> never = [](const CheckFrame&) { return false; };
+  const std::function<void(uint64_t, CheckFrame&)> check_one = [&](uint64_t, CheckFrame& f) {
+    check_frame(fx, path, tol, where, f);
+  };
+  run_ordered<CheckFrame>(0, times.size(), plan.workers, 2 * static_cast<uint64_t>(plan.workers),
+                          render, never, check_one);
+}
+
+int CheckRun::finish() {
+  if (!args_.junit.empty()) {
+    const std::string xml = junit_xml(records_);
+    write_file_atomic(args_.junit, xml.data(), xml.size());
+  }
+  if (!args_.report.empty()) write_check_report(args_.report, records_, stale_all_);
+  if (settings_.github_actions) github_annotations(records_, args_.json ? stderr : stdout);
+  if (args_.json) {
+    const std::string line =
+        events::check_summary(counts_.checked, counts_.failed, counts_.updated);
+    std::fwrite(line.data(), 1, line.size(), stdout);
+  } else if (!args_.quiet || counts_.failed) {
+    std::fprintf(stderr, "spritz check: %llu checked, %llu failed%s\n",
+                 static_cast<unsigned long long>(counts_.checked),
+                 static_cast<unsigned long long>(counts_.failed),
+                 args_.update ? (", " + std::to_string(counts_.updated) +
+                                 (counts_.updated == 1 ? " golden" : " goldens") + " written")
+                                    .c_str()
+                              : "");
+  }
+  return counts_.failed ? kExitDifferent : kExitOk;
+}
+
+}  // namespace
+
+int run_check(const CheckArgs& args, const RunSettings& settings) {
+  check_options(args);
+  CheckRun run(args, settings);
+  const std::vector<Effect> effects = run.load_effects();
+  for (size_t e = 0; e < effects.size(); ++e) run.check_effect(effects[e], args.effects[e]);
+  return run.finish();
 }
 
 }  // namespace spritz

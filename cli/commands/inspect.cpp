@@ -42,59 +42,76 @@ const char* sub_event_name(SubEvent on) {
 
 }  // namespace
 
-int run_inspect(const InspectArgs& args, const RunSettings& settings) {
-  EffectFiles files(settings);
-  const Effect fx = files.load(args.effect);
-  print_warnings(fx.warnings);
-  if (!std::isfinite(args.time) || std::abs(args.time) > kMaxTimeS)
-    throw Error("--time must be finite, within ±1e9 s");
-  const double clock = clock_at_time(fx, args.time);
-  Frame frame;
-  frame.particle_limit = particle_limit(1, kBytesPerParticle, settings.memory_budget);
-  evaluate(fx, clock, frame);
+namespace {
 
-  if (args.json) {
-    std::string out = "{\"time\": " + json_number(args.time) +
-                      ", \"clock\": " + json_number(clock) + ", \"emitters\": [";
-    for (size_t e = 0; e < frame.emitters.size(); ++e) {
-      const EmitterFrame& ef = frame.emitters[e];
-      const Emitter& em = fx.emitters[ef.emitter];
-      out += e ? ", " : "";
-      out += "{\"name\": " + json_string(em.name);
-      if (em.is_sub())
-        out +=
-            ", \"parent\": " + json_string(fx.emitters[static_cast<size_t>(em.sub.parent)].name) +
-            ", \"on\": \"" + sub_event_name(em.sub.on) + "\"";
-      if (args.stats) {
-        out += ", \"stats\": {\"window\": " + std::to_string(ef.stats.window) +
-               ", \"visited\": " + std::to_string(ef.stats.visited) +
-               ", \"alive\": " + std::to_string(ef.stats.alive) + "}";
-      }
-      out += ", \"particles\": [";
-      bool first = true;
-      for (const Particle& p : ef.particles) {
-        if (p.trail) continue;  // a trail ghost is the particle at an earlier clock
-        out += first ? "" : ", ";
-        first = false;
-        out += "{\"key\": " + std::to_string(p.key) + ", \"age\": " + json_number(p.age_s) +
-               ", \"life\": " + json_number(p.life_s) + ", \"x\": " + json_number(p.x) +
-               ", \"y\": " + json_number(p.y) + ", \"vx\": " + json_number(p.vx) +
-               ", \"vy\": " + json_number(p.vy) + ", \"w\": " + json_number(p.w) +
-               ", \"h\": " + json_number(p.h) + ", \"rotation\": " + json_number(p.rotation_deg) +
-               ", \"color\": [" + json_number(p.color_srgb.r) + ", " + json_number(p.color_srgb.g) +
-               ", " + json_number(p.color_srgb.b) + "], \"alpha\": " + json_number(p.alpha) +
-               ", \"brightness\": " + json_number(em.brightness) +
-               ", \"light_emission\": " + json_number(em.light_emission) +
-               ", \"cell\": " + std::to_string(p.cell) +
-               ", \"impacts\": " + std::to_string(p.impacts) + "}";
-      }
-      out += "]}";
+// One particle as inspect --json shows it (docs/cli.md).
+std::string particle_json(const Particle& p, const Emitter& em) {
+  return "{\"key\": " + std::to_string(p.key) + ", \"age\": " + json_number(p.age_s) +
+         ", \"life\": " + json_number(p.life_s) + ", \"x\": " + json_number(p.x) +
+         ", \"y\": " + json_number(p.y) + ", \"vx\": " + json_number(p.vx) +
+         ", \"vy\": " + json_number(p.vy) + ", \"w\": " + json_number(p.w) +
+         ", \"h\": " + json_number(p.h) + ", \"rotation\": " + json_number(p.rotation_deg) +
+         ", \"color\": [" + json_number(p.color_srgb.r) + ", " + json_number(p.color_srgb.g) +
+         ", " + json_number(p.color_srgb.b) + "], \"alpha\": " + json_number(p.alpha) +
+         ", \"brightness\": " + json_number(em.brightness) +
+         ", \"light_emission\": " + json_number(em.light_emission) +
+         ", \"cell\": " + std::to_string(p.cell) + ", \"impacts\": " + std::to_string(p.impacts) +
+         "}";
+}
+
+// The frame as inspect --json prints it.
+std::string frame_json(const Effect& fx, const Frame& frame, const InspectArgs& args,
+                       double clock) {
+  std::string out = "{\"time\": " + json_number(args.time) + ", \"clock\": " + json_number(clock) +
+                    ", \"emitters\": [";
+  for (size_t e = 0; e < frame.emitters.size(); ++e) {
+    const EmitterFrame& ef = frame.emitters[e];
+    const Emitter& em = fx.emitters[ef.emitter];
+    out += e ? ", " : "";
+    out += "{\"name\": " + json_string(em.name);
+    if (em.is_sub())
+      out += ", \"parent\": " + json_string(fx.emitters[static_cast<size_t>(em.sub.parent)].name) +
+             ", \"on\": \"" + sub_event_name(em.sub.on) + "\"";
+    if (args.stats) {
+      out += ", \"stats\": {\"window\": " + std::to_string(ef.stats.window) +
+             ", \"visited\": " + std::to_string(ef.stats.visited) +
+             ", \"alive\": " + std::to_string(ef.stats.alive) + "}";
     }
-    out += "]}\n";
-    std::fwrite(out.data(), 1, out.size(), stdout);
-    return kExitOk;
+    out += ", \"particles\": [";
+    bool first = true;
+    for (const Particle& p : ef.particles) {
+      if (p.trail) continue;  // a trail ghost is the particle at an earlier clock
+      out += first ? "" : ", ";
+      first = false;
+      out += particle_json(p, em);
+    }
+    out += "]}";
   }
+  return out + "]}\n";
+}
 
+// One emitter's particles as the table's rows.
+void print_rows(const EmitterFrame& ef, const Emitter& em) {
+  const bool hits = em.collision.enabled();
+  std::printf("%10s %7s %7s %9s %9s %8s %8s %8s %6s %5s  %s%s\n", "key", "age", "life", "x", "y",
+              "w", "h", "rot", "alpha", "cell", "color", hits ? "  impacts" : "");
+  for (const Particle& p : ef.particles) {
+    if (p.trail) continue;
+    std::printf("%10llu %s %s %s %s %s %s %s %6.3f %5d  #%02x%02x%02x",
+                static_cast<unsigned long long>(p.key), column(p.age_s, 7, 3).c_str(),
+                column(p.life_s, 7, 3).c_str(), column(p.x, 9, 2).c_str(),
+                column(p.y, 9, 2).c_str(), column(p.w, 8, 2).c_str(), column(p.h, 8, 2).c_str(),
+                column(p.rotation_deg, 8, 1).c_str(), p.alpha, p.cell,
+                static_cast<unsigned>(std::lround(p.color_srgb.r * 255)),
+                static_cast<unsigned>(std::lround(p.color_srgb.g * 255)),
+                static_cast<unsigned>(std::lround(p.color_srgb.b * 255)));
+    if (hits) std::printf("  %7u", p.impacts);
+    std::printf("\n");
+  }
+}
+
+// The frame as inspect's table.
+void print_table(const Effect& fx, const Frame& frame, const InspectArgs& args, double clock) {
   std::printf("%s at time %g (clock %g)\n", fx.name.c_str(), args.time, clock);
   for (const EmitterFrame& ef : frame.emitters) {
     const Emitter& em = fx.emitters[ef.emitter];
@@ -108,23 +125,27 @@ int run_inspect(const InspectArgs& args, const RunSettings& settings) {
       std::printf(" (window %llu, visited %llu)", static_cast<unsigned long long>(ef.stats.window),
                   static_cast<unsigned long long>(ef.stats.visited));
     std::printf("\n");
-    if (ef.particles.empty()) continue;
-    const bool hits = em.collision.enabled();
-    std::printf("%10s %7s %7s %9s %9s %8s %8s %8s %6s %5s  %s%s\n", "key", "age", "life", "x", "y",
-                "w", "h", "rot", "alpha", "cell", "color", hits ? "  impacts" : "");
-    for (const Particle& p : ef.particles) {
-      if (p.trail) continue;
-      std::printf("%10llu %s %s %s %s %s %s %s %6.3f %5d  #%02x%02x%02x",
-                  static_cast<unsigned long long>(p.key), column(p.age_s, 7, 3).c_str(),
-                  column(p.life_s, 7, 3).c_str(), column(p.x, 9, 2).c_str(),
-                  column(p.y, 9, 2).c_str(), column(p.w, 8, 2).c_str(), column(p.h, 8, 2).c_str(),
-                  column(p.rotation_deg, 8, 1).c_str(), p.alpha, p.cell,
-                  static_cast<unsigned>(std::lround(p.color_srgb.r * 255)),
-                  static_cast<unsigned>(std::lround(p.color_srgb.g * 255)),
-                  static_cast<unsigned>(std::lround(p.color_srgb.b * 255)));
-      if (hits) std::printf("  %7u", p.impacts);
-      std::printf("\n");
-    }
+    if (!ef.particles.empty()) print_rows(ef, em);
+  }
+}
+
+}  // namespace
+
+int run_inspect(const InspectArgs& args, const RunSettings& settings) {
+  EffectFiles files(settings);
+  const Effect fx = files.load(args.effect);
+  print_warnings(fx.warnings);
+  if (!std::isfinite(args.time) || std::abs(args.time) > kMaxTimeS)
+    throw Error("--time must be finite, within ±1e9 s");
+  const double clock = clock_at_time(fx, args.time);
+  Frame frame;
+  frame.particle_limit = particle_limit(1, kBytesPerParticle, settings.memory_budget);
+  evaluate(fx, clock, frame);
+  if (args.json) {
+    const std::string out = frame_json(fx, frame, args, clock);
+    std::fwrite(out.data(), 1, out.size(), stdout);
+  } else {
+    print_table(fx, frame, args, clock);
   }
   return kExitOk;
 }

@@ -182,7 +182,7 @@ class Preview {
     ra.fps = q.fps;
     ra.times = {q.time};
     ra.threads = args_.threads;
-    const RenderJob job = make_render_job(ra, *fx, "preview.png");
+    const RenderJob job = make_render_job(parse_render_request(ra), *fx, "preview.png");
     if (static_cast<int64_t>(job.width) * job.height > kMaxPreviewPixels)
       throw Error("size " + std::to_string(job.width) + "x" + std::to_string(job.height) +
                   " is over the preview's 4096x4096 pixels; render it with spritz render");
@@ -294,10 +294,10 @@ void send_error(HttpResponse& res, int status, const std::string& message) {
   res.content_type = "application/json";
 }
 
-// Starts the desktop's browser on `url` (xdg-open, or $BROWSER), detached.
-void open_browser(const std::string& url, bool quiet) {
-  const char* browser = std::getenv("BROWSER");
-  const std::string prog = browser && *browser ? browser : "xdg-open";
+// Starts the desktop's browser on `url` (`browser`, the run's $BROWSER, or
+// xdg-open), detached.
+void open_browser(const std::string& browser, const std::string& url, bool quiet) {
+  const std::string prog = !browser.empty() ? browser : "xdg-open";
   char* argv[] = {const_cast<char*>(prog.c_str()), const_cast<char*>(url.c_str()), nullptr};
   pid_t pid;
   if (posix_spawnp(&pid, prog.c_str(), nullptr, nullptr, argv, environ) != 0) {
@@ -380,7 +380,7 @@ int run_preview(const PreviewArgs& args, const RunSettings& settings) {
   if (!args.quiet)
     std::fprintf(stderr, "spritz: previewing %s at %s (Ctrl-C stops)\n", args.effect.effect.c_str(),
                  url.c_str());
-  if (args.open) open_browser(url, args.quiet);
+  if (args.open) open_browser(settings.browser, url, args.quiet);
 
   std::atomic<bool> done{false};
   std::thread watcher([&] {

@@ -38,10 +38,6 @@ namespace {
 
 struct ReaderGone {};
 
-// Frame units at full scale for render --motion-vectors (docs/cli.md): a
-// quarter of the frame per frame interval.
-constexpr double kRenderMotionScale = 0.25;
-
 }  // namespace
 
 namespace {
@@ -73,6 +69,7 @@ struct Slot {
 // textures.
 struct FrameContext {
   const RenderArgs& args;
+  const RenderRequest& request;
   EffectFiles& files;
   const Effect& fx;
   const RenderJob& job;
@@ -96,7 +93,7 @@ FrameRenderer& worker_renderer(const FrameContext& ctx, std::unique_ptr<FrameRen
   renderer = make_renderer(ctx.fx, ctx.job.width, ctx.job.height, ctx.job.plan.raster_threads,
                            canvas_view(ctx.fx.canvas, ctx.job.width, ctx.job.height),
                            std::move(shared), ctx.files.settings(), ctx.job.plan.workers);
-  renderer->set_light_pass(light_pass_from(ctx.args.pass));
+  renderer->set_light_pass(ctx.request.pass);
   renderer->set_frame_rate(ctx.job.fps);
   return *renderer;
 }
@@ -171,7 +168,7 @@ namespace {
 // --motion-vectors: the frame's motion over one frame interval, in frame
 // units, written beside it.
 void write_motion(const FrameContext& ctx, Slot& slot) {
-  const MotionArgs& mv = ctx.args.motion;
+  const RenderRequest& rq = ctx.request;
   const int w = ctx.job.width, h = ctx.job.height;
   TextureSet textures;
   {
@@ -181,13 +178,13 @@ void write_motion(const FrameContext& ctx, Slot& slot) {
   MotionField field;
   const MotionStep step{slot.item.clock, slot.item.clock + ctx.fx.time_scale / ctx.job.fps};
   MotionOptions opt;
-  opt.dilate = mv.dilate;
+  opt.dilate = rq.motion_dilate;
   opt.threads = ctx.job.plan.raster_threads;
   motion_field(ctx.fx, textures, canvas_view(ctx.fx.canvas, w, h), w, h, step, opt, field);
   std::vector<uint16_t> px;
-  slot.motion_clamped = encode_motion(field, w, h, mv.scale.value_or(kRenderMotionScale),
-                                      motion_encoding_from_name(mv.encoding), px);
-  const std::vector<uint8_t> png = motion_png(px, w, h, mv.depth, ctx.files.settings().png_mode);
+  slot.motion_clamped = encode_motion(field, w, h, rq.motion_scale, *rq.motion, px);
+  const std::vector<uint8_t> png =
+      motion_png(px, w, h, rq.motion_depth, ctx.files.settings().png_mode);
   try {
     write_file_atomic(ctx.job.motion->format(slot.item.number), png.data(), png.size());
   } catch (const WriteError& e) {
@@ -270,10 +267,11 @@ void report_frame(const RenderArgs& args, Slot& slot, bool raw, const std::strin
 }
 
 // Renders the frames of one effect (one seed) to `output`.
-void render_effect(const RenderArgs& args, EffectFiles& files, const Effect& fx,
-                   const std::string& output, const std::optional<int64_t>& seed, Totals& totals,
-                   Progress& progress, std::chrono::steady_clock::time_point t0, uint64_t& done) {
-  const RenderJob job = make_render_job(args, fx, output);
+void render_effect(const RenderArgs& args, const RenderRequest& request, EffectFiles& files,
+                   const Effect& fx, const std::string& output, const std::optional<int64_t>& seed,
+                   Totals& totals, Progress& progress, std::chrono::steady_clock::time_point t0,
+                   uint64_t& done) {
+  const RenderJob job = make_render_job(request, fx, output);
   totals.width = job.width;
   totals.height = job.height;
   totals.threads = job.threads;
@@ -294,7 +292,7 @@ void render_effect(const RenderArgs& args, EffectFiles& files, const Effect& fx,
   std::mutex texture_mutex;
   std::optional<TextureSet> textures;  // loaded by the first frame that renders
   std::vector<std::unique_ptr<FrameRenderer>> renderers(static_cast<size_t>(plan.workers));
-  const FrameContext context{args, files, fx, job, texture_mutex, textures};
+  const FrameContext context{args, request, files, fx, job, texture_mutex, textures};
   const std::function<Slot(uint64_t, int)> produce = [&](uint64_t i, int w) {
     return render_frame(context, i, renderers[static_cast<size_t>(w)]);
   };
@@ -309,13 +307,6 @@ void render_effect(const RenderArgs& args, EffectFiles& files, const Effect& fx,
   };
   run_ordered<Slot>(job.begin, job.end, plan.workers, 2 * static_cast<uint64_t>(plan.workers),
                     produce, halts, consume);
-}
-
-std::vector<std::optional<int64_t>> seed_list(const RenderArgs& args) {
-  if (args.seeds.empty()) return {args.effect.seed};
-  std::vector<std::optional<int64_t>> seeds;
-  for (const uint32_t seed : parse_seeds(args.seeds, 1000000)) seeds.push_back(seed);
-  return seeds;
 }
 
 // ",\"peak_memory_mb\":N": this process's peak resident memory, from
@@ -334,50 +325,12 @@ std::string peak_memory_json() {
   return ",\"peak_memory_mb\":" + json_number(std::round(static_cast<double>(kb) / 1024 * 10) / 10);
 }
 
-}  // namespace
-
-int run_render(const RenderArgs& args, const RunSettings& settings) {
-  EffectFiles files(settings);
-  if (args.effect.seed && !args.seeds.empty())
-    throw Error("use either --seed or --seeds, not both");
-  const std::vector<std::optional<int64_t>> seeds = seed_list(args);
-  std::string output = args.output;
-  if (seeds.size() > 1 && output != "-" && output.find("{seed}") == std::string::npos)
-    throw Error("--seeds renders " + std::to_string(seeds.size()) +
-                " variants: put {seed} in the output pattern, e.g. -o out/fx_s{seed}_####.png");
-
-  Progress progress(!args.quiet && !args.json && isatty(STDERR_FILENO) && output != "-", 0);
-  const auto t0 = std::chrono::steady_clock::now();
-  uint64_t done = 0;
-  Totals totals;
-  std::string name, shown_pattern;
-  try {
-    for (const auto& seed : seeds) {
-      EffectArgs ea = args.effect;
-      ea.seed = seed;
-      const Effect fx = files.load(ea);
-      if (name.empty()) {
-        name = fx.name;
-        if (!args.quiet) print_warnings(fx.warnings);  // once, not once per seed
-        // With --time, --fps only sets the frame interval a motion-blur
-        // shutter spans: without blur it would be silently ignored.
-        if (!args.quiet && !args.times.empty() && args.fps && fx.canvas.blur_samples <= 1)
-          std::fprintf(
-              stderr,
-              "spritz: warning: --fps does nothing with --time (times are seconds) unless the "
-              "effect has motion blur; for frame numbers use --frames\n");
-      }
-      std::string out = output.empty() ? "out/" + fx.name + "_####.png" : output;
-      if (shown_pattern.empty()) shown_pattern = out;
-      out = replace_all(out, "{seed}", std::to_string(fx.seed));
-      render_effect(args, files, fx, out, seed, totals, progress, t0, done);
-      if (totals.out_of_space) break;
-    }
-  } catch (const ReaderGone&) {
-    progress.finish();
-    return kExitError;  // the reader of stdout went away: stop quietly
-  }
-  progress.finish();
+// The run's report: the --json summary, the line on stderr, and the
+// warnings the totals call for.
+void report_run(const RenderArgs& args, const RenderRequest& request, const Totals& totals,
+                const std::string& name, const std::string& shown_pattern,
+                std::chrono::steady_clock::time_point t0, DrawPath kernel) {
+  const std::string& output = request.output;
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   const double fps = seconds > 0 ? static_cast<double>(totals.rendered) / seconds : 0;
@@ -392,13 +345,13 @@ int run_render(const RenderArgs& args, const RunSettings& settings) {
     summary.width = totals.width;
     summary.height = totals.height;
     summary.threads = totals.threads;
-    summary.kernel = draw_path_name(settings.kernel);
+    summary.kernel = draw_path_name(kernel);
     summary.out_of_space = totals.out_of_space;
     std::string extra = peak_memory_json();
     if (!args.motion.output.empty())
       extra += ",\"motion_vectors\":{\"pattern\":" + json_string(args.motion.output) +
                ",\"encoding\":\"" + args.motion.encoding +
-               "\",\"scale\":" + json_number(args.motion.scale.value_or(kRenderMotionScale)) +
+               "\",\"scale\":" + json_number(request.motion_scale) +
                ",\"units\":\"frame\",\"clamped_pixels\":" + std::to_string(totals.motion_clamped) +
                "}";
     const std::string line = events::render_summary(summary, extra);
@@ -438,13 +391,53 @@ int run_render(const RenderArgs& args, const RunSettings& settings) {
     std::fprintf(stderr,
                  "spritz: warning: %llu pixels moved farther than --mv-scale %g frames per frame; "
                  "their vectors are clamped (raise --mv-scale)\n",
-                 static_cast<unsigned long long>(totals.motion_clamped),
-                 args.motion.scale.value_or(kRenderMotionScale));
+                 static_cast<unsigned long long>(totals.motion_clamped), request.motion_scale);
   if (totals.out_of_space && !args.quiet)
     std::fprintf(
         stderr,
         "spritz: stopped: the disk is full, so every later frame would fail too; free some space, "
         "then run the same command with --skip-existing to render only what is missing\n");
+}
+
+}  // namespace
+
+int run_render(const RenderArgs& args, const RunSettings& settings) {
+  const RenderRequest request = parse_render_request(args);
+  EffectFiles files(settings);
+  const std::string& output = request.output;
+  Progress progress(!args.quiet && !args.json && isatty(STDERR_FILENO) && output != "-", 0);
+  const auto t0 = std::chrono::steady_clock::now();
+  uint64_t done = 0;
+  Totals totals;
+  std::string name, shown_pattern;
+  try {
+    for (const auto& seed : request.seeds) {
+      EffectArgs ea = args.effect;
+      ea.seed = seed;
+      const Effect fx = files.load(ea);
+      if (name.empty()) {
+        name = fx.name;
+        if (!args.quiet) print_warnings(fx.warnings);  // once, not once per seed
+        // With --time, --fps only sets the frame interval a motion-blur
+        // shutter spans: without blur it would be silently ignored.
+        if (!args.quiet && !args.times.empty() && args.fps && fx.canvas.blur_samples <= 1)
+          std::fprintf(
+              stderr,
+              "spritz: warning: --fps does nothing with --time (times are seconds) unless the "
+              "effect has motion blur; for frame numbers use --frames\n");
+      }
+      std::string out = output.empty() ? "out/" + fx.name + "_####.png" : output;
+      if (shown_pattern.empty()) shown_pattern = out;
+      out = replace_all(out, "{seed}", std::to_string(fx.seed));
+      render_effect(args, request, files, fx, out, seed, totals, progress, t0, done);
+      if (totals.out_of_space) break;
+    }
+  } catch (const ReaderGone&) {
+    progress.finish();
+    return kExitError;  // the reader of stdout went away: stop quietly
+  }
+  progress.finish();
+  report_run(args, request, totals, name, shown_pattern, t0, settings.kernel);
   return totals.failed ? kExitError : kExitOk;
 }
 

@@ -1,5 +1,6 @@
-// make_render_job is the pure step of `render`: options and an effect into
-// what to render, with no file touched, so it is tested without any.
+// parse_render_request and make_render_job are the pure steps of `render`:
+// options and an effect into what to render, with no file touched, so they
+// are tested without any.
 #include "commands/render_job.h"
 
 #include <catch2/catch.hpp>
@@ -15,6 +16,12 @@ Effect effect(const std::string& extra = "") {
   return load_effect("[effect]\nduration = 2\nfps = 30\n" + extra +
                          "[canvas]\nsize = [200, 100]\n[[emitter]]\nrate = 10\n",
                      "job.toml", ".");
+}
+
+// The request parsed from `args`, then the job for `fx`: the two steps
+// `render` takes.
+RenderJob make_render_job(const RenderArgs& args, const Effect& fx, const std::string& output) {
+  return spritz::make_render_job(parse_render_request(args), fx, output);
 }
 
 }  // namespace
