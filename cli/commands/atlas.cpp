@@ -11,6 +11,7 @@
 #include <optional>
 #include <thread>
 
+#include "commands/atlas_parts.h"
 #include "events.h"
 #include "frames.h"
 #include "io/io.h"
@@ -28,45 +29,6 @@ namespace spritz {
 namespace {
 
 namespace fs = std::filesystem;
-
-constexpr int kMaxSheetSide = 16384;
-
-struct Cell {
-  int64_t number;  // frame number, index in the spread, or seed
-  double time, clock;
-  size_t effect = 0;  // index into the effects list (one per seed)
-};
-
-std::string pad_index(size_t i, size_t count) {
-  const size_t width = std::max<size_t>(2, std::to_string(count - 1).size());
-  std::string s = std::to_string(i);
-  return std::string(width > s.size() ? width - s.size() : 0, '0') + s;
-}
-
-// The sheet's path as the metadata names it: relative to the JSON's folder,
-// as TexturePacker's loaders resolve meta.image ("fire.png" beside it,
-// "../sheets/fire.png" for --meta meta/fire.json -o sheets/fire.png).
-// Whole-millisecond durations for `n` cells of `frame_s` seconds, whose sum is
-// the whole run (n frame_s) rounded to the millisecond: cell i lasts
-// round((i + 1) P / n) - round(i P / n) ms of P (62 and 63 alternating for
-// 16 cells of a second), so engines that take integers keep the period.
-std::vector<int64_t> whole_ms_durations(double frame_s, size_t n) {
-  const double total_ms = std::round(frame_s * 1000 * static_cast<double>(n));
-  std::vector<int64_t> out(n);
-  for (size_t i = 0; i < n; ++i) {
-    const double a = std::round(total_ms * static_cast<double>(i) / static_cast<double>(n));
-    const double b = std::round(total_ms * static_cast<double>(i + 1) / static_cast<double>(n));
-    out[i] = static_cast<int64_t>(b - a);
-  }
-  return out;
-}
-
-std::string sheet_relative_to_meta(const std::string& sheet, const std::string& meta) {
-  const fs::path sheet_abs = fs::absolute(sheet).lexically_normal();
-  const fs::path rel =
-      sheet_abs.lexically_relative(fs::absolute(meta).lexically_normal().parent_path());
-  return (rel.empty() ? sheet_abs : rel).generic_string();
-}
 
 // The motion-vector sheet and what the metadata, --json and the log say of it.
 struct BakedMotion {
@@ -148,10 +110,53 @@ BakedMotion bake_motion(const Effect& fx, const TextureSet& textures, const View
   return out;
 }
 
-}  // namespace
+// One run of `spritz atlas`: the sheet's effects, layout and cells, then
+// each step of baking it.
+class AtlasRun {
+ public:
+  AtlasRun(const AtlasArgs& args, const RunSettings& settings)
+      : args_(args), settings_(settings), files_(settings) {}
 
-int run_atlas(const AtlasArgs& args, const RunSettings& settings) {
-  EffectFiles files(settings);
+  // The options that need no effect, checked before anything is drawn; the
+  // metadata's path.
+  void check_options();
+  // One effect, or with --seeds one per seed (a contact sheet of variants),
+  // then the layout and the cells.
+  void plan();
+  // Framing: the canvas, or with --fit the smallest view holding every
+  // particle of every chosen frame (cheap: evaluation only, no pixels).
+  void frame_cells();
+  // Every cell drawn and placed; the sheet's pixels and PNG, the loop seam.
+  void bake();
+  // Motion vectors, metadata and the files written; the report. Returns the
+  // exit code.
+  int finish();
+
+ private:
+  TextureSet textures_for(size_t e);
+  std::vector<uint8_t> render_cells();
+  int loop_seam(const std::vector<uint8_t>& first);
+  std::optional<BakedMotion> bake_motion_sheet();
+  int report(const std::optional<BakedMotion>& baked) const;
+
+  const AtlasArgs& args_;
+  const RunSettings& settings_;
+  EffectFiles files_;
+  std::string meta_path_;
+  std::vector<Effect> effects_;
+  SheetLayout layout_;
+  CellSchedule schedule_;
+  View view_;
+  AlphaMode alpha_ = AlphaMode::kStraight;
+  int threads_ = 1;
+  std::mutex texture_mutex_;
+  std::vector<std::optional<TextureSet>> textures_;
+  std::vector<uint8_t> sheet_px_, png_;
+  int seam_ = 0;
+};
+
+void AtlasRun::check_options() {
+  const AtlasArgs& args = args_;
   // The options that need no effect, checked before anything is drawn.
   if (args.meta_format != "hash" && args.meta_format != "array" && args.meta_format != "aseprite")
     throw Error("--meta-format must be hash, array or aseprite, got '" + args.meta_format + "'");
@@ -172,18 +177,20 @@ int run_atlas(const AtlasArgs& args, const RunSettings& settings) {
     throw Error(
         "--motion-vectors needs cells that follow each other in time; a sheet of --seeds "
         "has one time");
-  const std::string meta_path =
+  meta_path_ =
       !args.meta.empty() ? args.meta : (fs::path(args.output).replace_extension(".json")).string();
   {
     std::error_code ec;
-    if (fs::path(meta_path).lexically_normal() == fs::path(args.output).lexically_normal() ||
-        fs::equivalent(meta_path, args.output, ec))
-      throw Error("the sheet (-o) and its metadata (--meta) would both be " + meta_path +
+    if (fs::path(meta_path_).lexically_normal() == fs::path(args.output).lexically_normal() ||
+        fs::equivalent(meta_path_, args.output, ec))
+      throw Error("the sheet (-o) and its metadata (--meta) would both be " + meta_path_ +
                   "; give the metadata another name");
   }
+}
 
-  // One effect, or with --seeds one per seed (a contact sheet of variants).
-  std::vector<Effect> effects;
+void AtlasRun::plan() {
+  const AtlasArgs& args = args_;
+  std::vector<Effect>& effects = effects_;
   if (!args.seeds.empty()) {
     if (args.effect.seed) throw Error("use either --seed or --seeds, not both");
     if (!args.frames.empty())
@@ -191,137 +198,58 @@ int run_atlas(const AtlasArgs& args, const RunSettings& settings) {
     for (const uint32_t seed : parse_seeds(args.seeds, 65536)) {
       EffectArgs ea = args.effect;
       ea.seed = seed;
-      effects.push_back(files.load(ea));
+      effects.push_back(files_.load(ea));
     }
   } else {
     if (args.time)
       throw Error("--time goes with --seeds (cells are otherwise spread over the duration)");
-    effects.push_back(files.load(args.effect));
+    effects.push_back(files_.load(args.effect));
   }
   const Effect& fx = effects.front();
   if (!args.quiet) print_warnings(fx.warnings);
   check_not_input(args.output);
-  check_not_input(meta_path);
-  if (motion) {
-    for (const std::string& other : {args.output, meta_path})
+  check_not_input(meta_path_);
+  const MotionArgs& mv = args.motion;
+  if (!mv.output.empty()) {
+    for (const std::string& other : {args.output, meta_path_})
       if (fs::path(mv.output).lexically_normal() == fs::path(other).lexically_normal())
         throw Error("--motion-vectors would overwrite " + other +
                     "; give the vectors another name");
     check_not_input(mv.output);
   }
+  layout_ = atlas_layout(args, fx);
+  schedule_ = schedule_cells(args, effects, layout_);
+  alpha_ = args.premultiplied ? AlphaMode::kPremultiplied : fx.canvas.alpha;
+  threads_ = thread_count(args.threads);
+  textures_.resize(effects.size());
+}
 
-  // Grid and cell size: a preset, a fixed sheet the grid divides, or a cell size.
-  int cols = 4, rows = 4;
-  std::string grid = args.grid, sheet = args.sheet;
-  if (!args.preset.empty()) {
-    if (args.preset != "roblox-2x2" && args.preset != "roblox-4x4" && args.preset != "roblox-8x8")
-      throw Error("--preset must be roblox-2x2, roblox-4x4 or roblox-8x8, got '" + args.preset +
-                  "'");
-    if (!grid.empty() || !sheet.empty() || !args.cell.empty())
-      throw Error("--preset sets the grid and the sheet size; drop --grid, --sheet and --cell");
-    grid = args.preset.substr(7);
-    sheet = "1024x1024";
-  }
-  if (!grid.empty()) parse_pair(grid, "--grid", 256, &cols, &rows);
-  if (args.padding < 0 || args.padding > 1024) throw Error("--padding must be within [0, 1024]");
-  int cell_w = fx.canvas.width, cell_h = fx.canvas.height;
-  if (!sheet.empty()) {
-    if (!args.cell.empty()) throw Error("use either --sheet or --cell, not both");
-    int sw, sh;
-    parse_pair(sheet, "--sheet", kMaxSheetSide, &sw, &sh);
-    const int free_w = sw - (cols + 1) * args.padding, free_h = sh - (rows + 1) * args.padding;
-    if (free_w < cols || free_h < rows || free_w % cols || free_h % rows)
-      throw Error("a " + std::to_string(cols) + "x" + std::to_string(rows) + " grid with padding " +
-                  std::to_string(args.padding) + " does not divide a " + sheet +
-                  " sheet into whole cells");
-    cell_w = free_w / cols;
-    cell_h = free_h / rows;
-  } else if (!args.cell.empty()) {
-    parse_pair(args.cell, "--cell", kMaxSheetSide, &cell_w, &cell_h);
-  }
-  SheetLayout layout;
-  layout.cols = cols;
-  layout.rows = rows;
-  layout.cell_w = cell_w;
-  layout.cell_h = cell_h;
-  layout.padding = args.padding;
-  layout.power_of_two = args.pot;
-  layout.bytes_per_pixel = args.depth == 16 ? 8 : 4;
-  if (static_cast<int64_t>(layout.grid_width()) > kMaxSheetSide ||
-      static_cast<int64_t>(layout.grid_height()) > kMaxSheetSide ||
-      layout.sheet_width() > kMaxSheetSide || layout.sheet_height() > kMaxSheetSide) {
-    throw Error("the sheet would be " + std::to_string(layout.sheet_width()) + "x" +
-                std::to_string(layout.sheet_height()) + ", over the limit of " +
-                std::to_string(kMaxSheetSide) + " per side; use a smaller --cell or --grid");
-  }
-  const size_t capacity = static_cast<size_t>(cols) * static_cast<size_t>(rows);
-
-  // The frames: a list at fps, or C*R times spread evenly over the duration
-  // (one period for a looped effect, so the last cell flows into the first).
-  const double fps = args.fps ? *args.fps : fx.fps;
-  if (!(fps > 0) || fps > 10000) throw Error("--fps must be within (0, 10000]");
-  std::vector<Cell> cells;
-  Cell after{0, 0, 0};  // the frame one step after the last cell, for the seam figure
-  double frame_s;
-  if (effects.size() > 1 || !args.seeds.empty()) {
-    if (effects.size() > capacity)
-      throw Error(std::to_string(effects.size()) + " seeds do not fit a " + std::to_string(cols) +
-                  "x" + std::to_string(rows) + " grid of " + std::to_string(capacity) + " cells");
-    const double t = args.time ? *args.time : fx.duration_s / 2;
-    if (!std::isfinite(t) || std::abs(t) > kMaxTimeS)
-      throw Error("--time must be finite, within ±1e9 s");
-    for (size_t e = 0; e < effects.size(); ++e)
-      cells.push_back({effects[e].seed, t, clock_at_time(effects[e], t), e});
-    after = cells.front();
-    frame_s = 1 / fps;
-  } else if (!args.frames.empty()) {
-    const FrameList list = parse_frames(args.frames);
-    if (list.size() > capacity)
-      throw Error(std::to_string(list.size()) + " frames do not fit a " + std::to_string(cols) +
-                  "x" + std::to_string(rows) + " grid of " + std::to_string(capacity) + " cells");
-    check_frame_times(list, fps);
-    for (uint64_t i = 0; i < list.size(); ++i) {
-      const int64_t f = list.at(i);
-      cells.push_back({f, f / fps, clock_at_frame(fx, f, fps)});
-    }
-    const int64_t step = list.size() >= 2 ? list.at(list.size() - 1) - list.at(list.size() - 2) : 1;
-    const int64_t next = list.at(list.size() - 1) + step;
-    after = {next, next / fps, clock_at_frame(fx, next, fps)};
-    frame_s = 1 / fps;
-  } else {
-    const double span = fx.duration_s > 0 ? fx.duration_s : 1.0;
-    frame_s = span / static_cast<double>(capacity);
-    for (size_t i = 0; i <= capacity; ++i) {
-      const double t = span * static_cast<double>(i) / static_cast<double>(capacity);
-      const Cell c{static_cast<int64_t>(i), t, clock_at_time(fx, t)};
-      if (i < capacity)
-        cells.push_back(c);
-      else
-        after = c;
-    }
-  }
-
-  // Framing: the canvas, or with --fit the smallest view holding every
-  // particle of every chosen frame (cheap: evaluation only, no pixels).
+void AtlasRun::frame_cells() {
+  const AtlasArgs& args = args_;
+  const std::vector<Effect>& effects = effects_;
+  const Effect& fx = effects.front();
+  const std::vector<Cell>& cells = schedule_.cells;
+  const double frame_s = schedule_.frame_s;
+  const int cell_w = layout_.cell_w, cell_h = layout_.cell_h;
   Bounds bounds;
   Frame frame;
-  frame.particle_limit = particle_limit(1, kBytesPerParticle, settings.memory_budget);
+  frame.particle_limit = particle_limit(1, kBytesPerParticle, settings_.memory_budget);
   std::vector<double> clocks;  // with motion blur, every sample of a cell
   for (const Cell& c : cells) {
     // Memory first (evaluate refuses before evaluating), then work.
     if (window_size(effects[c.effect], c.clock) > frame.particle_limit)
       evaluate(effects[c.effect], c.clock, frame);
     shutter_clocks(effects[c.effect], c.clock, 1 / frame_s, clocks);
-    check_frame_work(effects[c.effect], c.clock, clocks, settings.work_limit, kWorkLimitHint);
+    check_frame_work(effects[c.effect], c.clock, clocks, settings_.work_limit, kWorkLimitHint);
     for (double clock : clocks) {
       evaluate(effects[c.effect], clock, frame);
       extend_bounds(frame, bounds);
     }
   }
-  const View view = args.fit ? fit_view(bounds, fx.canvas, cell_w, cell_h, 1.0)
-                             : canvas_view(fx.canvas, cell_w, cell_h);
+  view_ = args.fit ? fit_view(bounds, fx.canvas, cell_w, cell_h, 1.0)
+                   : canvas_view(fx.canvas, cell_w, cell_h);
   if (!args.fit && !bounds.empty) {
-    const Bounds vis = visible_bounds(view, cell_w, cell_h);
+    const Bounds vis = visible_bounds(view_, cell_w, cell_h);
     if (bounds.x0 < vis.x0 || bounds.y0 < vis.y0 || bounds.x1 > vis.x1 || bounds.y1 > vis.y1) {
       std::fprintf(stderr,
                    "spritz: warning: particles reach x %.4g..%.4g, y %.4g..%.4g (design px) but a "
@@ -329,13 +257,26 @@ int run_atlas(const AtlasArgs& args, const RunSettings& settings) {
                    bounds.x0, bounds.x1, bounds.y0, bounds.y1, vis.x0, vis.x1, vis.y0, vis.y1);
     }
   }
+}
 
-  const AlphaMode alpha = args.premultiplied ? AlphaMode::kPremultiplied : fx.canvas.alpha;
-  // Cells are independent frames: each of up to --threads workers takes the
-  // next cell, renders it on one thread (or in strips, when there are fewer
-  // cells than threads), encodes it and places it. The sheet is the same
-  // bytes for any thread count.
-  const int threads = thread_count(args.threads);
+TextureSet AtlasRun::textures_for(size_t e) {
+  std::lock_guard<std::mutex> lock(texture_mutex_);
+  if (!textures_[e]) textures_[e] = files_.textures(effects_[e], view_.scale, threads_);
+  return *textures_[e];
+}
+
+// Cells are independent frames: each of up to --threads workers takes the
+// next cell, renders it on one thread (or in strips, when there are fewer
+// cells than threads), encodes it and places it. The sheet is the same
+// bytes for any thread count. Returns the first cell in 8 bits, as drawn
+// (what the loop seam compares).
+std::vector<uint8_t> AtlasRun::render_cells() {
+  const AtlasArgs& args = args_;
+  const std::vector<Effect>& effects = effects_;
+  const Effect& fx = effects.front();
+  const std::vector<Cell>& cells = schedule_.cells;
+  const double frame_s = schedule_.frame_s;
+  const int cell_w = layout_.cell_w, cell_h = layout_.cell_h;
   uint64_t particles = 0;
   bool blur = false;
   size_t bytes_each = kBytesPerParticle;
@@ -345,16 +286,9 @@ int run_atlas(const AtlasArgs& args, const RunSettings& settings) {
     bytes_each = std::max(bytes_each, bytes_per_particle(e));
   }
   const FramePlan plan =
-      plan_frames(threads, cells.size(), cell_w, cell_h, particles, blur, bytes_each);
+      plan_frames(threads_, cells.size(), cell_w, cell_h, particles, blur, bytes_each);
   const int workers = plan.workers, raster_threads = plan.raster_threads;
-  std::mutex texture_mutex;
-  std::vector<std::optional<TextureSet>> textures(effects.size());
-  auto textures_for = [&](size_t e) {
-    std::lock_guard<std::mutex> lock(texture_mutex);
-    if (!textures[e]) textures[e] = files.textures(effects[e], view.scale, threads);
-    return *textures[e];
-  };
-  SheetBuilder builder(layout);
+  SheetBuilder builder(layout_);
   std::vector<uint8_t> first;
   // Cells through the shared frame pipeline (cli/pipeline.h): each worker
   // renders the next cell with its own renderer (made again when the cell's
@@ -369,8 +303,8 @@ int run_atlas(const AtlasArgs& args, const RunSettings& settings) {
     WorkerState& ws = state[static_cast<size_t>(w)];
     const size_t e = cells[i].effect;
     if (!ws.renderer || ws.effect != e) {
-      ws.renderer = make_renderer(effects[e], cell_w, cell_h, raster_threads, view, textures_for(e),
-                                  settings, workers);
+      ws.renderer = make_renderer(effects[e], cell_w, cell_h, raster_threads, view_,
+                                  textures_for(e), settings_, workers);
       ws.renderer->set_light_pass(light_pass_from(args.pass));
       ws.renderer->set_frame_rate(1 / frame_s);  // the motion-blur shutter spans a cell's interval
       ws.effect = e;
@@ -379,19 +313,19 @@ int run_atlas(const AtlasArgs& args, const RunSettings& settings) {
     std::vector<uint8_t> rgba;
     // The seam compares the first cell in 8 bits, as drawn; one worker writes it.
     if (args.depth == 8 || i == 0)
-      encode_rgba8(ws.renderer->image(), fx.canvas.tonemap, alpha, rgba);
+      encode_rgba8(ws.renderer->image(), fx.canvas.tonemap, alpha_, rgba);
     if (i == 0) first = rgba;
     // Straight alpha: fill the colour under alpha 0 so engines that filter or
     // mipmap the sheet get no dark halos. Alpha is untouched.
     if (args.depth == 16) {
       std::vector<uint16_t> rgba16;
-      encode_rgba16(ws.renderer->image(), fx.canvas.tonemap, alpha, rgba16);
-      if (alpha == AlphaMode::kStraight) bleed_transparent_colour(rgba16, cell_w, cell_h);
+      encode_rgba16(ws.renderer->image(), fx.canvas.tonemap, alpha_, rgba16);
+      if (alpha_ == AlphaMode::kStraight) bleed_transparent_colour(rgba16, cell_w, cell_h);
       rgba.resize(rgba16.size() * 2);
       std::memcpy(rgba.data(), rgba16.data(), rgba.size());
       return rgba;
     }
-    if (alpha == AlphaMode::kStraight) bleed_transparent_colour(rgba, cell_w, cell_h);
+    if (alpha_ == AlphaMode::kStraight) bleed_transparent_colour(rgba, cell_w, cell_h);
     return rgba;
   };
   const std::function<bool(const std::vector<uint8_t>&)> never = [](const auto&) { return false; };
@@ -399,120 +333,96 @@ int run_atlas(const AtlasArgs& args, const RunSettings& settings) {
       [&](uint64_t i, std::vector<uint8_t>& rgba) { builder.place(static_cast<int>(i), rgba); };
   run_ordered<std::vector<uint8_t>>(0, cells.size(), workers, 2 * static_cast<uint64_t>(workers),
                                     produce, never, place);
-  // The loop seam: the largest channel difference between the frame one step
-  // after the last cell and the first cell (0 for a true loop).
-  // (Not defined for a sheet of seeds.)
-  const bool sweep = !args.seeds.empty();
+  sheet_px_ = builder.finish();
+  return first;
+}
+
+// The loop seam: the largest channel difference between the frame one step
+// after the last cell and the first cell (0 for a true loop). Not defined
+// for a sheet of seeds (0).
+int AtlasRun::loop_seam(const std::vector<uint8_t>& first) {
+  if (!args_.seeds.empty()) return 0;
+  const Effect& fx = effects_.front();
+  const std::unique_ptr<FrameRenderer> seam_renderer = make_renderer(
+      fx, layout_.cell_w, layout_.cell_h, threads_, view_, textures_for(0), settings_);
+  FrameRenderer& r = *seam_renderer;
+  r.set_light_pass(light_pass_from(args_.pass));
+  r.set_frame_rate(1 / schedule_.frame_s);
+  r.render(schedule_.after.clock);
+  std::vector<uint8_t> rgba;
+  encode_rgba8(r.image(), fx.canvas.tonemap, alpha_, rgba);
   int seam = 0;
-  if (!sweep) {
-    const std::unique_ptr<FrameRenderer> seam_renderer =
-        make_renderer(effects[0], cell_w, cell_h, threads, view, textures_for(0), settings);
-    FrameRenderer& r = *seam_renderer;
-    r.set_light_pass(light_pass_from(args.pass));
-    r.set_frame_rate(1 / frame_s);
-    r.render(after.clock);
-    std::vector<uint8_t> rgba;
-    encode_rgba8(r.image(), fx.canvas.tonemap, alpha, rgba);
-    for (size_t i = 0; i < rgba.size(); ++i) seam = std::max(seam, std::abs(rgba[i] - first[i]));
-  }
+  for (size_t i = 0; i < rgba.size(); ++i) seam = std::max(seam, std::abs(rgba[i] - first[i]));
+  return seam;
+}
 
-  const std::vector<uint8_t> sheet_px = builder.finish();
-  const int sw = layout.sheet_width(), sh = layout.sheet_height();
-  std::vector<uint8_t> png;
-  if (args.depth == 16) {
-    std::vector<uint16_t> sheet16(sheet_px.size() / 2);
-    std::memcpy(sheet16.data(), sheet_px.data(), sheet_px.size());
-    png = encode_png16(sheet16.data(), sw, sh,
-                       frame_png_texts(fx, -1, cells[0].time, cells[0].clock, sw, sh),
-                       settings.png_mode);
+void AtlasRun::bake() {
+  const std::vector<uint8_t> first = render_cells();
+  seam_ = loop_seam(first);
+  const Effect& fx = effects_.front();
+  const Cell& c0 = schedule_.cells[0];
+  const int sw = layout_.sheet_width(), sh = layout_.sheet_height();
+  if (args_.depth == 16) {
+    std::vector<uint16_t> sheet16(sheet_px_.size() / 2);
+    std::memcpy(sheet16.data(), sheet_px_.data(), sheet_px_.size());
+    png_ = encode_png16(sheet16.data(), sw, sh, frame_png_texts(fx, -1, c0.time, c0.clock, sw, sh),
+                        settings_.png_mode);
   } else {
-    png = encode_png(sheet_px.data(), sw, sh,
-                     frame_png_texts(fx, -1, cells[0].time, cells[0].clock, sw, sh),
-                     settings.png_mode);
+    png_ = encode_png(sheet_px_.data(), sw, sh, frame_png_texts(fx, -1, c0.time, c0.clock, sw, sh),
+                      settings_.png_mode);
   }
+}
 
-  // Motion vectors: each cell's step to the cell after it (the frame after
-  // the sheet for the last), on the sheet's layout.
-  std::optional<BakedMotion> baked;
-  if (motion) {
-    std::vector<MotionStep> steps;
-    std::vector<int> next_cell;
-    for (size_t i = 0; i < cells.size(); ++i) {
-      const double next_time = i + 1 < cells.size() ? cells[i + 1].time : after.time;
-      steps.push_back(
-          {cells[i].clock, cells[i].clock + fx.time_scale * (next_time - cells[i].time)});
-      // The last cell flows into the first when the frame after it is the first.
-      next_cell.push_back(i + 1 < cells.size()            ? static_cast<int>(i + 1)
-                          : seam == 0 && cells.size() > 1 ? 0
-                                                          : -1);
-    }
-    baked = bake_motion(fx, textures_for(0), view, layout, sheet_px, steps, next_cell, args,
-                        meta_path, 1 / frame_s, threads, settings);
-  }
-
-  // Metadata: TexturePacker's JSON (hash or array), which Phaser and PixiJS
-  // load directly, plus a grid block for engines that only know grids.
-  // Aseprite's own form keys frames "0".."N-1" (Phaser's createFromAseprite
-  // looks them up so); TexturePacker's hash and array forms name them.
-  const bool aseprite = args.meta_format == "aseprite";
-  const bool hash = args.meta_format == "hash" || aseprite;
-  const std::vector<int64_t> durations = whole_ms_durations(frame_s, cells.size());
-  std::vector<std::string> names;
-  for (size_t i = 0; i < cells.size(); ++i)
-    names.push_back(aseprite ? std::to_string(i)
-                    : sweep  ? fx.name + "_seed" + std::to_string(cells[i].number)
-                             : fx.name + "_" + pad_index(i, cells.size()));
-  std::string j = "{\n  \"frames\": ";
-  j += hash ? "{\n" : "[\n";
+// Motion vectors: each cell's step to the cell after it (the frame after
+// the sheet for the last), on the sheet's layout.
+std::optional<BakedMotion> AtlasRun::bake_motion_sheet() {
+  if (args_.motion.output.empty()) return std::nullopt;
+  const Effect& fx = effects_.front();
+  const std::vector<Cell>& cells = schedule_.cells;
+  std::vector<MotionStep> steps;
+  std::vector<int> next_cell;
   for (size_t i = 0; i < cells.size(); ++i) {
-    const std::string& name = names[i];
-    const int x = layout.cell_x(static_cast<int>(i)), y = layout.cell_y(static_cast<int>(i));
-    j += hash ? "    " + json_string(name) + ": {"
-              : "    {\"filename\": " + json_string(name) + ", ";
-    j += "\"frame\": {\"x\": " + std::to_string(x) + ", \"y\": " + std::to_string(y) +
-         ", \"w\": " + std::to_string(cell_w) + ", \"h\": " + std::to_string(cell_h) +
-         "}, \"rotated\": false, \"trimmed\": false, \"spriteSourceSize\": {\"x\": 0, \"y\": 0, "
-         "\"w\": " +
-         std::to_string(cell_w) + ", \"h\": " + std::to_string(cell_h) +
-         "}, \"sourceSize\": {\"w\": " + std::to_string(cell_w) +
-         ", \"h\": " + std::to_string(cell_h) + "}, \"duration\": " + std::to_string(durations[i]) +
-         ", \"time\": " + json_number(cells[i].time) + "}";
-    j += i + 1 < cells.size() ? ",\n" : "\n";
+    const double next_time = i + 1 < cells.size() ? cells[i + 1].time : schedule_.after.time;
+    steps.push_back({cells[i].clock, cells[i].clock + fx.time_scale * (next_time - cells[i].time)});
+    // The last cell flows into the first when the frame after it is the first.
+    next_cell.push_back(i + 1 < cells.size()             ? static_cast<int>(i + 1)
+                        : seam_ == 0 && cells.size() > 1 ? 0
+                                                         : -1);
   }
-  j += hash ? "  },\n" : "  ],\n";
-  // PixiJS's Spritesheet plays `animations` (a tag's frame names in order).
-  j += "  \"animations\": {" + json_string(fx.name) + ": [";
-  for (size_t i = 0; i < names.size(); ++i) j += (i ? ", " : "") + json_string(names[i]);
-  j += "]},\n";
-  j += "  \"meta\": {\n";
-  j += "    \"app\": \"spritz\",\n    \"version\": \"" SPRITZ_VERSION "\",\n";
-  j += "    \"image\": " + json_string(sheet_relative_to_meta(args.output, meta_path)) + ",\n";
-  j += std::string("    \"format\": \"") + (args.depth == 16 ? "RGBA16161616" : "RGBA8888") +
-       "\",\n";
-  j += "    \"size\": {\"w\": " + std::to_string(sw) + ", \"h\": " + std::to_string(sh) + "},\n";
-  j += "    \"scale\": \"1\",\n";
-  j += "    \"premultipliedAlpha\": " +
-       std::string(alpha == AlphaMode::kPremultiplied ? "true" : "false") + ",\n";
-  j += "    \"frameTags\": [{\"name\": " + json_string(fx.name) +
-       ", \"from\": 0, \"to\": " + std::to_string(cells.size() - 1) + ", \"direction\": \"" +
-       args.direction + "\"}],\n";
-  j += "    \"grid\": {\"columns\": " + std::to_string(cols) +
-       ", \"rows\": " + std::to_string(rows) + ", \"frameWidth\": " + std::to_string(cell_w) +
-       ", \"frameHeight\": " + std::to_string(cell_h) +
-       ", \"padding\": " + std::to_string(args.padding) +
-       ", \"count\": " + std::to_string(cells.size()) + ", \"fps\": " + json_number(1 / frame_s) +
-       ", \"loop\": " + (fx.loop ? "true" : "false") + "},\n";
-  j += "    \"spritz\": {\"effect\": " + json_string(fx.name) +
-       ", \"seed\": " + std::to_string(fx.seed) + ", \"effect_hash\": \"" + hex64(fx.content_hash) +
-       "\", \"loop_seam\": " + (sweep ? std::string("null") : std::to_string(seam)) +
-       (sweep ? ", \"seeds\": " + json_string(args.seeds) : std::string()) + "}" +
-       (baked ? ",\n    \"motionVectors\": " + baked->json : std::string()) + "\n";
-  j += "  }\n}\n";
+  return bake_motion(fx, textures_for(0), view_, layout_, sheet_px_, steps, next_cell, args_,
+                     meta_path_, 1 / schedule_.frame_s, threads_, settings_);
+}
 
-  write_file_atomic(args.output, png.data(), png.size());
-  if (baked) write_file_atomic(mv.output, baked->sheet.png.data(), baked->sheet.png.size());
-  write_file_atomic(meta_path, j.data(), j.size());
+int AtlasRun::finish() {
+  const std::optional<BakedMotion> baked = bake_motion_sheet();
+  AtlasMeta meta;
+  meta.fx = &effects_.front();
+  meta.layout = &layout_;
+  meta.schedule = &schedule_;
+  meta.meta_path = meta_path_;
+  meta.alpha = alpha_;
+  meta.sweep = !args_.seeds.empty();
+  meta.seam = seam_;
+  if (baked) meta.motion_json = baked->json;
+  const std::string j = atlas_metadata(args_, meta);
+  write_file_atomic(args_.output, png_.data(), png_.size());
+  if (baked)
+    write_file_atomic(args_.motion.output, baked->sheet.png.data(), baked->sheet.png.size());
+  write_file_atomic(meta_path_, j.data(), j.size());
+  return report(baked);
+}
 
+// The --json events or the lines on stderr; exit 1 when the seam is over --max-seam.
+int AtlasRun::report(const std::optional<BakedMotion>& baked) const {
+  const AtlasArgs& args = args_;
+  const Effect& fx = effects_.front();
+  const std::vector<Cell>& cells = schedule_.cells;
+  const std::string& meta_path = meta_path_;
+  const int cols = layout_.cols, rows = layout_.rows, cell_w = layout_.cell_w,
+            cell_h = layout_.cell_h;
+  const int sw = layout_.sheet_width(), sh = layout_.sheet_height();
+  const bool sweep = !args.seeds.empty();
+  const int seam = seam_;
   const bool seam_fail = !sweep && args.max_seam && seam > *args.max_seam;
   if (args.json) {
     const std::string line = events::atlas(args.output, meta_path, sw, sh, cols, rows, cells.size(),
@@ -539,6 +449,17 @@ int run_atlas(const AtlasArgs& args, const RunSettings& settings) {
     return kExitDifferent;
   }
   return kExitOk;
+}
+
+}  // namespace
+
+int run_atlas(const AtlasArgs& args, const RunSettings& settings) {
+  AtlasRun run(args, settings);
+  run.check_options();
+  run.plan();
+  run.frame_cells();
+  run.bake();
+  return run.finish();
 }
 
 }  // namespace spritz
