@@ -133,81 +133,89 @@ long peak_rss_kb() {
   return u.ru_maxrss;
 }
 
+struct Def {
+  const char* name;
+  const char* what;
+  int w, h, count;
+  double smin, smax;
+};
+const Def defs[] = {
+    {"S1", "1,000 sprites of ~20 px at 512x512, half additive", 512, 512, 1000, 16, 24},
+    {"S2", "20,000 rotated sprites of 8-64 px at 1920x1080", 1920, 1080, 20000, 8, 64},
+    {"S3", "100,000 sprites of 8 px at 1920x1080", 1920, 1080, 100000, 8, 8},
+};
+
+// The fast PNG encoder's two halves on a frame's RGBA8 rows, piece by
+// piece (kPngPieceRows rows each, summed): the filter, then the Huffman
+// coding with the Adler-32, s.
+std::pair<double, double> time_pieces(const std::vector<uint8_t>& rgba, int w, int h) {
+  std::vector<uint8_t> filtered, piece;
+  const size_t piece_bytes = static_cast<size_t>(w) * 4 * kPngPieceRows;
+  const int pieces = (h + kPngPieceRows - 1) / kPngPieceRows;
+  const auto rows_of = [&](int k) { return std::min(kPngPieceRows, h - k * kPngPieceRows); };
+  const double new_filter = best_seconds([&] {
+    for (int k = 0; k < pieces; ++k)
+      filter_png_piece(rgba.data() + static_cast<size_t>(k) * piece_bytes, w, rows_of(k), filtered);
+  });
+  std::vector<std::vector<uint8_t>> filtered_pieces(static_cast<size_t>(pieces));
+  for (int k = 0; k < pieces; ++k)
+    filter_png_piece(rgba.data() + static_cast<size_t>(k) * piece_bytes, w, rows_of(k),
+                     filtered_pieces[static_cast<size_t>(k)]);
+  const double new_deflate = best_seconds([&] {
+    for (const auto& fp : filtered_pieces) {
+      deflate_png_filtered(fp.data(), fp.size(), piece);
+      (void)libdeflate_adler32(1, fp.data(), fp.size());
+    }
+  });
+  return {new_filter, new_deflate};
+}
+
+// One run of the benchmark: its JSON, the default kernel and the CPUs it
+// pins to; each table is a method, run in turn by main().
+class Bench {
+ public:
+  Json json;
+  DrawPath kernel = default_draw_path();
+  std::vector<int> all_cpus, cpus;  // every allowed CPU; the two timed
+  std::vector<double> cpu_ms;       // median S1 frame on each of `cpus`
+  size_t fastest = 0;               // which of `cpus` drew S1 faster
+  std::vector<int> fast_cpu, other_cpu, pair_cpus;
+
+  void probe_cpus();
+  void machine();
+  void raster();
+  void kernels();
+  void sweep();
+  void clock_independence();
+  void collisions();
+  void png();
+  void stages();
+  void end_to_end();
+  std::string raster_table(const char* filter, bool with_portable);
+  // One scene's best times, s: one thread (on the CPU that drew it faster),
+  // two threads alone and frame after frame, one thread on the other CPU,
+  // Cairo on the one-thread CPU, and one thread on the CPU the probe found
+  // faster; the one-thread CPU and the pixels covered.
+  struct SceneTimes {
+    double t1 = 0, t2 = 0, t_other = 0, t_again = 0, cairo = 0, t1_probe_cpu = 0;
+    int one_thread_cpu = -1;
+    uint64_t covered = 0;
+  };
+  SceneTimes time_scene(const Scene& s, Image& img);
+};
+
 }  // namespace
 
-int main(int argc, char** argv) {
-  std::string out = std::string(SPRITZ_SOURCE_DIR) + "/bench/results.json";
-  const char* once = nullptr;
-  for (int i = 1; i < argc; ++i) {
-    if (!std::strcmp(argv[i], "--quick"))
-      g_quick = true;
-    else if (!std::strcmp(argv[i], "--out") && i + 1 < argc)
-      out = argv[++i];
-    else if (!std::strcmp(argv[i], "--once") && i + 1 < argc)
-      once = argv[++i];
-    else if (!std::strcmp(argv[i], "--texture") && i + 1 < argc)
-      g_texture = std::atoi(argv[++i]);
-    else {
-      std::fprintf(
-          stderr,
-          "usage: spritz_bench [--quick] [--out results.json] [--once S1|S2|S3] [--texture N]\n");
-      return 2;
-    }
-  }
-  if (g_texture < 1 || g_texture > 1024) {
-    std::fprintf(stderr, "spritz_bench: --texture takes a side of 1 to 1024 texels\n");
-    return 2;
-  }
-  struct Def {
-    const char* name;
-    const char* what;
-    int w, h, count;
-    double smin, smax;
-  };
-  const Def defs[] = {
-      {"S1", "1,000 sprites of ~20 px at 512x512, half additive", 512, 512, 1000, 16, 24},
-      {"S2", "20,000 rotated sprites of 8-64 px at 1920x1080", 1920, 1080, 20000, 8, 64},
-      {"S3", "100,000 sprites of 8 px at 1920x1080", 1920, 1080, 100000, 8, 8},
-  };
-  if (once) {
-    // One frame of one scene on one thread, for counting instructions.
-    // valgrind --tool=callgrind --collect-atstart=no
-    // --toggle-collect='*counted_frame*' build/spritz_bench --once S2 counts
-    // the second frame only, as a benchmark run repeats it.
-    for (const Def& d : defs)
-      if (!std::strcmp(once, d.name)) {
-        const Scene s =
-            make_scene(d.name, d.what, d.w, d.h, d.count, d.smin, d.smax, 0.5, 7, g_texture);
-        Rasterizer r(s.fx, s.textures, s.width, s.height, 1);
-        Image img;
-        r.render(s.frame, img);  // the first frame also allocates the image and the bins
-        counted_frame(r, s.frame, img);
-        std::printf("%s: %d sprites, %llu covered pixels, %s sprite kernel\n", d.name, d.count,
-                    static_cast<unsigned long long>(r.stats().covered_pixels),
-                    draw_path_name(r.draw_path()));
-        return 0;
-      }
-    std::fprintf(stderr, "spritz_bench: --once takes S1, S2 or S3, not %s\n", once);
-    return 2;
-  }
-  Json json;
-  const DrawPath kernel = default_draw_path();
-  std::printf(
-      "spritz benchmark (%u hardware threads, %s sprite kernel, %dx%d sprite texture)%s\n\n",
-      std::thread::hardware_concurrency(), draw_path_name(kernel), g_texture, g_texture,
-      g_quick ? " [quick]" : "");
-  json.raw("draw_path", std::string("\"") + draw_path_name(kernel) + "\"");
-  json.raw("texture_side", std::to_string(g_texture));
+void Bench::probe_cpus() {
   // --- The machine, CPU by CPU -----------------------------------------------
   // On a virtual machine the CPUs need not be alike: a vCPU whose physical
   // core also runs another tenant's busy thread gets less of it, and the
   // share changes from minute to minute. Each CPU renders S1's frame in
   // turn; single-thread figures below run on the faster one, and the
   // two-thread runs on the two timed here.
-  const std::vector<int> all_cpus = allowed_cpus();
-  std::vector<int> cpus = all_cpus;
+  all_cpus = allowed_cpus();
+  cpus = all_cpus;
   if (cpus.size() > 2) cpus.resize(2);
-  std::vector<double> cpu_ms;  // median S1 frame on each of `cpus`
   if (cpus.size() == 2) {
     const Scene s = make_scene(defs[0].name, defs[0].what, defs[0].w, defs[0].h, defs[0].count,
                                defs[0].smin, defs[0].smax, 0.5, 7, g_texture);
@@ -226,13 +234,14 @@ int main(int argc, char** argv) {
       cpu_ms.push_back(t[t.size() / 2] * 1e3);
     }
   }
-  const size_t fastest = cpu_ms.size() == 2 && cpu_ms[1] < cpu_ms[0] ? 1 : 0;
+  fastest = cpu_ms.size() == 2 && cpu_ms[1] < cpu_ms[0] ? 1 : 0;
   // Empty lists where the CPUs are unknown: nothing is pinned then.
-  const std::vector<int> fast_cpu =
-      cpus.empty() ? std::vector<int>{} : std::vector<int>{cpus[fastest]};
-  const std::vector<int> other_cpu =
-      cpus.size() == 2 ? std::vector<int>{cpus[1 - fastest]} : std::vector<int>{};
-  const std::vector<int>& pair_cpus = cpus;
+  fast_cpu = cpus.empty() ? std::vector<int>{} : std::vector<int>{cpus[fastest]};
+  other_cpu = cpus.size() == 2 ? std::vector<int>{cpus[1 - fastest]} : std::vector<int>{};
+  pair_cpus = cpus;
+}
+
+void Bench::machine() {
   // Everything single-threaded from here on runs on the fastest CPU.
   pin_thread(fast_cpu);
   {
@@ -271,152 +280,160 @@ int main(int argc, char** argv) {
                             ", \"vector512_adds_per_cycle\": " + num(m.vector512_adds, 3) +
                             cpus_json + "}");
   }
+}
 
+// One scene timed: one thread on each CPU, two threads on both (alone and
+// frame after frame), and the Cairo peer on each CPU, taking turns so a
+// slow spell of the host hits all alike.
+Bench::SceneTimes Bench::time_scene(const Scene& s, Image& img) {
+  SceneTimes st;
+  // One thread on each CPU, two threads on both: each variant pins the
+  // main thread before its turn (the pool's worker keeps the pair it
+  // was started with), and each has its own image and sprites.
+  Rasterizer r1(s.fx, s.textures, s.width, s.height, 1),
+      r1_other(s.fx, s.textures, s.width, s.height, 1);
+  std::unique_ptr<Rasterizer> r2;
+  pin_thread(pair_cpus);  // the pool's worker starts with the pair
+  r2 = std::make_unique<Rasterizer>(s.fx, s.textures, s.width, s.height, 2);
+  pin_thread(fast_cpu);
+  Image img2, img_other;
+  r1.render(s.frame, img);
+  st.covered = r1.stats().covered_pixels;
+  // Cairo takes its turn among them, so a slow spell of the host
+  // hits all alike and the ratios stay honest; its time is its own
+  // drawing (cairo_draw leaves out making the surfaces).
+  std::vector<std::function<double()>> variants = {
+      [&] {
+        pin_thread(fast_cpu);
+        return seconds_of([&] { r1.render(s.frame, img); });
+      },
+      [&] {
+        pin_thread(pair_cpus);
+        return seconds_of([&] { r2->render(s.frame, img2); });
+      },
+      [&] {
+        // While the others take their turns the pool's worker sleeps,
+        // and waking it is part of the frame above (tens of
+        // microseconds on a VM). Here a frame follows a frame, as in
+        // a sequence drawn in strips: only the second is timed.
+        pin_thread(pair_cpus);
+        r2->render(s.frame, img2);
+        return seconds_of([&] { r2->render(s.frame, img2); });
+      }};
+  if (!other_cpu.empty())
+    variants.push_back([&] {
+      pin_thread(other_cpu);
+      return seconds_of([&] { r1_other.render(s.frame, img_other); });
+    });
+  // Cairo on each CPU, as spritz's one thread.
+  const size_t cairo_at = variants.size();
+  if (cairo_available()) {
+    variants.push_back([&] {
+      pin_thread(fast_cpu);
+      return cairo_draw(s);
+    });
+    if (!other_cpu.empty())
+      variants.push_back([&] {
+        pin_thread(other_cpu);
+        return cairo_draw(s);
+      });
+  }
+  for (const auto& v : variants) v();  // first frames allocate images and bins
+  const std::vector<double> best = best_seconds_alternating(variants);
+  pin_thread(fast_cpu);
+  st.t1 = best[0], st.t2 = best[1];
+  st.t_again = best[2];
+  st.t_other = other_cpu.empty() ? 0 : best[3];
+  st.cairo = cairo_available() ? best[cairo_at] : 0;
+  double cairo_other = cairo_available() && !other_cpu.empty() ? best[cairo_at + 1] : 0;
+  // The one-thread figures come from the CPU that drew this scene
+  // faster: the host can slow either CPU for minutes at a time,
+  // including the one the probe above found faster, and both were
+  // timed in the same rounds. Cairo's is from the same CPU.
+  st.t1_probe_cpu = st.t1;
+  if (st.t_other > 0 && st.t_other < st.t1) {
+    std::swap(st.t1, st.t_other);
+    std::swap(st.cairo, cairo_other);
+    st.one_thread_cpu = cpus[1 - fastest];
+  } else {
+    st.one_thread_cpu = cpus.empty() ? -1 : cpus[fastest];
+  }
+  return st;
+}
+
+std::string Bench::raster_table(const char* filter, bool with_portable) {
+  std::printf("%-4s %-52s %6s %9s %9s %9s %10s %8s %9s %9s %10s %8s %8s\n", "", "scene", "Mpx",
+              "ns/px 1T", "other CPU", "ns/px 2T", "2T alone", "2T again", "Msprite/s", "portable",
+              "x portable", "cairo", "x cairo");
+  std::string scenes_json = "[";
+  for (const Def& d : defs) {
+    const Scene s =
+        make_scene(d.name, d.what, d.w, d.h, d.count, d.smin, d.smax, 0.5, 7, g_texture, filter);
+    Image img;
+    const SceneTimes st = time_scene(s, img);
+    double t[3] = {0, st.t1, st.t2};
+    double t_other = st.t_other, t_again = st.t_again, cairo = st.cairo;
+    const double t1_probe_cpu = st.t1_probe_cpu;
+    const int one_thread_cpu = st.one_thread_cpu;
+    const uint64_t covered = st.covered;
+    // The same scene through the portable kernel (four channels at once, no
+    // AVX), for the SIMD speedup measured in this run.
+    double portable = 0;
+    if (with_portable) {
+      Rasterizer r(s.fx, s.textures, s.width, s.height, 1);
+      r.set_draw_path(DrawPath::kPortable);
+      r.render(s.frame, img);
+      portable = best_seconds([&] { r.render(s.frame, img); });
+    }
+    const double ns1 = t[1] * 1e9 / static_cast<double>(covered),
+                 ns2 = t[2] * 1e9 / static_cast<double>(covered);
+    const double sprites_per_s = d.count / t[2];
+    // Two threads against one: against the two CPUs' own one-thread
+    // times together (their harmonic mean), which is the plain ratio when
+    // the CPUs are alike and stays fair when one is slower.
+    const double t1_pair = t_other > 0 ? 2 / (1 / t[1] + 1 / t_other) : t[1];
+    const double speedup = t1_pair / t[2], speedup_again = t1_pair / t_again;
+    const double ns_portable = portable * 1e9 / static_cast<double>(covered);
+    std::printf("%-4s %-52s %6.2f %9.2f %9s %9.2f %10.2f %8.2f %9.2f %9s %10s %8s %8s\n", d.name,
+                d.what, covered / 1e6, ns1,
+                t_other > 0 ? num(t_other * 1e9 / static_cast<double>(covered)).c_str() : "-", ns2,
+                speedup, speedup_again, sprites_per_s / 1e6,
+                portable ? num(ns_portable).c_str() : "-",
+                portable ? num(portable / t1_probe_cpu).c_str() : "-",
+                cairo ? (num(cairo * 1e9 / static_cast<double>(covered)) + "ns").c_str() : "-",
+                cairo ? num(cairo / t[1]).c_str() : "-");
+    scenes_json +=
+        std::string(scenes_json.size() > 1 ? "," : "") + "\n    {\"scene\": \"" + d.name +
+        "\", \"what\": \"" + d.what + "\", \"filter\": \"" + filter +
+        "\", \"sprites\": " + std::to_string(d.count) +
+        ", \"covered_pixels\": " + std::to_string(covered) +
+        ", \"one_thread_cpu\": " + std::to_string(one_thread_cpu) +
+        ", \"ms_1_thread\": " + num(t[1] * 1e3, 5) + ", \"ms_2_threads\": " + num(t[2] * 1e3, 5) +
+        ", \"ns_per_pixel_1_thread\": " + num(ns1, 4) +
+        ", \"ns_per_pixel_2_threads\": " + num(ns2, 4) +
+        (t_other > 0 ? ", \"ms_1_thread_other_cpu\": " + num(t_other * 1e3, 5) : std::string()) +
+        ", \"thread_speedup\": " + num(speedup, 4) +
+        ", \"thread_speedup_vs_fastest_cpu\": " + num(t[1] / t[2], 4) +
+        ", \"ms_2_threads_frame_after_frame\": " + num(t_again * 1e3, 5) +
+        ", \"thread_speedup_frame_after_frame\": " + num(speedup_again, 4) +
+        ", \"sprites_per_second_2_threads\": " + num(sprites_per_s, 4) +
+        (portable ? ", \"portable_ns_per_pixel_1_thread\": " + num(ns_portable, 4) +
+                        ", \"speedup_vs_portable_1_thread\": " + num(portable / t1_probe_cpu, 4)
+                  : std::string()) +
+        (cairo ? ", \"cairo_ms\": " + num(cairo * 1e3, 5) + ", \"cairo_ns_per_pixel\": " +
+                     num(cairo * 1e9 / static_cast<double>(covered), 4) +
+                     ", \"speedup_vs_cairo_1_thread\": " + num(cairo / t[1], 4)
+               : std::string()) +
+        "}";
+  }
+  return scenes_json + "\n  ]";
+}
+
+void Bench::raster() {
   // --- Raster scenes S1..S3 -------------------------------------------------
   // Each scene with spritz's default filter (trilinear: two mip levels), and
   // again with the Cairo peer's own filter (bilinear from the full-size
   // texture), so the ratio is also measured filter for filter.
-  auto raster_table = [&](const char* filter, bool with_portable) {
-    std::printf("%-4s %-52s %6s %9s %9s %9s %10s %8s %9s %9s %10s %8s %8s\n", "", "scene", "Mpx",
-                "ns/px 1T", "other CPU", "ns/px 2T", "2T alone", "2T again", "Msprite/s",
-                "portable", "x portable", "cairo", "x cairo");
-    std::string scenes_json = "[";
-    for (const Def& d : defs) {
-      const Scene s =
-          make_scene(d.name, d.what, d.w, d.h, d.count, d.smin, d.smax, 0.5, 7, g_texture, filter);
-      Image img;
-      double t[3] = {0, 0, 0};
-      double t_other = 0;  // one thread on the other CPU
-      double t_again = 0;  // two threads, the frame right after another
-      double cairo = 0;
-      double t1_probe_cpu = 0;  // one thread on the CPU the probe found faster
-      int one_thread_cpu = -1;  // the CPU of the one-thread figures below
-      uint64_t covered = 0;
-      {
-        // One thread on each CPU, two threads on both: each variant pins the
-        // main thread before its turn (the pool's worker keeps the pair it
-        // was started with), and each has its own image and sprites.
-        Rasterizer r1(s.fx, s.textures, s.width, s.height, 1),
-            r1_other(s.fx, s.textures, s.width, s.height, 1);
-        std::unique_ptr<Rasterizer> r2;
-        pin_thread(pair_cpus);  // the pool's worker starts with the pair
-        r2 = std::make_unique<Rasterizer>(s.fx, s.textures, s.width, s.height, 2);
-        pin_thread(fast_cpu);
-        Image img2, img_other;
-        r1.render(s.frame, img);
-        covered = r1.stats().covered_pixels;
-        // Cairo takes its turn among them, so a slow spell of the host
-        // hits all alike and the ratios stay honest; its time is its own
-        // drawing (cairo_draw leaves out making the surfaces).
-        std::vector<std::function<double()>> variants = {
-            [&] {
-              pin_thread(fast_cpu);
-              return seconds_of([&] { r1.render(s.frame, img); });
-            },
-            [&] {
-              pin_thread(pair_cpus);
-              return seconds_of([&] { r2->render(s.frame, img2); });
-            },
-            [&] {
-              // While the others take their turns the pool's worker sleeps,
-              // and waking it is part of the frame above (tens of
-              // microseconds on a VM). Here a frame follows a frame, as in
-              // a sequence drawn in strips: only the second is timed.
-              pin_thread(pair_cpus);
-              r2->render(s.frame, img2);
-              return seconds_of([&] { r2->render(s.frame, img2); });
-            }};
-        if (!other_cpu.empty())
-          variants.push_back([&] {
-            pin_thread(other_cpu);
-            return seconds_of([&] { r1_other.render(s.frame, img_other); });
-          });
-        // Cairo on each CPU, as spritz's one thread.
-        const size_t cairo_at = variants.size();
-        if (cairo_available()) {
-          variants.push_back([&] {
-            pin_thread(fast_cpu);
-            return cairo_draw(s);
-          });
-          if (!other_cpu.empty())
-            variants.push_back([&] {
-              pin_thread(other_cpu);
-              return cairo_draw(s);
-            });
-        }
-        for (const auto& v : variants) v();  // first frames allocate images and bins
-        const std::vector<double> best = best_seconds_alternating(variants);
-        pin_thread(fast_cpu);
-        t[1] = best[0], t[2] = best[1];
-        t_again = best[2];
-        t_other = other_cpu.empty() ? 0 : best[3];
-        cairo = cairo_available() ? best[cairo_at] : 0;
-        double cairo_other = cairo_available() && !other_cpu.empty() ? best[cairo_at + 1] : 0;
-        // The one-thread figures come from the CPU that drew this scene
-        // faster: the host can slow either CPU for minutes at a time,
-        // including the one the probe above found faster, and both were
-        // timed in the same rounds. Cairo's is from the same CPU.
-        t1_probe_cpu = t[1];
-        if (t_other > 0 && t_other < t[1]) {
-          std::swap(t[1], t_other);
-          std::swap(cairo, cairo_other);
-          one_thread_cpu = cpus[1 - fastest];
-        } else {
-          one_thread_cpu = cpus.empty() ? -1 : cpus[fastest];
-        }
-      }
-      // The same scene through the portable kernel (four channels at once, no
-      // AVX), for the SIMD speedup measured in this run.
-      double portable = 0;
-      if (with_portable) {
-        Rasterizer r(s.fx, s.textures, s.width, s.height, 1);
-        r.set_draw_path(DrawPath::kPortable);
-        r.render(s.frame, img);
-        portable = best_seconds([&] { r.render(s.frame, img); });
-      }
-      const double ns1 = t[1] * 1e9 / static_cast<double>(covered),
-                   ns2 = t[2] * 1e9 / static_cast<double>(covered);
-      const double sprites_per_s = d.count / t[2];
-      // Two threads against one: against the two CPUs' own one-thread
-      // times together (their harmonic mean), which is the plain ratio when
-      // the CPUs are alike and stays fair when one is slower.
-      const double t1_pair = t_other > 0 ? 2 / (1 / t[1] + 1 / t_other) : t[1];
-      const double speedup = t1_pair / t[2], speedup_again = t1_pair / t_again;
-      const double ns_portable = portable * 1e9 / static_cast<double>(covered);
-      std::printf("%-4s %-52s %6.2f %9.2f %9s %9.2f %10.2f %8.2f %9.2f %9s %10s %8s %8s\n", d.name,
-                  d.what, covered / 1e6, ns1,
-                  t_other > 0 ? num(t_other * 1e9 / static_cast<double>(covered)).c_str() : "-",
-                  ns2, speedup, speedup_again, sprites_per_s / 1e6,
-                  portable ? num(ns_portable).c_str() : "-",
-                  portable ? num(portable / t1_probe_cpu).c_str() : "-",
-                  cairo ? (num(cairo * 1e9 / static_cast<double>(covered)) + "ns").c_str() : "-",
-                  cairo ? num(cairo / t[1]).c_str() : "-");
-      scenes_json +=
-          std::string(scenes_json.size() > 1 ? "," : "") + "\n    {\"scene\": \"" + d.name +
-          "\", \"what\": \"" + d.what + "\", \"filter\": \"" + filter +
-          "\", \"sprites\": " + std::to_string(d.count) +
-          ", \"covered_pixels\": " + std::to_string(covered) +
-          ", \"one_thread_cpu\": " + std::to_string(one_thread_cpu) +
-          ", \"ms_1_thread\": " + num(t[1] * 1e3, 5) + ", \"ms_2_threads\": " + num(t[2] * 1e3, 5) +
-          ", \"ns_per_pixel_1_thread\": " + num(ns1, 4) +
-          ", \"ns_per_pixel_2_threads\": " + num(ns2, 4) +
-          (t_other > 0 ? ", \"ms_1_thread_other_cpu\": " + num(t_other * 1e3, 5) : std::string()) +
-          ", \"thread_speedup\": " + num(speedup, 4) +
-          ", \"thread_speedup_vs_fastest_cpu\": " + num(t[1] / t[2], 4) +
-          ", \"ms_2_threads_frame_after_frame\": " + num(t_again * 1e3, 5) +
-          ", \"thread_speedup_frame_after_frame\": " + num(speedup_again, 4) +
-          ", \"sprites_per_second_2_threads\": " + num(sprites_per_s, 4) +
-          (portable ? ", \"portable_ns_per_pixel_1_thread\": " + num(ns_portable, 4) +
-                          ", \"speedup_vs_portable_1_thread\": " + num(portable / t1_probe_cpu, 4)
-                    : std::string()) +
-          (cairo ? ", \"cairo_ms\": " + num(cairo * 1e3, 5) + ", \"cairo_ns_per_pixel\": " +
-                       num(cairo * 1e9 / static_cast<double>(covered), 4) +
-                       ", \"speedup_vs_cairo_1_thread\": " + num(cairo / t[1], 4)
-                 : std::string()) +
-          "}";
-    }
-    return scenes_json + "\n  ]";
-  };
   json.raw("raster", raster_table("trilinear", true));
   std::printf(
       "1T: on the CPU that drew the scene faster (both timed in the same rounds; Cairo on the same "
@@ -427,7 +444,9 @@ int main(int argc, char** argv) {
       "\nthe same sprites with filter = \"bilinear\" (the full-size texture only, as the Cairo "
       "peer samples it)\n");
   json.raw("raster_bilinear", raster_table("bilinear", false));
+}
 
+void Bench::kernels() {
   // --- The vector kernels against each other ---------------------------------
   // Where the CPU runs more than one (AVX2 and AVX-512), each scene through
   // each, alternating in one process on one thread, so the figure behind
@@ -468,7 +487,9 @@ int main(int argc, char** argv) {
     }
     json.raw("kernels", kernels + "\n  ]");
   }
+}
 
+void Bench::sweep() {
   // --- Size sweep: ns/px against sprite size (for the chart) ---------------
   std::string sweep = "[";
   std::printf(
@@ -489,7 +510,9 @@ int main(int argc, char** argv) {
              (cairo ? ", \"cairo_ns\": " + num(cairo * 1e9 / covered, 4) : "") + "}";
   }
   json.raw("size_sweep", sweep + "]");
+}
 
+void Bench::clock_independence() {
   // --- S4: the cost of a frame does not depend on the clock ---------------
   {
     const Effect fx = load_effect(
@@ -513,7 +536,9 @@ int main(int argc, char** argv) {
                        num(a * 1e3, 4) + ", \"ms_clock_10000\": " + num(b * 1e3, 4) +
                        ", \"ratio\": " + num(b / a, 4) + "}");
   }
+}
 
+void Bench::collisions() {
   // --- S6: 100,000 bouncing particles against the same without colliders ---
   {
     // Sparks thrown up and out over 2 s lives onto a floor, two walls and a
@@ -549,7 +574,9 @@ int main(int argc, char** argv) {
                        ", \"ms_with_colliders\": " + num(best[1] * 1e3, 4) + ", \"ms_without\": " +
                        num(best[0] * 1e3, 4) + ", \"ratio\": " + num(best[1] / best[0], 4) + "}");
   }
+}
 
+void Bench::png() {
   // --- PNG encoders on real frames ------------------------------------------
   {
     std::vector<std::vector<uint8_t>> frames;
@@ -608,7 +635,9 @@ int main(int argc, char** argv) {
     }
     json.raw("png", pj + "]");
   }
+}
 
+void Bench::stages() {
   // --- Stages: where a 1080p still's time goes, before and after streaming --
   {
     const Effect fx = load_source_effect("bench/scenes/still_20k.toml");
@@ -618,7 +647,7 @@ int main(int argc, char** argv) {
     Rasterizer raster(fx, textures, w, h, 1);
     Frame frame;
     Image image;
-    std::vector<uint8_t> rgba, filtered, z, piece;
+    std::vector<uint8_t> rgba, filtered, z;
     const std::string out_file = (fs::temp_directory_path() / "spritz_bench_stage.png").string();
     const auto write_out = [&](const std::vector<uint8_t>& bytes) {
       FILE* o = std::fopen(out_file.c_str(), "wb");
@@ -645,24 +674,7 @@ int main(int argc, char** argv) {
     // filter and the Huffman coding of spritz's own encoder.
     const double draw_strips =
         best_seconds([&] { raster.render_strips(frame, [](int, Image&) {}); });
-    const size_t piece_bytes = static_cast<size_t>(w) * 4 * kPngPieceRows;
-    const int pieces = (h + kPngPieceRows - 1) / kPngPieceRows;
-    const auto rows_of = [&](int k) { return std::min(kPngPieceRows, h - k * kPngPieceRows); };
-    const double new_filter = best_seconds([&] {
-      for (int k = 0; k < pieces; ++k)
-        filter_png_piece(rgba.data() + static_cast<size_t>(k) * piece_bytes, w, rows_of(k),
-                         filtered);
-    });
-    std::vector<std::vector<uint8_t>> filtered_pieces(static_cast<size_t>(pieces));
-    for (int k = 0; k < pieces; ++k)
-      filter_png_piece(rgba.data() + static_cast<size_t>(k) * piece_bytes, w, rows_of(k),
-                       filtered_pieces[static_cast<size_t>(k)]);
-    const double new_deflate = best_seconds([&] {
-      for (const auto& fp : filtered_pieces) {
-        deflate_png_filtered(fp.data(), fp.size(), piece);
-        (void)libdeflate_adler32(1, fp.data(), fp.size());
-      }
-    });
+    const auto [new_filter, new_deflate] = time_pieces(rgba, w, h);
     const std::vector<uint8_t> new_png = encode_png(rgba.data(), w, h);
     const double new_write = best_seconds([&] { write_out(new_png); });
     std::remove(out_file.c_str());
@@ -690,7 +702,9 @@ int main(int argc, char** argv) {
                  ", \"png_bytes_before\": " + std::to_string(old_png.size()) +
                  ", \"png_bytes_after\": " + std::to_string(new_png.size()) + "}");
   }
+}
 
+void Bench::end_to_end() {
   // --- S5: 1,000 frames end to end through the CLI --------------------------
   {
     struct Run {
@@ -753,6 +767,71 @@ int main(int argc, char** argv) {
                  ", \"peak_rss_mb_100_frames\": " + num(shortrun.peak_mb, 4) +
                  ", \"bytes_per_frame\": " + num(static_cast<double>(r.bytes) / frames, 6) + "}");
   }
+}
+
+int main(int argc, char** argv) {
+  std::string out = std::string(SPRITZ_SOURCE_DIR) + "/bench/results.json";
+  const char* once = nullptr;
+  for (int i = 1; i < argc; ++i) {
+    if (!std::strcmp(argv[i], "--quick"))
+      g_quick = true;
+    else if (!std::strcmp(argv[i], "--out") && i + 1 < argc)
+      out = argv[++i];
+    else if (!std::strcmp(argv[i], "--once") && i + 1 < argc)
+      once = argv[++i];
+    else if (!std::strcmp(argv[i], "--texture") && i + 1 < argc)
+      g_texture = std::atoi(argv[++i]);
+    else {
+      std::fprintf(
+          stderr,
+          "usage: spritz_bench [--quick] [--out results.json] [--once S1|S2|S3] [--texture N]\n");
+      return 2;
+    }
+  }
+  if (g_texture < 1 || g_texture > 1024) {
+    std::fprintf(stderr, "spritz_bench: --texture takes a side of 1 to 1024 texels\n");
+    return 2;
+  }
+  if (once) {
+    // One frame of one scene on one thread, for counting instructions.
+    // valgrind --tool=callgrind --collect-atstart=no
+    // --toggle-collect='*counted_frame*' build/spritz_bench --once S2 counts
+    // the second frame only, as a benchmark run repeats it.
+    for (const Def& d : defs)
+      if (!std::strcmp(once, d.name)) {
+        const Scene s =
+            make_scene(d.name, d.what, d.w, d.h, d.count, d.smin, d.smax, 0.5, 7, g_texture);
+        Rasterizer r(s.fx, s.textures, s.width, s.height, 1);
+        Image img;
+        r.render(s.frame, img);  // the first frame also allocates the image and the bins
+        counted_frame(r, s.frame, img);
+        std::printf("%s: %d sprites, %llu covered pixels, %s sprite kernel\n", d.name, d.count,
+                    static_cast<unsigned long long>(r.stats().covered_pixels),
+                    draw_path_name(r.draw_path()));
+        return 0;
+      }
+    std::fprintf(stderr, "spritz_bench: --once takes S1, S2 or S3, not %s\n", once);
+    return 2;
+  }
+  Bench b;
+  Json& json = b.json;
+  const DrawPath kernel = b.kernel;
+  std::printf(
+      "spritz benchmark (%u hardware threads, %s sprite kernel, %dx%d sprite texture)%s\n\n",
+      std::thread::hardware_concurrency(), draw_path_name(kernel), g_texture, g_texture,
+      g_quick ? " [quick]" : "");
+  json.raw("draw_path", std::string("\"") + draw_path_name(kernel) + "\"");
+  json.raw("texture_side", std::to_string(g_texture));
+  b.probe_cpus();
+  b.machine();
+  b.raster();
+  b.kernels();
+  b.sweep();
+  b.clock_independence();
+  b.collisions();
+  b.png();
+  b.stages();
+  b.end_to_end();
 
   json.raw("bench_peak_rss_mb", num(peak_rss_kb() / 1024.0, 4));
   json.raw("hardware_threads", std::to_string(std::thread::hardware_concurrency()));

@@ -12,13 +12,12 @@
 #include <filesystem>
 #include <map>
 #include <memory>
-#include <nlohmann/json.hpp>
 #include <optional>
-#include <pugixml.hpp>
 #include <set>
 
 #include "common.h"
 #include "config.h"
+#include "roblox_tree.h"
 #include "spritz/angle.h"
 #include "spritz/raster/png.h"
 #include "texture.h"
@@ -28,61 +27,9 @@ namespace spritz::import_detail {
 namespace {
 
 namespace fs = std::filesystem;
-constexpr size_t kMaxInstances = 200000;
-constexpr int kMaxDepth = 256;
-
-// One property as the file holds it: numbers (a float, an enum's value, a
-// NumberRange's two, a sequence's flat list, a vector's or CFrame's
-// components), a bool, or text (a string, a URI, an enum item's name).
-struct Prop {
-  std::string type;  // the XML element or JSON explicit type ("float", "NumberSequence", ...)
-  std::vector<double> nums;
-  std::string text;
-  bool boolean = false;
-  bool is_bool = false, is_text = false;
-  SourceLoc loc;
-};
-
-struct Instance {
-  std::string cls, name;
-  std::map<std::string, Prop> props;
-  std::vector<std::unique_ptr<Instance>> children;
-  Instance* parent = nullptr;
-  SourceLoc loc;
-  const Prop* get(const std::string& k) const {
-    auto it = props.find(k);
-    return it == props.end() ? nullptr : &it->second;
-  }
-};
-
-std::vector<double> split_numbers(const std::string& s, const SourceLoc& at,
-                                  const std::string& what) {
-  std::vector<double> out;
-  const char* p = s.c_str();
-  while (*p) {
-    while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r') ++p;
-    if (!*p) break;
-    char* end = nullptr;
-    std::string word;
-    const char* b = p;
-    while (*p && *p != ' ' && *p != '\t' && *p != '\n' && *p != '\r') ++p;
-    word.assign(b, p);
-    if (word == "INF" || word == "inf")
-      out.push_back(HUGE_VAL);
-    else if (word == "-INF" || word == "-inf")
-      out.push_back(-HUGE_VAL);
-    else if (word == "NAN" || word == "nan")
-      out.push_back(std::nan(""));
-    else {
-      const double v = std::strtod(word.c_str(), &end);
-      if (end != word.c_str() + word.size())
-        throw Error(at, what + " holds " + printable(word) + ", which is not a number");
-      out.push_back(v);
-    }
-    if (out.size() > 100000) throw Error(at, what + " holds more than 100000 numbers");
-  }
-  return out;
-}
+using roblox::Instance;
+using roblox::numeric_attributes;
+using roblox::Prop;
 
 // Keypoint times as spritz takes them (strictly increasing from 0 to 1):
 // Roblox allows keys at one time (a step); of such a run the first moves a
@@ -118,364 +65,6 @@ std::vector<size_t> key_times(std::vector<double>& t) {
 }
 
 // ---- XML (.rbxmx, .rbxlx) ----
-
-Prop xml_prop(const pugi::xml_node& e, const LineIndex& lines) {
-  Prop p;
-  p.type = e.name();
-  p.loc = lines.at(static_cast<size_t>(e.offset_debug()));
-  const std::string t = p.type;
-  const std::string what = std::string(e.attribute("name").value());
-  if (t == "bool") {
-    p.is_bool = true;
-    p.boolean = std::string(e.child_value()) == "true";
-  } else if (t == "float" || t == "double" || t == "int" || t == "int64" || t == "token" ||
-             t == "NumberRange" || t == "NumberSequence" || t == "ColorSequence") {
-    p.nums = split_numbers(e.child_value(), p.loc, what);
-  } else if (t == "Vector2" || t == "Vector3" || t == "Color3" || t == "CoordinateFrame") {
-    static const char* const kv[] = {"X",   "Y",   "Z",   "R00", "R01", "R02",
-                                     "R10", "R11", "R12", "R20", "R21", "R22"};
-    static const char* const kc[] = {"R", "G", "B"};
-    if (t == "Color3" && !e.child("R")) {
-      // Color3uint8 packed as one integer.
-      p.nums = split_numbers(e.child_value(), p.loc, what);
-    } else {
-      const size_t n = t == "Vector2" ? 2 : t == "CoordinateFrame" ? 12 : 3;
-      for (size_t i = 0; i < n; ++i) {
-        const pugi::xml_node c = e.child(t == "Color3" ? kc[i] : kv[i]);
-        const std::vector<double> v = split_numbers(c.child_value(), p.loc, what);
-        p.nums.push_back(v.empty() ? 0 : v[0]);
-      }
-    }
-  } else if (t == "Content" || t == "ContentId") {
-    p.is_text = true;
-    for (const char* k : {"url", "uri"})
-      if (e.child(k)) p.text = e.child(k).child_value();
-  } else {
-    p.is_text = true;
-    p.text = e.child_value();
-  }
-  return p;
-}
-
-void xml_items(const pugi::xml_node& parent, Instance& into, const LineIndex& lines, size_t& count,
-               int depth) {
-  if (depth > kMaxDepth)
-    throw Error(lines.at(static_cast<size_t>(parent.offset_debug())),
-                "items are nested more than 256 deep");
-  for (const pugi::xml_node& item : parent.children("Item")) {
-    if (++count > kMaxInstances)
-      throw Error(lines.at(static_cast<size_t>(item.offset_debug())),
-                  "more than 200000 instances: refused");
-    auto inst = std::make_unique<Instance>();
-    inst->cls = item.attribute("class").value();
-    inst->loc = lines.at(static_cast<size_t>(item.offset_debug()));
-    inst->parent = &into;
-    for (const pugi::xml_node& e : item.child("Properties").children()) {
-      const std::string name = e.attribute("name").value();
-      if (name.empty()) continue;
-      inst->props[name] = xml_prop(e, lines);
-    }
-    if (const Prop* n = inst->get("Name")) inst->name = n->text;
-    xml_items(item, *inst, lines, count, depth + 1);
-    into.children.push_back(std::move(inst));
-  }
-}
-
-std::unique_ptr<Instance> parse_xml(std::string_view text, const std::string& name) {
-  const LineIndex lines(text, name);
-  pugi::xml_document doc;
-  const pugi::xml_parse_result res = doc.load_buffer(text.data(), text.size(), pugi::parse_default);
-  if (!res)
-    throw Error(lines.at(static_cast<size_t>(res.offset)),
-                std::string("malformed XML: ") + res.description());
-  const pugi::xml_node root = doc.child("roblox");
-  if (!root)
-    throw Error(SourceLoc{name, 1, 1}, "not a Roblox XML file: its root element is not <roblox>");
-  auto top = std::make_unique<Instance>();
-  top->cls = "<file>";
-  top->loc = lines.at(static_cast<size_t>(root.offset_debug()));
-  size_t count = 0;
-  xml_items(root, *top, lines, count, 0);
-  return top;
-}
-
-// ---- JSON (Rojo .model.json) ----
-
-// The place of every object key, in document order: nlohmann's parser
-// (3.11) keeps no positions, so a scan of the validated text finds them.
-std::vector<size_t> key_offsets(std::string_view t) {
-  std::vector<size_t> out;
-  for (size_t i = 0; i < t.size(); ++i) {
-    if (t[i] != '"') continue;
-    const size_t start = i++;
-    while (i < t.size() && t[i] != '"') i += t[i] == '\\' ? 2 : 1;
-    size_t j = i + 1;
-    while (j < t.size() && std::isspace(static_cast<unsigned char>(t[j]))) ++j;
-    if (j < t.size() && t[j] == ':') out.push_back(start);
-  }
-  return out;
-}
-
-class JsonReader {
- public:
-  JsonReader(std::string_view text, const std::string& name) : lines_(text, name), name_(name) {
-    try {
-      json_ = nlohmann::ordered_json::parse(text.begin(), text.end());
-    } catch (const nlohmann::json::parse_error& e) {
-      throw Error(lines_.at(e.byte > 0 ? e.byte - 1 : 0),
-                  std::string("malformed JSON: ") +
-                      (std::strchr(e.what(), ':') ? std::strchr(e.what(), ':') + 2 : e.what()));
-    } catch (const nlohmann::json::exception& e) {
-      // A number beyond a double, say: nlohmann says which, not where.
-      const char* what = std::strchr(e.what(), ']');
-      throw Error(SourceLoc{name, 1, 1},
-                  std::string("malformed JSON: ") + (what ? what + 2 : e.what()));
-    }
-    offsets_ = key_offsets(text);
-    number_keys(json_, 0);
-  }
-
-  std::unique_ptr<Instance> instances() {
-    auto top = std::make_unique<Instance>();
-    top->cls = "<file>";
-    top->loc = {name_, 1, 1};
-    size_t count = 0;
-    if (json_.is_object() && !field(json_, "className", "ClassName"))
-      throw Error(SourceLoc{name_, 1, 1},
-                  "this JSON names no className: a Rojo .meta.json without one only adds "
-                  "properties to the file beside it; import a .model.json, or an init.meta.json "
-                  "that sets className");
-    auto inst = instance(json_, top.get(), count, 0, {name_, 1, 1});
-    // Rojo names an init.meta.json's instance after its folder.
-    if (inst->name.empty() && fs::path(name_).filename() == "init.meta.json")
-      inst->name = fs::absolute(fs::path(name_)).parent_path().filename().string();
-    top->children.push_back(std::move(inst));
-    return top;
-  }
-
- private:
-  LineIndex lines_;
-  std::string name_;
-  nlohmann::ordered_json json_;
-  std::vector<size_t> offsets_;
-  std::map<const void*, size_t> key_index_;  // a value -> its key's number in document order
-  size_t next_key_ = 0;
-
-  void number_keys(nlohmann::ordered_json& j, int depth) {
-    if (depth > kMaxDepth)
-      throw Error(SourceLoc{name_, 1, 1}, "JSON values are nested more than 256 deep");
-    if (j.is_object()) {
-      for (auto& [k, v] : j.items()) {
-        key_index_[&v] = next_key_++;
-        number_keys(v, depth + 1);
-      }
-    } else if (j.is_array()) {
-      for (auto& v : j) number_keys(v, depth + 1);
-    }
-  }
-  SourceLoc loc_of(const nlohmann::ordered_json& v, const SourceLoc& fallback) const {
-    auto it = key_index_.find(&v);
-    if (it == key_index_.end() || it->second >= offsets_.size()) return fallback;
-    return lines_.at(offsets_[it->second]);
-  }
-  static const nlohmann::ordered_json* field(const nlohmann::ordered_json& o, const char* a,
-                                             const char* b) {
-    if (!o.is_object()) return nullptr;
-    if (o.contains(a)) return &o[a];
-    if (o.contains(b)) return &o[b];
-    return nullptr;
-  }
-
-  std::unique_ptr<Instance> instance(const nlohmann::ordered_json& o, Instance* parent,
-                                     size_t& count, int depth, const SourceLoc& at) {
-    if (depth > kMaxDepth) throw Error(at, "instances are nested more than 256 deep");
-    if (++count > kMaxInstances) throw Error(at, "more than 200000 instances: refused");
-    if (!o.is_object()) throw Error(at, "an instance must be a JSON object");
-    auto inst = std::make_unique<Instance>();
-    inst->parent = parent;
-    inst->loc = at;
-    if (auto* c = field(o, "className", "ClassName")) {
-      if (!c->is_string()) throw Error(loc_of(*c, at), "className must be a string");
-      inst->cls = c->get<std::string>();
-    }
-    if (auto* n = field(o, "name", "Name"))
-      if (n->is_string()) inst->name = n->get<std::string>();
-    if (auto* ps = field(o, "properties", "Properties")) {
-      if (!ps->is_object()) throw Error(loc_of(*ps, at), "properties must be an object");
-      for (const auto& [k, v] : ps->items()) inst->props[k] = json_prop(v, loc_of(v, at), k);
-    }
-    if (auto* as = field(o, "attributes", "Attributes")) {
-      if (as->is_object())
-        for (const auto& [k, v] : as->items())
-          if (v.is_number()) {
-            Prop p;
-            p.type = "attribute";
-            p.nums = {v.get<double>()};
-            p.loc = loc_of(v, at);
-            inst->props["@" + k] = p;
-          }
-    }
-    if (auto* ch = field(o, "children", "Children")) {
-      if (!ch->is_array()) throw Error(loc_of(*ch, at), "children must be an array");
-      for (const auto& c : *ch)
-        inst->children.push_back(instance(c, inst.get(), count, depth + 1, loc_of(*ch, at)));
-    }
-    return inst;
-  }
-
-  static void numbers_of(const nlohmann::ordered_json& a, std::vector<double>& out,
-                         const SourceLoc& at, const std::string& what) {
-    for (const auto& x : a) {
-      if (!x.is_number()) throw Error(at, what + " must hold numbers");
-      out.push_back(x.get<double>());
-    }
-  }
-
-  Prop json_prop(const nlohmann::ordered_json& v, const SourceLoc& at, const std::string& key) {
-    Prop p;
-    p.loc = at;
-    if (v.is_boolean()) {
-      p.is_bool = true;
-      p.boolean = v.get<bool>();
-      p.type = "bool";
-    } else if (v.is_number()) {
-      p.nums = {v.get<double>()};
-      p.type = "float";
-    } else if (v.is_string()) {
-      p.is_text = true;
-      p.text = v.get<std::string>();
-      p.type = "string";
-    } else if (v.is_array()) {
-      numbers_of(v, p.nums, at, key);
-      p.type = p.nums.size() == 2 ? "Vector2" : p.nums.size() == 12 ? "CoordinateFrame" : "Vector3";
-    } else if (v.is_object() && v.size() == 1) {
-      const auto first = v.begin();  // an iterator into v itself: key and value outlive it
-      const std::string type = first.key();
-      const nlohmann::ordered_json& x = first.value();
-      p.type = type;
-      if (type == "NumberRange" && x.is_array()) {
-        numbers_of(x, p.nums, at, key);
-      } else if ((type == "NumberSequence" || type == "ColorSequence") && x.is_object() &&
-                 x.contains("keypoints") && x["keypoints"].is_array()) {
-        for (const auto& kp : x["keypoints"]) {
-          if (!kp.is_object() || !kp.contains("time") || !kp["time"].is_number())
-            throw Error(at, key + " keypoints need a numeric time");
-          p.nums.push_back(kp["time"].get<double>());
-          if (type == "NumberSequence") {
-            if (!kp.contains("value") || !kp["value"].is_number())
-              throw Error(at, key + " keypoints need a numeric value");
-            p.nums.push_back(kp["value"].get<double>());
-            p.nums.push_back(kp.contains("envelope") && kp["envelope"].is_number()
-                                 ? kp["envelope"].get<double>()
-                                 : 0);
-          } else {
-            if (!kp.contains("color") || !kp["color"].is_array() || kp["color"].size() != 3)
-              throw Error(at, key + " keypoints need a color [r, g, b]");
-            numbers_of(kp["color"], p.nums, at, key);
-            p.nums.push_back(0);
-          }
-        }
-      } else if (type == "Enum" && x.is_number()) {
-        p.nums = {x.get<double>()};
-        p.type = "token";
-      } else if (x.is_number()) {
-        p.nums = {x.get<double>()};
-      } else if (x.is_boolean()) {
-        p.is_bool = true;
-        p.boolean = x.get<bool>();
-      } else if (x.is_string()) {
-        p.is_text = true;
-        p.text = x.get<std::string>();
-      } else if (x.is_array()) {
-        numbers_of(x, p.nums, at, key);
-      } else if (x.is_object() && (type == "CFrame" || type == "CoordinateFrame")) {
-        if (x.contains("position") && x["position"].is_array())
-          numbers_of(x["position"], p.nums, at, key);
-        if (x.contains("orientation") && x["orientation"].is_array())
-          for (const auto& row : x["orientation"])
-            if (row.is_array()) numbers_of(row, p.nums, at, key);
-        p.type = "CoordinateFrame";
-      }
-    }
-    return p;
-  }
-};
-
-// ---- Attributes (AttributesSerialize, rbx-dom's attribute blob) ----
-
-std::map<std::string, double> numeric_attributes(const std::vector<uint8_t>& b) {
-  std::map<std::string, double> out;
-  size_t i = 0;
-  const auto u32 = [&](uint32_t& v) {
-    if (i + 4 > b.size()) return false;
-    v = uint32_t(b[i]) | uint32_t(b[i + 1]) << 8 | uint32_t(b[i + 2]) << 16 |
-        uint32_t(b[i + 3]) << 24;
-    i += 4;
-    return true;
-  };
-  uint32_t n = 0;
-  if (!u32(n)) return out;
-  for (uint32_t k = 0; k < n && k < 4096; ++k) {
-    uint32_t len = 0;
-    if (!u32(len) || i + len + 1 > b.size()) break;
-    const std::string name(b.begin() + i, b.begin() + i + len);
-    i += len;
-    const uint8_t type = b[i++];
-    size_t size = 0;
-    uint32_t count = 0;
-    switch (type) {
-      case 0x02:
-        if (!u32(len)) return out;
-        size = len;
-        break;
-      case 0x03:
-        size = 1;
-        break;
-      case 0x05:
-      case 0x0E:
-        size = 4;
-        break;
-      case 0x06:
-      case 0x09:
-      case 0x10:
-      case 0x1B:
-        size = 8;
-        break;
-      case 0x0F:
-      case 0x11:
-        size = 12;
-        break;
-      case 0x0A:
-      case 0x1C:
-        size = 16;
-        break;
-      case 0x17:
-        if (!u32(count)) return out;
-        size = size_t(count) * 12;
-        break;
-      case 0x19:
-        if (!u32(count)) return out;
-        size = size_t(count) * 20;
-        break;
-      default:
-        return out;  // a type of unknown size: what came before stands
-    }
-    if (i + size > b.size()) break;
-    if (type == 0x06) {
-      double v;
-      std::memcpy(&v, &b[i], 8);
-      if (std::isfinite(v)) out[name] = v;
-    } else if (type == 0x05) {
-      float v;
-      std::memcpy(&v, &b[i], 4);
-      if (std::isfinite(v)) out[name] = v;
-    }
-    i += size;
-  }
-  return out;
-}
-
-// ---- The mapping ----
 
 // A rotation and place in Roblox's world (y up).
 struct Frame3 {
@@ -521,6 +110,36 @@ struct Pending {
   Vec2 pos_studs;
 };
 
+// A Color property: a Color3, or a ColorSequence of (time, r, g, b, 0)
+// keypoints (roblox-format.md 4.2).
+ColorCurve color_sequence(const Prop& prop) {
+  const Prop* c = &prop;
+  for (double v : c->nums)
+    if (!std::isfinite(v)) throw Error(c->loc, "Color holds a number that is not finite");
+  ColorCurve cc;
+  if (c->nums.size() == 3) {
+    cc = ColorCurve::constant({c->nums[0], c->nums[1], c->nums[2]});
+  } else {
+    if (c->nums.size() % 5 || c->nums.size() < 10 || c->nums.size() / 5 > kMaxCurveKeys)
+      throw Error(c->loc, "Color must be a ColorSequence of 2 to 20 (time, r, g, b, 0) keypoints");
+    std::vector<double> t(c->nums.size() / 5);
+    for (size_t j = 0; j < t.size(); ++j) {
+      t[j] = c->nums[5 * j];
+      if (!std::isfinite(t[j]))
+        throw Error(c->loc, "Color holds a keypoint time that is not finite");
+    }
+    const std::vector<size_t> keep = key_times(t);
+    cc.count = static_cast<int>(keep.size());
+    for (size_t j = 0; j < keep.size(); ++j) {
+      const size_t q = 5 * keep[j];
+      cc.t[j] = t[j];
+      cc.srgb[j] = {std::clamp(c->nums[q + 1], 0.0, 1.0), std::clamp(c->nums[q + 2], 0.0, 1.0),
+                    std::clamp(c->nums[q + 3], 0.0, 1.0)};
+    }
+  }
+  return cc;
+}
+
 class RobloxImporter {
  public:
   RobloxImporter(const std::string& source_name, const std::string& base_dir,
@@ -561,6 +180,7 @@ class RobloxImporter {
   void map_shape(const Instance& e, bool attachment, const std::array<double, 3>& part,
                  Emitter& em);
   void map_look(const Instance& e, double s, Emitter& em);
+  void map_flipbook(const Instance& e, double s, Emitter& em);
   std::string texture_for(const Instance& e, const SourceLoc& at);
 
   static double num(const Instance& i, const std::string& k, double def, size_t at = 0) {
@@ -924,6 +544,31 @@ void RobloxImporter::map_shape(const Instance& e, bool attachment,
   em.shape.in_out = inout == 1 ? InOut::kInward : inout == 2 ? InOut::kBoth : InOut::kOutward;
 }
 
+// The flipbook: layout, mode and frame rate (roblox-format.md 4.3).
+void RobloxImporter::map_flipbook(const Instance& e, double s, Emitter& em) {
+  const int layout =
+      enum_of(e, "FlipbookLayout", 0, {"None", "Grid2x2", "Grid4x4", "Grid8x8", "Custom"});
+  if (layout > 0) {
+    Flipbook& fb = em.flipbook;
+    fb.enabled = true;
+    const int g = layout == 1 ? 2 : layout == 2 ? 4 : 8;
+    fb.cols = layout == 4 ? std::clamp(static_cast<int>(num(e, "FlipbookSizeX", 1)), 1, 256) : g;
+    fb.rows = layout == 4 ? std::clamp(static_cast<int>(num(e, "FlipbookSizeY", 1)), 1, 256) : g;
+    const int mode = enum_of(e, "FlipbookMode", 0, {"Loop", "OneShot", "PingPong", "Random"});
+    fb.mode = mode == 1   ? FlipbookMode::kOneshot
+              : mode == 2 ? FlipbookMode::kPingpong
+              : mode == 3 ? FlipbookMode::kRandom
+                          : FlipbookMode::kLoop;
+    const Range fr = range(e, "FlipbookFramerate", {1, 1});
+    fb.fps = {std::clamp(fr.min, 0.0, 30.0) * s, std::clamp(fr.max, 0.0, 30.0) * s};
+    fb.random_start = boolean(e, "FlipbookStartRandom", false);
+    if (boolean(e, "FlipbookBlendFrames", true))
+      note(loc(e, "FlipbookLayout"),
+           "FlipbookBlendFrames: Roblox crossfades cells; spritz cuts from one to the next");
+    if (fb.cols * fb.rows == 1) fb.enabled = false;
+  }
+}
+
 // Size, transparency, squash, colour, light, orientation, spin and the
 // flipbook (roblox-format.md 4.2, 4.3; sizes in studs for now).
 void RobloxImporter::map_look(const Instance& e, double s, Emitter& em) {
@@ -934,33 +579,7 @@ void RobloxImporter::map_look(const Instance& e, double s, Emitter& em) {
   if (auto c = sequence(e, "Transparency", 1, 0, 1, "[0, 1]")) em.transparency = *c;
   if (auto c = sequence(e, "Squash", 1, -1e3, 1e3, "[-1000, 1000]")) em.squash = *c;
   em.envelope_per_key = true;
-  if (const Prop* c = e.get("Color")) {
-    for (double v : c->nums)
-      if (!std::isfinite(v)) throw Error(c->loc, "Color holds a number that is not finite");
-    ColorCurve cc;
-    if (c->nums.size() == 3) {
-      cc = ColorCurve::constant({c->nums[0], c->nums[1], c->nums[2]});
-    } else {
-      if (c->nums.size() % 5 || c->nums.size() < 10 || c->nums.size() / 5 > kMaxCurveKeys)
-        throw Error(c->loc,
-                    "Color must be a ColorSequence of 2 to 20 (time, r, g, b, 0) keypoints");
-      std::vector<double> t(c->nums.size() / 5);
-      for (size_t j = 0; j < t.size(); ++j) {
-        t[j] = c->nums[5 * j];
-        if (!std::isfinite(t[j]))
-          throw Error(c->loc, "Color holds a keypoint time that is not finite");
-      }
-      const std::vector<size_t> keep = key_times(t);
-      cc.count = static_cast<int>(keep.size());
-      for (size_t j = 0; j < keep.size(); ++j) {
-        const size_t q = 5 * keep[j];
-        cc.t[j] = t[j];
-        cc.srgb[j] = {std::clamp(c->nums[q + 1], 0.0, 1.0), std::clamp(c->nums[q + 2], 0.0, 1.0),
-                      std::clamp(c->nums[q + 3], 0.0, 1.0)};
-      }
-    }
-    em.color = cc;
-  }
+  if (const Prop* c = e.get("Color")) em.color = color_sequence(*c);
   const double le = num(e, "LightEmission", 0), li = num(e, "LightInfluence", 0);
   if (le < 0 || le > 1)
     warn(loc(e, "LightEmission"), "LightEmission " + fmt(le) + " is outside [0, 1]: clamped");
@@ -986,28 +605,7 @@ void RobloxImporter::map_look(const Instance& e, double s, Emitter& em) {
          "VelocityPerpendicular turns the quad in 3D (seen edge-on in the plane): drawn "
          "turned a quarter from the velocity, face-on");
   }
-  // Flipbook.
-  const int layout =
-      enum_of(e, "FlipbookLayout", 0, {"None", "Grid2x2", "Grid4x4", "Grid8x8", "Custom"});
-  if (layout > 0) {
-    Flipbook& fb = em.flipbook;
-    fb.enabled = true;
-    const int g = layout == 1 ? 2 : layout == 2 ? 4 : 8;
-    fb.cols = layout == 4 ? std::clamp(static_cast<int>(num(e, "FlipbookSizeX", 1)), 1, 256) : g;
-    fb.rows = layout == 4 ? std::clamp(static_cast<int>(num(e, "FlipbookSizeY", 1)), 1, 256) : g;
-    const int mode = enum_of(e, "FlipbookMode", 0, {"Loop", "OneShot", "PingPong", "Random"});
-    fb.mode = mode == 1   ? FlipbookMode::kOneshot
-              : mode == 2 ? FlipbookMode::kPingpong
-              : mode == 3 ? FlipbookMode::kRandom
-                          : FlipbookMode::kLoop;
-    const Range fr = range(e, "FlipbookFramerate", {1, 1});
-    fb.fps = {std::clamp(fr.min, 0.0, 30.0) * s, std::clamp(fr.max, 0.0, 30.0) * s};
-    fb.random_start = boolean(e, "FlipbookStartRandom", false);
-    if (boolean(e, "FlipbookBlendFrames", true))
-      note(loc(e, "FlipbookLayout"),
-           "FlipbookBlendFrames: Roblox crossfades cells; spritz cuts from one to the next");
-    if (fb.cols * fb.rows == 1) fb.enabled = false;
-  }
+  map_flipbook(e, s, em);
 }
 
 Pending RobloxImporter::map_emitter(const Instance& e) {
@@ -1161,13 +759,8 @@ ImportResult import_roblox(std::string_view text, const std::string& source_name
   size_t i = 0;
   while (i < text.size() && std::isspace(static_cast<unsigned char>(text[i]))) ++i;
   const bool json = i < text.size() && text[i] == '{';
-  std::unique_ptr<Instance> top;
-  try {
-    top = json ? JsonReader(text, source_name).instances() : parse_xml(text, source_name);
-  } catch (const nlohmann::json::exception& e) {
-    throw Error(SourceLoc{source_name, 1, 1},
-                std::string("a JSON value spritz cannot read: ") + e.what());
-  }
+  const std::unique_ptr<Instance> top =
+      json ? roblox::parse_json(text, source_name) : roblox::parse_xml(text, source_name);
   RobloxImporter imp(source_name, base_dir, options, read_file);
   ImportResult r = imp.run(*top);
   return finish(std::move(r), source_name, json ? "Rojo model JSON" : "Roblox XML");
