@@ -6,8 +6,10 @@
 #include <toml++/toml.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdio>
 #include <filesystem>
+#include <vector>
 
 #include "finish.h"
 #include "spritz/hash.h"
@@ -39,6 +41,35 @@ void cap_diagnostics(std::vector<Diagnostic>& list, const std::string& source_na
                       std::to_string(toml_load::kMaxDiagnostics) + " are shown)"});
 }
 
+// Every texture file the effect names is there and a regular file: a typo
+// is reported with the file's other problems, at its texture key.
+void check_texture_files(const std::vector<toml_load::Translator::TextureFile>& files,
+                         std::vector<Diagnostic>& problems) {
+  namespace fs = std::filesystem;
+  for (const toml_load::Translator::TextureFile& f : files) {
+    std::error_code ec;
+    const fs::path p(f.path);
+    const auto status = fs::status(p, ec);
+    const bool missing = ec.value() == ENOENT || ec.value() == ENOTDIR;
+    if (ec && !missing) {
+      // A link loop, a folder that cannot be searched: say which.
+      problems.push_back({f.loc, "cannot open texture " + f.path + ": " + ec.message()});
+    } else if (ec || !fs::exists(status)) {
+      std::string hint;
+      // A path typed in --set is still relative to the effect file; say
+      // so when the working directory has the file the user meant.
+      if (f.from_set && fs::path(f.written).is_relative() && p != fs::path(f.written) &&
+          fs::exists(fs::path(f.written), ec))
+        hint = " (" + f.written +
+               " is in the working directory, but a texture path is relative to the "
+               "effect file, in --set too: give an absolute path)";
+      problems.push_back({f.loc, "texture file not found: " + f.path + hint});
+    } else if (!fs::is_regular_file(status)) {
+      problems.push_back({f.loc, "texture is not a regular file: " + f.path});
+    }
+  }
+}
+
 }  // namespace
 
 Effect load_effect(std::string_view text, const std::string& source_name,
@@ -64,6 +95,7 @@ Effect load_effect(std::string_view text, const std::string& source_name,
   toml_load::Translator tr(source_name, base_dir);
   tr.provided_textures = options.provided_textures;
   Effect fx = tr.translate(root);
+  check_texture_files(tr.texture_files, tr.diagnostics);
   if (!tr.diagnostics.empty()) {
     sort_by_location(tr.diagnostics);
     cap_diagnostics(tr.diagnostics, source_name, "problems");

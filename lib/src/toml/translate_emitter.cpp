@@ -305,7 +305,8 @@ void Translator::read_appearance(const toml::table& t, Emitter& em) {
 }
 
 // `texture`: "builtin:NAME" or a PNG path, resolved against the effect's
-// folder and checked to exist now, so a typo is reported with the rest.
+// folder; the load step checks that the file is there, so a typo is
+// reported with the rest.
 void Translator::read_texture(const toml::table& t, Emitter& em) {
   if (auto n = t.get("texture")) {
     if (auto s = string(*n, "texture")) {
@@ -322,27 +323,8 @@ void Translator::read_texture(const toml::table& t, Emitter& em) {
         if (std::find(provided_textures.begin(), provided_textures.end(), em.texture.path) !=
             provided_textures.end())
           return;
-        std::error_code ec;
-        const auto status = fs::status(p, ec);
-        const bool missing = ec.value() == ENOENT || ec.value() == ENOTDIR;
-        if (ec && !missing) {
-          // A link loop, a folder that cannot be searched: say which.
-          error(*n, "cannot open texture " + p.string() + ": " + ec.message());
-        } else if (ec || !fs::exists(status)) {
-          std::string hint;
-          // A path typed in --set is still relative to the effect file; say
-          // so when the working directory has the file the user meant.
-          const bool from_set = n->source().path && n->source().path->rfind(kSetPrefix, 0) == 0;
-          if (from_set && fs::path(*s).is_relative() && p != fs::path(*s) &&
-              fs::exists(fs::path(*s), ec))
-            hint = " (" + *s +
-                   " is in the working directory, but a texture path is relative to the "
-                   "effect file, in --set too: give an absolute path)";
-          error(*n, "texture file not found: " + p.string() + hint);
-        } else if (!fs::is_regular_file(status)) {
-          error(*n, "texture is not a regular file: " + p.string());
-        }
-        em.texture.path = p.lexically_normal().string();
+        const bool from_set = n->source().path && n->source().path->rfind(kSetPrefix, 0) == 0;
+        texture_files.push_back({loc(*n), *s, p.string(), from_set});
       }
     }
   } else {

@@ -19,6 +19,17 @@ class Translator : public TomlReader {
 
   Effect translate(const toml::table& root);
   std::vector<std::string> provided_textures;  // LoadOptions::provided_textures
+
+  // A texture file an emitter names, as written and as resolved against
+  // the effect's folder: the translator reads no file system, the load step
+  // (load.cpp) checks that each is there.
+  struct TextureFile {
+    SourceLoc loc;        // the texture key
+    std::string written;  // the path as the file (or --set) gives it
+    std::string path;     // joined to the effect's folder
+    bool from_set = false;
+  };
+  std::vector<TextureFile> texture_files;
   void warn_invisible(const toml::table& t, const Emitter& em);
 
  private:
