@@ -5,6 +5,7 @@
 
 #include "format.h"
 #include "toml/keys.h"
+#include "toml/spellings.h"
 #include "toml/text.h"
 #include "toml/translator.h"
 
@@ -21,7 +22,7 @@ void Translator::read_collision(const toml::node& n, Collision& c) {
       "collision must be a table { response = \"bounce\", restitution = 0.5, friction = 0 }");
   if (!t) return;
   if (auto v = t->get("response"))
-    if (auto i = choice(*v, "collision.response", {"bounce", "stop", "kill"}))
+    if (auto i = choice(*v, "collision.response", words_of<CollisionResponse>()))
       c.response = static_cast<CollisionResponse>(*i);
   if (auto v = t->get("restitution"))
     if (auto x = bounded(*v, "collision.restitution", 0, 1, "within [0, 1]")) c.restitution = *x;
@@ -55,7 +56,7 @@ void Translator::read_collider(const toml::node& n, Collider& c, size_t index) {
     error(n, where + " needs a kind: \"line\", \"circle\" or \"box\"");
     return;
   }
-  const auto k = choice(*kind, where + ".kind", {"line", "circle", "box"});
+  const auto k = choice(*kind, where + ".kind", words_of<ColliderKind>());
   if (!k) return;
   c.kind = static_cast<ColliderKind>(*k);
   read_collider_geometry(*t, std::string(kind->value_or(std::string_view())), where, c);

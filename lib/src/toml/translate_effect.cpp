@@ -14,6 +14,7 @@
 #include "spritz/load.h"
 #include "spritz/noise.h"
 #include "toml/keys.h"
+#include "toml/spellings.h"
 #include "toml/text.h"
 #include "toml/translator.h"
 
@@ -73,13 +74,13 @@ void Translator::read_canvas(const toml::table& t, Canvas& canvas) {
   if (auto n = t.get("ambient"))
     if (auto c = opaque_color(*n, "canvas.ambient")) canvas.ambient_srgb = *c;
   if (auto n = t.get("tonemap"))
-    if (auto i = choice(*n, "canvas.tonemap", {"white", "clamp"}))
+    if (auto i = choice(*n, "canvas.tonemap", words_of<Tonemap>()))
       canvas.tonemap = static_cast<Tonemap>(*i);
   if (auto n = t.get("alpha"))
-    if (auto i = choice(*n, "canvas.alpha", {"straight", "premultiplied"}))
+    if (auto i = choice(*n, "canvas.alpha", words_of<AlphaMode>()))
       canvas.alpha = static_cast<AlphaMode>(*i);
   if (auto n = t.get("blend"))
-    if (auto i = choice(*n, "canvas.blend", {"linear", "srgb"}))
+    if (auto i = choice(*n, "canvas.blend", words_of<BlendSpace>()))
       canvas.blend = static_cast<BlendSpace>(*i);
   if (auto n = t.get("motion_blur")) read_motion_blur(*n, canvas);
 }

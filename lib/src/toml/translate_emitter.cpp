@@ -15,6 +15,7 @@
 #include "spritz/load.h"
 #include "spritz/noise.h"
 #include "toml/keys.h"
+#include "toml/spellings.h"
 #include "toml/text.h"
 #include "toml/translator.h"
 
@@ -40,7 +41,7 @@ void Translator::read_emitter(const toml::table& t, Emitter& em) {
   read_appearance(t, em);
   read_texture(t, em);
   if (auto n = t.get("filter"))
-    if (auto i = choice(*n, "filter", {"trilinear", "bilinear", "nearest"}))
+    if (auto i = choice(*n, "filter", words_of<TextureFilter>()))
       em.filter = static_cast<TextureFilter>(*i);
   if (auto n = t.get("flipbook")) read_flipbook(*n, em.flipbook);
   if (auto n = t.get("shape")) read_shape(*n, em.shape);
@@ -54,7 +55,7 @@ void Translator::read_emitter(const toml::table& t, Emitter& em) {
   if (auto n = t.get("path_interpolation"))
     if (auto i = choice(*n, "path_interpolation", {"linear", "smooth"})) em.path.smooth = *i == 1;
   if (auto n = t.get("space"))
-    if (auto i = choice(*n, "space", {"world", "local"})) em.space = static_cast<Space>(*i);
+    if (auto i = choice(*n, "space", words_of<Space>())) em.space = static_cast<Space>(*i);
   if (auto n = t.get("inherit_velocity"))
     if (auto v = bounded(*n, "inherit_velocity", -1e3, 1e3, "within [-1e3, 1e3]"))
       em.inherit_velocity = *v;
@@ -112,8 +113,7 @@ void Translator::read_motion(const toml::table& t, Emitter& em) {
       em.has_rotation_end = true;
     }
   if (auto n = t.get("orientation"))
-    if (auto i =
-            choice(*n, "orientation", {"facing", "velocity_parallel", "velocity_perpendicular"}))
+    if (auto i = choice(*n, "orientation", words_of<Orientation>()))
       em.orientation = static_cast<Orientation>(*i);
   read_forces(t, em);
   if (auto n = t.get("orbit")) read_orbit(*n, em.orbit);
@@ -300,7 +300,7 @@ void Translator::read_appearance(const toml::table& t, Emitter& em) {
     if (auto v = integer(*n, "z_offset", -1'000'000'000, 1'000'000'000, "within [-1e9, 1e9]"))
       em.z_offset = *v;
   if (auto n = t.get("draw_order"))
-    if (auto i = choice(*n, "draw_order", {"oldest_first", "newest_first"}))
+    if (auto i = choice(*n, "draw_order", words_of<DrawOrder>()))
       em.draw_order = static_cast<DrawOrder>(*i);
 }
 
@@ -337,7 +337,7 @@ void Translator::read_shape(const toml::node& n, Shape& shape) {
       n, kShapeKeys, "shape", "shape must be a table { kind = \"ellipse\", size = [w, h] }");
   if (!t) return;
   if (auto k = t->get("kind"))
-    if (auto i = choice(*k, "shape.kind", {"point", "box", "ellipse", "points"}))
+    if (auto i = choice(*k, "shape.kind", words_of<ShapeKind>()))
       shape.kind = static_cast<ShapeKind>(*i);
   read_shape_points(*t, n, shape);
   double w = 0, h = 0;
@@ -354,10 +354,10 @@ void Translator::read_shape(const toml::node& n, Shape& shape) {
   shape.a = w / 2;
   shape.b = h / 2;
   if (auto s = t->get("style"))
-    if (auto i = choice(*s, "shape.style", {"volume", "surface"}))
+    if (auto i = choice(*s, "shape.style", words_of<ShapeStyle>()))
       shape.style = static_cast<ShapeStyle>(*i);
   if (auto s = t->get("in_out"))
-    if (auto i = choice(*s, "shape.in_out", {"outward", "inward", "both"}))
+    if (auto i = choice(*s, "shape.in_out", words_of<InOut>()))
       shape.in_out = static_cast<InOut>(*i);
   if (auto s = t->get("inner"))
     if (auto v = bounded(*s, "shape.inner", 0, 0.999999, "within [0, 1)")) shape.inner = *v;
@@ -430,7 +430,7 @@ void Translator::read_flipbook(const toml::node& n, Flipbook& fb) {
     error(n, "flipbook needs a layout = [cols, rows]");
   }
   if (auto m = t->get("mode"))
-    if (auto i = choice(*m, "flipbook.mode", {"oneshot", "loop", "pingpong", "random"}))
+    if (auto i = choice(*m, "flipbook.mode", words_of<FlipbookMode>()))
       fb.mode = static_cast<FlipbookMode>(*i);
   if (auto f = t->get("fps"))
     if (auto r = range(*f, "flipbook.fps", 0, kMaxFlipbookFps)) fb.fps = *r;

@@ -14,6 +14,7 @@
 #include "spritz/load.h"
 #include "spritz/noise.h"
 #include "toml/keys.h"
+#include "toml/spellings.h"
 #include "toml/text.h"
 #include "toml/translator.h"
 
@@ -253,8 +254,7 @@ void Translator::read_sub(const toml::node& n, SubEmitter& sub) {
     sub.parent_name = " ";  // still a sub-emitter, for the checks that follow
   }
   if (auto o = t->get("on"))
-    if (auto i = choice(*o, "sub.on", {"death", "birth", "life", "collision"}))
-      sub.on = static_cast<SubEvent>(*i);
+    if (auto i = choice(*o, "sub.on", words_of<SubEvent>())) sub.on = static_cast<SubEvent>(*i);
   if (auto c = t->get("count")) {
     if (sub.on == SubEvent::kLife)
       error(*c,

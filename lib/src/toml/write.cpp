@@ -8,6 +8,7 @@
 #include <string>
 
 #include "format.h"
+#include "toml/spellings.h"
 #include "toml/text.h"
 
 namespace spritz {
@@ -83,8 +84,8 @@ std::string quote(const std::string& s) {
 }
 
 template <typename E>
-std::string word(E value, std::initializer_list<const char*> words) {
-  return quote(*(words.begin() + static_cast<int>(value)));
+std::string word(E value) {
+  return quote(std::string(toml_load::word_of(value)));
 }
 
 std::string texture_path(const std::string& path, const std::string& base_dir) {
@@ -112,9 +113,9 @@ void write_canvas(std::ostream& o, const Canvas& c) {
     << "size = [" << c.width << ", " << c.height << "]\n"
     << "background = " << rgba(c.background_srgb) << "\n"
     << "ambient = " << rgb(c.ambient_srgb) << "\n"
-    << "tonemap = " << word(c.tonemap, {"white", "clamp"}) << "\n"
-    << "alpha = " << word(c.alpha, {"straight", "premultiplied"}) << "\n"
-    << "blend = " << word(c.blend, {"linear", "srgb"}) << "\n"
+    << "tonemap = " << word(c.tonemap) << "\n"
+    << "alpha = " << word(c.alpha) << "\n"
+    << "blend = " << word(c.blend) << "\n"
     << "motion_blur = { samples = " << c.blur_samples << ", shutter = " << num(c.shutter)
     << " }\n\n";
 }
@@ -167,13 +168,13 @@ void write_emission(std::ostream& o, const Emitter& em) {
     o << "]\n"
       << "path_interpolation = " << quote(em.path.smooth ? "smooth" : "linear") << "\n";
   }
-  o << "space = " << word(em.space, {"world", "local"}) << "\n";
+  o << "space = " << word(em.space) << "\n";
 }
 
 void write_collision(std::ostream& o, const Collision& c) {
   if (!c.enabled()) return;
-  o << "collision = { response = " << word(c.response, {"bounce", "stop", "kill"})
-    << ", restitution = " << num(c.restitution) << ", friction = " << num(c.friction);
+  o << "collision = { response = " << word(c.response) << ", restitution = " << num(c.restitution)
+    << ", friction = " << num(c.friction);
   if (c.response == CollisionResponse::kBounce)
     o << ", max_bounces = " << c.max_bounces << ", rest_speed = " << num(c.rest_speed_px_per_s);
   o << " }\ncolliders = [\n";
@@ -199,8 +200,7 @@ void write_collision(std::ostream& o, const Collision& c) {
 void write_parts(std::ostream& o, const Emitter& em) {
   if (em.flipbook.enabled) {
     const Flipbook& f = em.flipbook;
-    o << "flipbook = { layout = [" << f.cols << ", " << f.rows
-      << "], mode = " << word(f.mode, {"oneshot", "loop", "pingpong", "random"})
+    o << "flipbook = { layout = [" << f.cols << ", " << f.rows << "], mode = " << word(f.mode)
       << (f.per_life ? ", cycles = " : ", fps = ") << range(f.fps)
       << ", random_start = " << (f.random_start ? "true" : "false") << " }\n";
   }
@@ -211,15 +211,13 @@ void write_parts(std::ostream& o, const Emitter& em) {
       for (size_t i = 0; i < v.size(); ++i) out += (i ? ", " : "") + vec2(v[i]);
       return out + "]";
     };
-    o << "shape = { kind = \"points\", in_out = " << word(s.in_out, {"outward", "inward", "both"})
+    o << "shape = { kind = \"points\", in_out = " << word(s.in_out)
       << ", points = " << list(s.points);
     if (!s.normals.empty()) o << ", normals = " << list(s.normals);
     o << " }\n";
   } else
-    o << "shape = { kind = " << word(s.kind, {"point", "box", "ellipse"}) << ", size = ["
-      << num(2 * s.a) << ", " << num(2 * s.b)
-      << "], style = " << word(s.style, {"volume", "surface"})
-      << ", in_out = " << word(s.in_out, {"outward", "inward", "both"})
+    o << "shape = { kind = " << word(s.kind) << ", size = [" << num(2 * s.a) << ", " << num(2 * s.b)
+      << "], style = " << word(s.style) << ", in_out = " << word(s.in_out)
       << ", inner = " << num(s.inner) << (s.along_direction ? ", along = \"direction\"" : "")
       << " }\n";
   if (em.trail.count > 0) {
@@ -235,8 +233,7 @@ void write_parts(std::ostream& o, const Emitter& em) {
   }
   write_collision(o, em.collision);
   if (!em.sub.parent_name.empty()) {
-    o << "sub = { parent = " << quote(em.sub.parent_name)
-      << ", on = " << word(em.sub.on, {"death", "birth", "life", "collision"});
+    o << "sub = { parent = " << quote(em.sub.parent_name) << ", on = " << word(em.sub.on);
     if (em.sub.on != SubEvent::kLife) o << ", count = " << em.sub.count_asked;
     o << " }\n";
   }
@@ -288,18 +285,17 @@ void write_emitter(std::ostream& o, const Emitter& em, const WriteOptions& optio
             : "")
     << "color = " << (em.color_ramp.enabled ? color_ramp(em.color_ramp) : color_curve(em.color))
     << "\n"
-    << "orientation = "
-    << word(em.orientation, {"facing", "velocity_parallel", "velocity_perpendicular"}) << "\n"
+    << "orientation = " << word(em.orientation) << "\n"
     << "brightness = " << num(em.brightness) << "\n"
     << "light_emission = " << num(em.light_emission) << "\n"
     << "light_influence = " << num(em.light_influence) << "\n"
     << "z_offset = " << em.z_offset << "\n"
-    << "draw_order = " << word(em.draw_order, {"oldest_first", "newest_first"}) << "\n"
+    << "draw_order = " << word(em.draw_order) << "\n"
     << "texture = "
     << quote(em.texture.builtin() ? em.texture.label()
                                   : texture_path(em.texture.path, options.base_dir))
     << "\n"
-    << "filter = " << word(em.filter, {"trilinear", "bilinear", "nearest"}) << "\n";
+    << "filter = " << word(em.filter) << "\n";
   write_parts(o, em);
   o << "\n";
 }
