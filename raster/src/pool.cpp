@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cstdint>
 #include <exception>
+#include <system_error>
 #include <utility>
 
 namespace spritz {
@@ -23,7 +24,12 @@ void poll_briefly(Waiting waiting) {
 }  // namespace
 
 ThreadPool::ThreadPool(int threads) : ranges_(static_cast<size_t>(std::max(threads, 1))) {
-  for (int i = 1; i < threads; ++i) workers_.emplace_back([this, i] { work(i); });
+  try {
+    for (int i = 1; i < threads; ++i) workers_.emplace_back([this, i] { work(i); });
+  } catch (const std::system_error&) {
+    // No more threads to be had: those started and the caller do it all
+    // (a thread done with its own range takes the others').
+  }
 }
 
 ThreadPool::~ThreadPool() {

@@ -3,18 +3,13 @@
 #include <stb_image.h>
 
 #include <algorithm>
-#include <atomic>
 #include <cmath>
 #include <cstdio>
-#include <exception>
 #include <fstream>
 #include <limits>
 #include <map>
-#include <mutex>
 #include <new>
 #include <set>
-#include <system_error>
-#include <thread>
 #include <tuple>
 #include <utility>
 #include <vector>
@@ -24,6 +19,7 @@
 #include "spritz/prefault.h"
 #include "spritz/raster/image.h"
 #include "spritz/raster/png.h"
+#include "spritz/raster/pool.h"
 
 namespace spritz {
 namespace {
@@ -225,36 +221,17 @@ void build_cells(Texture& tex, Fill fill, int threads) {
   const int n = tex.cols * tex.rows;
   tex.arena = std::make_shared<TexelArena>(padded_cell_bytes(tex.cell_width, tex.cell_height) *
                                            static_cast<size_t>(n));
-  std::atomic<int> next{0};
-  std::mutex mutex;
-  std::exception_ptr failed;
-  const auto work = [&] {
-    for (int i; (i = next++) < n;) {
-      try {
-        MipLevel base;
-        base.width = tex.cell_width;
-        base.height = tex.cell_height;
-        reserve_prefaulted(base.rgba,
-                           static_cast<size_t>(base.width) * static_cast<size_t>(base.height) * 4);
-        base.rgba.resize(static_cast<size_t>(base.width) * static_cast<size_t>(base.height) * 4);
-        fill(base, i % tex.cols * tex.cell_width, i / tex.cols * tex.cell_height);
-        build_cell(tex.cells[static_cast<size_t>(i)], std::move(base), tex.arena.get());
-      } catch (...) {
-        std::lock_guard<std::mutex> lock(mutex);
-        if (!failed) failed = std::current_exception();
-        next = n;  // no more cells
-      }
-    }
-  };
-  std::vector<std::thread> helpers;
-  try {
-    for (int t = 1; t < std::min(threads, n); ++t) helpers.emplace_back(work);
-  } catch (const std::system_error&) {
-    // No more threads to be had: the ones running and this one do it all.
-  }
-  work();
-  for (std::thread& t : helpers) t.join();
-  if (failed) std::rethrow_exception(failed);
+  ThreadPool pool(std::min(threads, n));
+  pool.run_in_order(n, [&](int i) {
+    MipLevel base;
+    base.width = tex.cell_width;
+    base.height = tex.cell_height;
+    reserve_prefaulted(base.rgba,
+                       static_cast<size_t>(base.width) * static_cast<size_t>(base.height) * 4);
+    base.rgba.resize(static_cast<size_t>(base.width) * static_cast<size_t>(base.height) * 4);
+    fill(base, i % tex.cols * tex.cell_width, i / tex.cols * tex.cell_height);
+    build_cell(tex.cells[static_cast<size_t>(i)], std::move(base), tex.arena.get());
+  });
 }
 
 }  // namespace

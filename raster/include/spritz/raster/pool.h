@@ -16,7 +16,9 @@ namespace spritz {
 
 class ThreadPool {
  public:
-  explicit ThreadPool(int threads);  // total threads including the caller (>= 1)
+  // `threads` in all, the caller included (>= 1); fewer when the system
+  // has no more threads to give (threads() says how many).
+  explicit ThreadPool(int threads);
   ~ThreadPool();
   ThreadPool(const ThreadPool&) = delete;
   ThreadPool& operator=(const ThreadPool&) = delete;
