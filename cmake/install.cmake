@@ -2,7 +2,7 @@
 #   bin/spritz                          the command
 #   lib/spritz/spritz-{exr,http}.so     its modules: OpenEXR, the preview's server
 #   include/spritz/...                  the model's and the raster's public headers
-#   lib/libspritz-model.a, lib/libspritz-raster.a
+#   lib/libspritz-model.a, lib/libspritz-raster.a, lib/libspritz-system.a
 #   lib/cmake/spritz/                   find_package(spritz): spritz::model, spritz::raster
 #   lib/pkgconfig/spritz.pc             pkg-config --static --cflags --libs spritz
 #   share/man/man1/spritz.1.gz          generated from --help by help2man
@@ -14,10 +14,11 @@ include(CMakePackageConfigHelpers)
 install(TARGETS spritz RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 # The modules the binary loads on first use (cli/io/module.h).
 install(TARGETS spritz_exr_module spritz_http_module LIBRARY DESTINATION ${SPRITZ_MODULE_INSTALL_DIR})
-install(TARGETS spritz_lib spritz_raster EXPORT spritzTargets
+install(TARGETS spritz_lib spritz_raster spritz_system EXPORT spritzTargets
   ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
   INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
-install(DIRECTORY lib/include/spritz raster/include/spritz DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+install(DIRECTORY lib/include/spritz raster/include/spritz system/include/spritz
+  DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 install(FILES ${PROJECT_BINARY_DIR}/generated/spritz/version.h DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/spritz)
 
 set(spritz_cmake_dir ${CMAKE_INSTALL_LIBDIR}/cmake/spritz)

@@ -15,8 +15,8 @@
 #include "spritz/hash.h"
 #include "spritz/motion.h"
 #include "spritz/noise.h"
-#include "spritz/prefault.h"
 #include "spritz/shape.h"
+#include "spritz/system/memory.h"
 
 namespace spritz {
 namespace {

@@ -8,8 +8,8 @@
 #include <string>
 
 #include "spritz/error.h"
-#include "spritz/prefault.h"
 #include "spritz/raster/encode.h"
+#include "spritz/system/memory.h"
 
 namespace spritz {
 

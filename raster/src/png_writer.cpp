@@ -18,7 +18,7 @@
 
 #include "png_chunks.h"
 #include "spritz/error.h"
-#include "spritz/prefault.h"
+#include "spritz/system/memory.h"
 
 namespace spritz {
 namespace {

@@ -10,7 +10,7 @@
 #include <new>
 
 #include "spritz/color.h"
-#include "spritz/prefault.h"
+#include "spritz/system/memory.h"
 
 namespace spritz {
 

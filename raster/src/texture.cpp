@@ -16,10 +16,10 @@
 
 #include "spritz/color.h"
 #include "spritz/error.h"
-#include "spritz/prefault.h"
 #include "spritz/raster/image.h"
 #include "spritz/raster/png.h"
 #include "spritz/raster/pool.h"
+#include "spritz/system/memory.h"
 
 namespace spritz {
 namespace {

@@ -9,7 +9,8 @@
 #include <vector>
 
 #include "spritz/effect.h"
-#include "spritz/prefault.h"
+#include "spritz/particle.h"
+#include "spritz/particle_list.h"
 
 namespace spritz {
 
@@ -19,30 +20,6 @@ struct ParentState {
   Vec2 position;  // design px, y up
   Vec2 velocity;  // design px/s
 };
-
-struct Particle {
-  uint64_t key = 0;    // 2 i for stream particles, 2 (b P + j) + 1 for bursts,
-                       // K spacing + j for child j of the parent with key K
-  double birth_s = 0;  // clock of birth
-  double age_s = 0, life_s = 0;
-  double x = 0, y = 0;  // design px from the canvas centre, y up
-  double vx = 0, vy = 0;
-  double w = 0, h = 0;      // design px
-  double rotation_deg = 0;  // counter-clockwise
-  Rgb color_srgb;           // curve colour, envelope applied, before brightness
-  double alpha = 1;         // opacity after the transparency curve
-  int cell = 0;             // 1-based flipbook cell, 0 without a flipbook
-  int16_t trail = 0;        // 0 for the particle itself, k for its k-th trail ghost
-  uint16_t impacts = 0;     // collider impacts so far (model.md 9.7; at most kMaxBounces)
-};
-
-// A frame's particles: evaluating a window on several threads sizes the
-// list for every key first and each thread writes its own piece, so
-// resize() leaves new particles unwritten (UnwrittenAllocator), in blocks
-// populated for writing (on 2 MiB pages from 1 MiB up, WrittenBlocks).
-using ParticleList = std::vector<Particle, UnwrittenAllocator<Particle, WrittenBlocks>>;
-static_assert(std::is_trivially_copyable_v<Particle> && std::is_trivially_destructible_v<Particle>,
-              "a ParticleList's unwritten storage needs a Particle of plain numbers");
 
 struct EmitterStats {
   uint64_t window = 0;   // stream indices in the window plus burst particles considered

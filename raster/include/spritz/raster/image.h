@@ -6,7 +6,7 @@
 #include <new>
 #include <vector>
 
-#include "spritz/prefault.h"
+#include "spritz/system/memory.h"
 
 namespace spritz {
 

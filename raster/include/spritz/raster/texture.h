@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "spritz/effect.h"
-#include "spritz/prefault.h"
+#include "spritz/system/memory.h"
 
 namespace spritz {
 

@@ -1,6 +1,6 @@
 // Blocks about to be written whole (spritz/prefault.h): populated, and from
 // 1 MiB up on 2 MiB pages where Linux offers transparent huge pages.
-#include "spritz/prefault.h"
+#include "spritz/system/memory.h"
 
 #include <sys/mman.h>
 #include <unistd.h>

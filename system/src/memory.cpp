@@ -1,4 +1,4 @@
-#include "spritz/prefault.h"
+#include "spritz/system/memory.h"
 
 #include <cstdint>
 #include <cstdlib>

@@ -1,11 +1,12 @@
-// Taking a new block's page faults in one call. The first write to each
-// 4 KiB page of fresh memory traps into the kernel; on a virtual machine
-// each trap also exits to the hypervisor, about 10 us on the project's
-// machine, so writing a fresh 2.6 MB PNG cost 7 ms of faults alone
-// (docs/performance.md, "Start-up and fresh memory"). A block that is about to be
-// written whole is populated by the kernel in one call instead
-// (MADV_POPULATE_WRITE, Linux 5.14 on; elsewhere nothing happens and the
-// pages fault as before). Pages already there are left as they are.
+// spritz's memory below both libraries (the model and the raster): blocks
+// about to be written whole, with their page faults taken in one call. The
+// first write to each page of fresh memory traps into the kernel, and on a
+// virtual machine into the hypervisor too, which made page faults a large
+// share of writing a fresh frame (the figures: docs/performance.md,
+// "Start-up and fresh memory"). A block that is about to be written whole
+// is populated by the kernel in one call instead (MADV_POPULATE_WRITE,
+// Linux 5.14 on; elsewhere nothing happens and the pages fault as before).
+// Pages already there are left as they are.
 #pragma once
 
 #include <cstddef>
@@ -38,10 +39,9 @@ struct HeapBlocks {
 // A block about to be written whole, populated for writing. From 1 MiB up
 // it is a mapping of its own, aligned to 2 MiB, rounded up to whole 2 MiB
 // pages and marked for transparent huge pages (Linux's default `madvise`
-// mode): on the project's machine first writing a fresh 2.5 MB block took
-// about 4.3 ms on 4 KiB pages even populated, on one thread or split over
-// two (the host backs each page serially), and 0.4 ms on a 2 MiB page; a
-// 1080p frame takes 16 page faults instead of 8,100. Smaller blocks come
+// mode): a host that backs pages one at a time backs a 2 MiB page about ten
+// times faster than its 512 small ones, even populated (docs/performance.md);
+// a 1080p frame takes 16 page faults instead of 8,100. Smaller blocks come
 // from operator new. Never returns null (throws std::bad_alloc); free with
 // free_written_block and the same size. Frame buffers, sprite slots,
 // texture levels and particle lists take their blocks here.
@@ -50,10 +50,9 @@ void free_written_block(void* p, size_t bytes) noexcept;
 
 // The same block, not populated (and never a ScratchScope's): for a block
 // handed out in parts that several threads write, each part populated by
-// the thread that takes it (prefault_for_write). A texture's levels are:
-// their 45 MB populated at once came first, on one thread, before any cell
-// was shaded; in parts, the faults of one thread's cell overlap the other
-// thread's shading. Free with free_written_block and the same size.
+// the thread that takes it (prefault_for_write), so one thread's faults
+// overlap another's work instead of coming first on one thread (a
+// texture's levels are). Free with free_written_block and the same size.
 void* allocate_block_unpopulated(size_t bytes);
 
 struct WrittenBlocks {
@@ -66,10 +65,9 @@ struct WrittenBlocks {
 // huge page, as long as they fit in what is left (the others are ordinary
 // written blocks). For the buffers a thread keeps for the strips it
 // draws: the strip's floats, their 8-bit copy, the PNG filter's rows and
-// the compressed piece (1.6 MB at 1920 px wide). On 4 KiB pages the host
-// backed those 400 pages one at a time, for the whole VM: a first strip
-// took 7.3 ms on one thread instead of 4.6, and on two threads each
-// thread's first strip 8.5-9.6 ms (docs/performance.md). Such a block
+// the compressed piece (1.6 MB at 1920 px wide), which on small pages made
+// each thread's first strip much slower than the others
+// (docs/performance.md). Such a block
 // must be freed on the thread that allocated it (a thread_local buffer
 // is); the region is released when none of its blocks is held. Scopes
 // nest.
