@@ -14,7 +14,7 @@ if [ -z "$tool" ]; then
   echo "format-check: SKIP: clang-format-14 is not installed (apt-get install clang-format-14)"
   exit 77
 fi
-mapfile -t files < <(find lib raster import cli tests bench -name '*.cpp' -o -name '*.h' | sort)
+mapfile -t files < <(find system lib raster import cli tests bench -name '*.cpp' -o -name '*.h' | sort)
 if [ "${1:-}" = --fix ]; then
   "$tool" -i "${files[@]}"
   exit 0

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Lists functions in every source folder (lib/, raster/, import/, cli/, bench/)
+"""Lists functions in every source folder (system/, lib/, raster/, import/, cli/, bench/)
 longer than a limit (default 80 lines).
 
 A function is a definition whose body opens at the end of a line at column 0
@@ -13,7 +13,7 @@ import pathlib, re, sys
 limit = int(sys.argv[1]) if len(sys.argv) > 1 else 80
 root = pathlib.Path(__file__).resolve().parent.parent
 bad, explained = [], []
-folders = ("lib", "raster", "import", "cli", "bench")
+folders = ("system", "lib", "raster", "import", "cli", "bench")
 for path in sorted(p for folder in folders for ext in ("*.cpp", "*.h")
                    for p in (root / folder).rglob(ext)):
     lines = path.read_text().split("\n")
