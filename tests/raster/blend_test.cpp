@@ -8,7 +8,6 @@
 #include <limits>
 #include <random>
 
-#include "effect_files.h"
 #include "kernels/kernel.h"
 #include "skip.h"
 #include "spritz/eval.h"
@@ -168,12 +167,22 @@ TEST_CASE("threads 1 2 and 7 give identical buffers", "[blend]") {
   CHECK(std::memcmp(one.rgba.data(), seven.rgba.data(), one.rgba.size() * 4) == 0);
 }
 
+// The encoded bytes of every texture file `fx` names, read as a program
+// hands them to the raster library (which reads no files).
+TextureBytes texture_bytes(const Effect& fx) {
+  TextureBytes bytes;
+  for (const Emitter& em : fx.emitters) {
+    if (em.texture.builtin() || bytes.count(em.texture.path)) continue;
+    std::ifstream in(em.texture.path, std::ios::binary);
+    bytes[em.texture.path].assign(std::istreambuf_iterator<char>(in), {});
+  }
+  return bytes;
+}
+
 // Calls fn(path, effect, textures) for every bundled effect; returns how many.
 template <typename Fn>
 int for_each_bundled_effect(Fn fn) {
   namespace fs = std::filesystem;
-  const RunSettings settings;
-  EffectFiles files(settings);
   int effects = 0;
   for (const auto& entry : fs::directory_iterator(fs::path(SPRITZ_SOURCE_DIR) / "configs")) {
     if (entry.path().extension() != ".toml") continue;
@@ -181,7 +190,7 @@ int for_each_bundled_effect(Fn fn) {
     std::ifstream in(entry.path());
     const std::string text((std::istreambuf_iterator<char>(in)), {});
     const Effect fx = load_effect(text, entry.path().string(), entry.path().parent_path().string());
-    fn(entry.path(), fx, files.textures(fx, 1.0));  // the CLI's texture bytes
+    fn(entry.path(), fx, load_textures(fx, 1.0, texture_bytes(fx)));
   }
   return effects;
 }
