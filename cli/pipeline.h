@@ -29,8 +29,8 @@ namespace spritz {
 //   exception goes on to the caller.
 // - One item is produced and consumed on the calling thread (worker 0):
 //   there is nothing to overlap, and a worker thread would cost its start
-//   and a wake-up of the caller at the end, about 0.5 ms of a one-frame
-//   run on a VM (docs/performance.md, "Start-up and fresh memory").
+//   and a wake-up of the caller at the end, on the serial path of a
+//   one-frame run (docs/performance.md, "Start-up and fresh memory").
 template <typename Result>
 void run_ordered(uint64_t begin, uint64_t end, int workers, uint64_t window,
                  const std::function<Result(uint64_t, int)>& produce,

@@ -1,10 +1,9 @@
 // The 8-bit encoder on eight pixels at a time with AVX2 (encode_internal.h):
 // encode.cpp's four-pixel code on vectors twice as wide. The sRGB tables
-// are read lane by lane: AVX2 gathers took longer on the Ice Lake host (a
-// 1080p frame, straight alpha 18.7 -> 14-18 ms, premultiplied 25 -> 16 ms;
-// the four-pixel code 32 and 36 ms). Lane by lane the same IEEE operations in the same
-// order (no FMA: the build contracts nothing), so the same bytes. 1080p
-// campfire frames took 0.89x the time with it (docs/performance.md).
+// are read lane by lane, not with AVX2 gathers, which were slower on the
+// hosts measured (the figures: docs/performance.md, "Runs 9-15"). Lane by
+// lane the same IEEE operations in the same order (no FMA: the build
+// contracts nothing), so the same bytes.
 // Every helper is always inlined into encode_row_avx2's target("avx2")
 // body: no __m256 crosses a call between AVX and non-AVX code.
 #pragma GCC diagnostic ignored "-Wpsabi"

@@ -51,8 +51,8 @@ SPRITZ_SMOKE_AVX2 __m256d noise4(const SmokeCell& cell, int i, int j) {
   __m256d sum = _mm256_setzero_pd();
   double amp = 0.5, norm = 0;
   for (const SmokeOctave& oc : cell.octaves) {
-    // Each lane's four lattice points by plain loads: with gathers the
-    // cells took longer on the Ice Lake host (docs/performance.md).
+    // Each lane's four lattice points by plain loads: gathers were slower
+    // on the hosts measured (docs/performance.md).
     const double* p = oc.points.data() + oc.row_cell[static_cast<size_t>(j)];
     const int* cols = oc.col_cell.data() + i;
     const double *p0 = p + cols[0], *p1 = p + cols[1], *p2 = p + cols[2], *p3 = p + cols[3];

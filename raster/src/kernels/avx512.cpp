@@ -35,14 +35,12 @@ bool cpu_has_avx512() {
   return yes;
 }
 
-// Where the AVX-512 kernel is the default, the CPUs where it was measured
-// faster than the AVX2 kernel (docs/performance.md):
+// Where the AVX-512 kernel is the default: the CPUs where it was measured
+// faster than the AVX2 kernel (the figures: docs/performance.md):
 //   - AMD from Zen 5 on (family 0x1A), whose cores run 512-bit vectors at
-//     full rate: 0.72-0.85x the AVX2 kernel's time;
+//     full rate;
 //   - Intel's Ice Lake server cores (family 6, models 0x6A Ice Lake-SP and
-//     0x6C Ice Lake-D, one core): 0.70-1.00x in spritz_bench and
-//     0.87-0.94x as whole processes. An earlier AVX-512 kernel was no
-//     faster on the Intel Xeon of earlier rounds.
+//     0x6C Ice Lake-D).
 // Other AVX-512 CPUs (Zen 4, which splits 512-bit work in two; Skylake-SP
 // and Cascade Lake, which lower their clock for it; Intel's clients and
 // newer servers) are unmeasured, so they keep the AVX2 kernel unless the

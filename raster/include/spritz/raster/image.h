@@ -12,9 +12,9 @@ namespace spritz {
 
 // Frame buffers and sprite slots: a frame's floats are all written by the
 // strips that draw it (each strip clears its own rows to the background
-// first), so zero-filling a 1080p buffer (33 MB) on one thread first, and
-// taking all its page faults there, was a third of a single frame's time
-// (docs/performance.md). The strips now touch their pages first, in
+// first), so zero-filling the buffer on one thread first, and taking all
+// its page faults there, is not done (it was a large share of a single
+// frame's time: docs/performance.md). The strips touch their pages first, in
 // parallel, in blocks populated for writing (on 2 MiB pages from 1 MiB up,
 // WrittenBlocks). With arguments (resize(n, 0.0f)) elements are
 // constructed as std::vector would.

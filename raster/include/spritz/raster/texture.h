@@ -22,9 +22,9 @@ namespace spritz {
 
 // One block that holds every padded level of a texture (texture.cpp sizes it
 // from the cells' dimensions). Writing fresh memory costs a fault per 4 KiB
-// page, and on a virtual machine more (docs/performance.md, "Start-up and
-// fresh memory"): one block on 2 MiB pages takes smoke's 45 MB of mip
-// levels in a few milliseconds instead of about 60. Levels take their room
+// page, and on a virtual machine more: one block on 2 MiB pages takes a
+// big flipbook's mip levels many times faster than small pages would (the
+// figures: docs/performance.md, "Start-up and fresh memory"). Levels take their room
 // from it from any thread, each part populated by the thread that takes it
 // (so one cell's faults overlap another's shading); a level that does not
 // fit, or a copy of a texture, uses the heap.
