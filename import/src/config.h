@@ -1,6 +1,6 @@
 // A Particle Designer effect as its file holds it: every key with its value
 // and place, read from a .plist's root <dict> or a .pex's elements under one
-// vocabulary (the plist's key names, cocos2d-format.md section 2).
+// vocabulary (the plist's key names, docs/formats/cocos2d.md section 2).
 #pragma once
 
 #include <map>

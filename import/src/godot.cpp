@@ -1,5 +1,5 @@
 // Godot 2D particles into the model (docs/import.md, following
-// godot-format.md): GPUParticles2D with a ParticleProcessMaterial and
+// docs/formats/godot.md): GPUParticles2D with a ParticleProcessMaterial and
 // CPUParticles2D (Godot 4), Particles2D with a ParticlesMaterial and
 // CPUParticles2D (Godot 3), one emitter per node, placed by the node
 // transforms.
@@ -26,7 +26,7 @@
 namespace spritz::import_detail {
 namespace godot_import {
 
-// Launch, gravity and forces, in spritz's y-up terms (godot-format.md 4, 5).
+// Launch, gravity and forces, in spritz's y-up terms (docs/formats/godot.md 4, 5).
 void GodotImporter::map_motion(const Section& node, const Process& p, const Xform& x, double s,
                                Emitter& em) {
   // Godot's vectors turn with the node and flip their y; the node's scale
@@ -62,7 +62,7 @@ void GodotImporter::map_motion(const Section& node, const Process& p, const Xfor
          "3D cone seen flat; spritz spreads it in the plane");
 }
 
-// The emission shape (godot-format.md 2.5), placed by the node.
+// The emission shape (docs/formats/godot.md 2.5), placed by the node.
 void GodotImporter::map_shape(const Section& node, const Process& p, const Xform& x, Emitter& em) {
   // The shape, centred on the node (plus the material's offset).
   Shape& sh = em.shape;
@@ -166,7 +166,7 @@ bool GodotImporter::map_node(const Section& node, const Xform& x, Effect& fx, Ti
   if (!proc) return false;
   v3_ = godot3_names(*proc, type);
   Process p = read_process(*proc, *proc_doc, cpu, cpu && v3_);
-  // GPUParticles2D's fix-up (godot-format.md 2.3): a material still at the
+  // GPUParticles2D's fix-up (docs/formats/godot.md 2.3): a material still at the
   // 3D default gravity and not in 2D mode becomes 2D with gravity (0, 98).
   if (!cpu && !p.disable_z && p.gravity.x == 0 && p.gravity.y == -9.8) {
     p.disable_z = true;
@@ -271,7 +271,7 @@ void GodotImporter::map_cycle(const Effect& fx, const Timing& t, double reps, Em
   }
 }
 
-// Emission over time (godot-format.md 3): the stream amount / cycle; an
+// Emission over time (docs/formats/godot.md 3): the stream amount / cycle; an
 // explosive node's births squeezed into the first (1 - e) of each cycle;
 // one-shot nodes keep one cycle.
 void GodotImporter::map_timing(Effect& fx, const std::vector<Timing>& timings) {

@@ -67,7 +67,7 @@ using Fn = std::function<std::vector<double>(double)>;
 // deviation left (over 1001 samples).
 std::vector<double> fit_times(const Fn& f, std::vector<double> must, double tol, double* err);
 
-// Godot's Curve (godot-format.md 5): points with tangents, a cubic Bezier in
+// Godot's Curve (docs/formats/godot.md 5): points with tangents, a cubic Bezier in
 // y between neighbours (x linear), held outside the points.
 struct GodotCurve {
   struct Point {
@@ -153,7 +153,7 @@ inline Vec2 turn(Vec2 v, double a) {  // Godot's y-down rotation: clockwise on s
   return {v.x * std::cos(a) - v.y * std::sin(a), v.x * std::sin(a) + v.y * std::cos(a)};
 }
 
-// One particle node into an emitter (godot-format.md 2-7).
+// One particle node into an emitter (docs/formats/godot.md 2-6).
 struct Timing {
   double cycle = 1, amount = 8, explosiveness = 0, preprocess = 0;
   bool one_shot = false;

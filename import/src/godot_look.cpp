@@ -4,7 +4,7 @@
 
 namespace spritz::import_detail::godot_import {
 
-// Size, rotation, colour, flipbook and blend (godot-format.md 2.1, 2.3, 2.4).
+// Size, rotation, colour, flipbook and blend (docs/formats/godot.md 2.1, 2.3, 2.4).
 void GodotImporter::map_appearance(const Section& node, const Process& p, const Xform& x,
                                    const Section* cm, double s, Emitter& em) {
   // The texture and its cells: the quad is the cell's size in px.
@@ -63,7 +63,7 @@ void GodotImporter::map_appearance(const Section& node, const Process& p, const 
     note(node.loc, "the scale curve (cubic) is sampled into " + std::to_string(times.size()) +
                        " linear keys, within " + fmt(err) + " of its value");
   // Rotation: the particle angle already turns counter-clockwise on screen
-  // (godot-format.md 4); the node's clockwise rotation is taken off.
+  // (docs/formats/godot.md 4); the node's clockwise rotation is taken off.
   const double node_deg = x.rot * 180 / kPi;
   em.rotation_deg = {p.angle.min - node_deg, p.angle.max - node_deg};
   em.rotation_speed_deg_per_s = {p.angular.min * s, p.angular.max * s};
@@ -76,7 +76,7 @@ void GodotImporter::map_appearance(const Section& node, const Process& p, const 
   if (anim && hf * vf > 1) map_flipbook(node, p, cm, hf, vf, em);
 }
 
-// Colour, alpha, hue and blend (godot-format.md 2.3, 2.4).
+// Colour, alpha, hue and blend (docs/formats/godot.md 2.3, 2.4).
 void GodotImporter::map_color(const Section& node, const Process& p, const Section* cm,
                               Emitter& em) {
   // Colour: the initial colour (and the node's modulate), times the ramp in
@@ -142,7 +142,7 @@ void GodotImporter::map_color(const Section& node, const Process& p, const Secti
 }
 
 // The flipbook: the phase is anim_offset + tau anim_speed, in plays per
-// life (godot-format.md 2.4).
+// life (docs/formats/godot.md 2.4).
 void GodotImporter::map_flipbook(const Section& node, const Process& p, const Section* cm, int hf,
                                  int vf, Emitter& em) {
   Flipbook& fb = em.flipbook;

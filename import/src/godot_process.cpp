@@ -91,7 +91,7 @@ Process GodotImporter::read_process(const Section& s, const Doc& in, bool cpu_no
   return p;
 }
 
-// One particle node (godot-format.md 2, 3, 4, 5).
+// One particle node (docs/formats/godot.md 2, 3, 4, 5).
 // The process a node runs: its material (GPU nodes) or the node itself
 // (CPUParticles2D); nullptr, with a warning, when it cannot be read.
 const Section* GodotImporter::process_of(const Section& node, const Doc** doc) {

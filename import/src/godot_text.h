@@ -1,4 +1,4 @@
-// Godot's text scene and resource format (.tscn, .tres; godot-format.md 1):
+// Godot's text scene and resource format (.tscn, .tres; docs/formats/godot.md 1):
 // `[section key=value ...]` headers, each followed by `key = value` lines,
 // with Godot 3 and Godot 4 value syntax alike. Every value keeps its place.
 #pragma once

@@ -1,5 +1,5 @@
 // Particle Designer / cocos2d / Starling into the model (docs/import.md,
-// following cocos2d-format.md's equations: cocos2d-x 3.x where engines
+// following docs/formats/cocos2d.md's equations: cocos2d-x 3.x where engines
 // differ).
 #include "spritz/import/import.h"
 
@@ -146,7 +146,7 @@ void Mapper::map() {
   fx.emitters.push_back(em);
 }
 
-// Rate, lifetime, max_particles and duration (cocos2d-format.md 4.1, 4.2).
+// Rate, lifetime, max_particles and duration (docs/formats/cocos2d.md 4.1, 4.2).
 void Mapper::map_emission(Emitter& em, Effect& fx) {
   const double P = std::floor(num("maxParticles", 0));
   if (P < 0 || P > kMaxImportParticles)
@@ -301,7 +301,7 @@ void Mapper::map_radius(Emitter& em) {
 }
 
 // Size, colour, alpha and spin: each a start and an end value with its own
-// rolls, clamped at birth (cocos2d-format.md 3.2, 3.5).
+// rolls, clamped at birth (docs/formats/cocos2d.md 3.2, 3.5).
 void Mapper::map_appearance(Emitter& em) {
   const double S = num("startParticleSize", 0), SV = num("startParticleSizeVariance", 0);
   const double E = num("finishParticleSize", -1), EV = num("finishParticleSizeVariance", 0);
@@ -349,7 +349,7 @@ void Mapper::map_appearance(Emitter& em) {
          "birth; spritz follows cocos2d (sizes at 0, colours to [0, 1])");
 }
 
-// The GL blend pair (cocos2d-format.md 3.6) as light emission, and what the
+// The GL blend pair (docs/formats/cocos2d.md 3.6) as light emission, and what the
 // texture must carry for it to come out the same.
 void Mapper::map_blend(Emitter& em) {
   const int src = static_cast<int>(num("blendFuncSource", kOne));
@@ -391,7 +391,7 @@ void Mapper::map_blend(Emitter& em) {
   }
 }
 
-// The texture (cocos2d-format.md 1, 4.8): the named file beside the effect,
+// The texture (docs/formats/cocos2d.md 1, 4.8): the named file beside the effect,
 // else the embedded data, else spritz's soft built-in with a warning.
 void import_texture(const Config& c, const std::string& base_dir, const ReadFile& read_file,
                     bool premultiply, ImportResult& r) {

@@ -1,5 +1,5 @@
 // Roblox ParticleEmitters into the model (docs/import.md, following
-// roblox-format.md): the instance tree of an .rbxmx model or .rbxlx place
+// docs/formats/roblox.md): the instance tree of an .rbxmx model or .rbxlx place
 // (XML, through pugixml) or a Rojo .model.json (JSON, through
 // nlohmann-json), every emitter placed by its Part or Attachment parent and
 // seen from a chosen view.
@@ -111,7 +111,7 @@ struct Pending {
 };
 
 // A Color property: a Color3, or a ColorSequence of (time, r, g, b, 0)
-// keypoints (roblox-format.md 4.2).
+// keypoints (docs/formats/roblox.md 4.2).
 ColorCurve color_sequence(const Prop& prop) {
   const Prop* c = &prop;
   for (double v : c->nums)
@@ -405,7 +405,7 @@ std::string RobloxImporter::texture_for(const Instance& e, const SourceLoc& at) 
   return texture_names_[uri] = b;
 }
 
-// Rate, lifetime and the Emit() bursts (roblox-format.md 4.1, 4.4); returns
+// Rate, lifetime and the Emit() bursts (docs/formats/roblox.md 4.1, 4.4); returns
 // the lifetime range in Roblox's own seconds.
 Range RobloxImporter::map_emission(const Instance& e, double s, Emitter& em) {
   // Rate 0 or disabled: the Emit() count the attributes hold, else --emit.
@@ -455,7 +455,7 @@ Range RobloxImporter::map_emission(const Instance& e, double s, Emitter& em) {
 }
 
 // Direction, spread, speed, acceleration and drag, seen from the view
-// (roblox-format.md 5).
+// (docs/formats/roblox.md 5).
 void RobloxImporter::map_launch(const Instance& e, const Frame3& f, double s, Emitter& em) {
   // Direction: the face's axis turned by the parent, seen from the view.
   static const std::array<std::array<double, 3>, 6> kFaces = {
@@ -544,7 +544,7 @@ void RobloxImporter::map_shape(const Instance& e, bool attachment,
   em.shape.in_out = inout == 1 ? InOut::kInward : inout == 2 ? InOut::kBoth : InOut::kOutward;
 }
 
-// The flipbook: layout, mode and frame rate (roblox-format.md 4.3).
+// The flipbook: layout, mode and frame rate (docs/formats/roblox.md 4.3).
 void RobloxImporter::map_flipbook(const Instance& e, double s, Emitter& em) {
   const int layout =
       enum_of(e, "FlipbookLayout", 0, {"None", "Grid2x2", "Grid4x4", "Grid8x8", "Custom"});
@@ -570,7 +570,7 @@ void RobloxImporter::map_flipbook(const Instance& e, double s, Emitter& em) {
 }
 
 // Size, transparency, squash, colour, light, orientation, spin and the
-// flipbook (roblox-format.md 4.2, 4.3; sizes in studs for now).
+// flipbook (docs/formats/roblox.md 4.2, 4.3; sizes in studs for now).
 void RobloxImporter::map_look(const Instance& e, double s, Emitter& em) {
   if (auto c = sequence(e, "Size", 1, 0, 1e6, "[0, 1e6] studs"))
     em.size_px = *c;

@@ -1,7 +1,7 @@
 // The Godot and Roblox importers (docs/import.md): their mapping of small
 // files written for these tests (tests/data/import/godot, roblox), bad
 // input, and the imported effects against reference simulators written from
-// godot-format.md's and roblox-format.md's update rules (not from the
+// docs/formats/godot.md's and roblox.md's update rules (not from the
 // importer), particle by particle at equal ages. The reference takes each
 // engine's random draws from the channel spritz rolls for that property (as
 // the importer must map them: a mirrored spread or a reversed range takes
@@ -73,7 +73,7 @@ V2 turn(V2 v, double a) {
   return {v.x * std::cos(a) - v.y * std::sin(a), v.x * std::sin(a) + v.y * std::cos(a)};
 }
 
-// Godot's Curve (godot-format.md 5): cubic Bezier in y, controls y +- dx/3 tangent.
+// Godot's Curve (docs/formats/godot.md 5): cubic Bezier in y, controls y +- dx/3 tangent.
 double godot_curve(const std::vector<std::array<double, 4>>& pts, double x) {
   if (x <= pts.front()[0]) return pts.front()[1];
   if (x >= pts.back()[0]) return pts.back()[1];
@@ -85,7 +85,7 @@ double godot_curve(const std::vector<std::array<double, 4>>& pts, double x) {
   return s * s * s * a[1] + 3 * s * s * t * p1 + 3 * s * t * t * p2 + t * t * t * b[1];
 }
 
-// The Godot process step (godot-format.md 5), in Godot's own axes (y down):
+// The Godot process step (docs/formats/godot.md 5), in Godot's own axes (y down):
 // forces, then damping, then the orbit turn about the origin, then the move.
 struct GodotStep {
   V2 gravity;
@@ -317,7 +317,7 @@ TEST_CASE("a Godot 3 torch agrees with the Godot 3 reference, particle by partic
     const Frame f = evaluate(fx, clock_at_time(fx, t));
     for (const Particle& p : f.emitters[0].particles) {
       const uint32_t st = particle_stream(em.seed, static_cast<uint32_t>(p.key));
-      // Godot 3: param * mix(1, u, random) (godot-format.md 2.3).
+      // Godot 3: param * mix(1, u, random) (docs/formats/godot.md 2.3).
       const double speed = 50 * (1 + (unit(st, Channel::kSpeed) - 1) * 0.4);
       const double ru = 2 * (1 - unit(st, Channel::kSpread)) - 1;
       const double a = -kPi / 2 + ru * 10 * kPi / 180;

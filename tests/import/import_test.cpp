@@ -1,7 +1,7 @@
 // The Particle Designer / Starling importer (docs/import.md): its mapping of
 // small files written for these tests (tests/data/import), every kind of
 // bad input, and the imported effects against a reference simulator written
-// from cocos2d-format.md's equations (not from the importer), particle by
+// from docs/formats/cocos2d.md's equations (not from the importer), particle by
 // particle and, with the reference's own random numbers, in distribution.
 #include "spritz/import/import.h"
 
@@ -72,7 +72,7 @@ std::string plist(const std::string& extra) {
          extra + "</dict>\n</plist>\n";
 }
 
-// --- the reference (cocos2d-format.md 3.2-3.5, cocos2d-x 3.x) ---------------
+// --- the reference (docs/formats/cocos2d.md 3.2-3.5, cocos2d-x 3.x) ---------------
 namespace reference {
 
 // One particle's draws, each u in [-1, 1] as RANDOM_M11 gives them, and its
