@@ -75,8 +75,45 @@ std::optional<double> TomlReader::number(const toml::node& n, std::string_view w
   return v;
 }
 
+std::string limits_text(double lo, double hi, TomlReader::Bounds form, bool whole,
+                        std::string_view unit) {
+  const auto number = [whole](double v) {
+    // Powers of ten as 1eN: from 1e3 up for real numbers, 1e9 up for whole
+    // ones (a count reads 10000000), and below 1e-3.
+    const double a = std::abs(v);
+    if (a > 0) {
+      const double e = std::round(std::log10(a));
+      if (std::pow(10.0, e) == a && (e >= (whole ? 9 : 3) || e < -3))
+        return std::string(v < 0 ? "-" : "") + "1e" + fmt_number(e);
+    }
+    return whole ? std::to_string(static_cast<long long>(v)) : fmt_number(v);
+  };
+  std::string text = "within ";
+  switch (form) {
+    case TomlReader::Bounds::kClosed:
+      text += "[" + number(lo) + ", " + number(hi) + "]";
+      break;
+    case TomlReader::Bounds::kPlusMinus:
+      text += "±" + number(hi);
+      break;
+    case TomlReader::Bounds::kDots:
+      text += number(lo) + ".." + number(hi);
+      break;
+    case TomlReader::Bounds::kNonNegative:
+      text = "non-negative";
+      break;
+  }
+  if (!unit.empty()) text += " " + std::string(unit);
+  return text;
+}
+
 std::optional<double> TomlReader::bounded(const toml::node& n, std::string_view what, double lo,
-                                          double hi, std::string_view rule) {
+                                          double hi, std::string_view unit, Bounds form) {
+  return bounded_as(n, what, lo, hi, limits_text(lo, hi, form, false, unit));
+}
+
+std::optional<double> TomlReader::bounded_as(const toml::node& n, std::string_view what, double lo,
+                                             double hi, std::string_view rule) {
   auto v = number(n, what);
   if (v && (*v < lo || *v > hi)) {
     error(n, std::string(what) + " must be " + std::string(rule) + ", got " + fmt_number(*v));
@@ -86,7 +123,7 @@ std::optional<double> TomlReader::bounded(const toml::node& n, std::string_view 
 }
 
 std::optional<int64_t> TomlReader::integer(const toml::node& n, std::string_view what, int64_t lo,
-                                           int64_t hi, std::string_view rule) {
+                                           int64_t hi, std::string_view unit, Bounds form) {
   int64_t v;
   if (auto i = n.as_integer()) {
     v = i->get();
@@ -99,7 +136,9 @@ std::optional<int64_t> TomlReader::integer(const toml::node& n, std::string_view
     return std::nullopt;
   }
   if (v < lo || v > hi) {
-    error(n, std::string(what) + " must be " + std::string(rule) + ", got " + std::to_string(v));
+    error(n, std::string(what) + " must be " +
+                 limits_text(static_cast<double>(lo), static_cast<double>(hi), form, true, unit) +
+                 ", got " + std::to_string(v));
     return std::nullopt;
   }
   return v;
@@ -309,7 +348,7 @@ std::optional<Rgba> TomlReader::color(const toml::node& n, std::string_view what
   }
   double ch[4] = {1, 1, 1, 1};
   for (size_t i = 0; i < a->size(); ++i) {
-    auto v = bounded((*a)[i], std::string(what) + " component", 0, 1, "within [0, 1]");
+    auto v = bounded((*a)[i], std::string(what) + " component", 0, 1);
     if (!v) return std::nullopt;
     ch[i] = *v;
   }
@@ -350,8 +389,7 @@ std::optional<ColorCurve> TomlReader::color_curve(const toml::node& n, std::stri
   for (size_t k = 0; k < keys->size(); ++k) {
     const toml::array& kp = *(*keys)[k].as_array();
     auto v = opaque_color(kp[1], std::string(what) + " keypoint colour");
-    auto e = kp.size() == 3 ? bounded(kp[2], std::string(what) + " envelope", 0, 1, "within [0, 1]")
-                            : 0.0;
+    auto e = kp.size() == 3 ? bounded(kp[2], std::string(what) + " envelope", 0, 1) : 0.0;
     if (!v || !e) {
       ok = false;
       continue;

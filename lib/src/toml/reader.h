@@ -55,12 +55,24 @@ class TomlReader {
   // --- scalars --------------------------------------------------------------
   std::optional<double> number(const toml::node& n, std::string_view what);
 
-  // A number within [lo, hi]; `rule` words the bound for the message.
-  std::optional<double> bounded(const toml::node& n, std::string_view what, double lo, double hi,
-                                std::string_view rule);
+  // How a message words the bounds of a value (limits_text): "[lo, hi]",
+  // "±hi" (lo = -hi), "lo..hi" (a channel value), or "non-negative" (lo = 0
+  // and no upper bound to speak of).
+  enum class Bounds { kClosed, kPlusMinus, kDots, kNonNegative };
 
+  // A number within [lo, hi]. The message words the bounds from lo and hi
+  // themselves (limits_text), then `unit` ("seconds").
+  std::optional<double> bounded(const toml::node& n, std::string_view what, double lo, double hi,
+                                std::string_view unit = {}, Bounds form = Bounds::kClosed);
+  // The same where the message words the bounds otherwise than the check:
+  // `rule` ("within (0, 1e9] design px" for a value that must also be more
+  // than 0, which is refused apart with a message of its own).
+  std::optional<double> bounded_as(const toml::node& n, std::string_view what, double lo, double hi,
+                                   std::string_view rule);
+
+  // A whole number within [lo, hi]; the message as bounded's.
   std::optional<int64_t> integer(const toml::node& n, std::string_view what, int64_t lo, int64_t hi,
-                                 std::string_view rule);
+                                 std::string_view unit = {}, Bounds form = Bounds::kClosed);
 
   std::optional<bool> boolean(const toml::node& n, std::string_view what);
 
@@ -96,5 +108,11 @@ class TomlReader {
   std::string file_;
   std::string base_dir_;
 };
+
+// "within [lo, hi] unit" (or the other forms) for a message, the bounds as
+// the effect file would write them: whole numbers in digits up to 1e9
+// (`whole`), other powers of ten from 1e3 up and below 1e-3 as 1eN.
+std::string limits_text(double lo, double hi, TomlReader::Bounds form, bool whole,
+                        std::string_view unit = {});
 
 }  // namespace spritz::toml_load

@@ -25,15 +25,14 @@ void Translator::read_collision(const toml::node& n, Collision& c) {
     if (auto i = choice(*v, "collision.response", words_of<CollisionResponse>()))
       c.response = static_cast<CollisionResponse>(*i);
   if (auto v = t->get("restitution"))
-    if (auto x = bounded(*v, "collision.restitution", 0, 1, "within [0, 1]")) c.restitution = *x;
+    if (auto x = bounded(*v, "collision.restitution", 0, 1)) c.restitution = *x;
   if (auto v = t->get("friction"))
-    if (auto x = bounded(*v, "collision.friction", 0, 1, "within [0, 1]")) c.friction = *x;
+    if (auto x = bounded(*v, "collision.friction", 0, 1)) c.friction = *x;
   if (auto v = t->get("max_bounces"))
-    if (auto x = integer(*v, "collision.max_bounces", 1, kMaxBounces,
-                         "within [1, " + std::to_string(kMaxBounces) + "]"))
+    if (auto x = integer(*v, "collision.max_bounces", 1, kMaxBounces))
       c.max_bounces = static_cast<int>(*x);
   if (auto v = t->get("rest_speed"))
-    if (auto x = bounded(*v, "collision.rest_speed", 0, 1e9, "within [0, 1e9] design px/s"))
+    if (auto x = bounded(*v, "collision.rest_speed", 0, 1e9, "design px/s"))
       c.rest_speed_px_per_s = *x;
   // restitution and friction still shape the outgoing velocity that
   // sub.on = "collision" children inherit; these two only bouncing uses.
@@ -113,7 +112,7 @@ void Translator::read_collider_geometry(const toml::table& tab, const std::strin
       coordinate("center", c.point);
       if (const toml::node* r = t->get("radius")) {
         if (auto v =
-                bounded(*r, where + ".radius", 0, kMaxCoordinate, "within (0, 1e9] design px")) {
+                bounded_as(*r, where + ".radius", 0, kMaxCoordinate, "within (0, 1e9] design px")) {
           if (*v > 0)
             c.radius = *v;
           else

@@ -32,21 +32,17 @@ void Translator::read_effect(const toml::table& t, Effect& fx) {
         fx.name = *s;
     }
   if (auto n = t.get("seed"))
-    if (auto v = integer(*n, "effect.seed", 0, 0xffffffffll, "within [0, 4294967295]"))
-      fx.seed = static_cast<uint32_t>(*v);
+    if (auto v = integer(*n, "effect.seed", 0, 0xffffffffll)) fx.seed = static_cast<uint32_t>(*v);
   if (auto n = t.get("duration"))
-    if (auto v = bounded(*n, "effect.duration", 0, 1e9, "within [0, 1e9] seconds"))
-      fx.duration_s = *v;
+    if (auto v = bounded(*n, "effect.duration", 0, 1e9, "seconds")) fx.duration_s = *v;
   if (auto n = t.get("fps"))
-    if (auto v = bounded(*n, "effect.fps", 1e-3, kMaxFps, "within [0.001, 10000]")) fx.fps = *v;
+    if (auto v = bounded(*n, "effect.fps", 1e-3, kMaxFps)) fx.fps = *v;
   if (auto n = t.get("loop"))
     if (auto v = boolean(*n, "effect.loop")) fx.loop = *v;
   if (auto n = t.get("start"))
-    if (auto v = bounded(*n, "effect.start", -1e9, 1e9, "within [-1e9, 1e9] seconds"))
-      fx.start_s = *v;
+    if (auto v = bounded(*n, "effect.start", -1e9, 1e9, "seconds")) fx.start_s = *v;
   if (auto n = t.get("time_scale"))
-    if (auto v = bounded(*n, "effect.time_scale", -1e6, 1e6, "within [-1e6, 1e6]"))
-      fx.time_scale = *v;
+    if (auto v = bounded(*n, "effect.time_scale", -1e6, 1e6)) fx.time_scale = *v;
   if (fx.loop && fx.duration_s <= 0) {
     const toml::node* n = t.get("loop");
     error(*n, "effect.loop needs a positive effect.duration (the loop period)");
@@ -60,9 +56,8 @@ void Translator::read_canvas(const toml::table& t, Canvas& canvas) {
     if (!a || a->size() != 2) {
       error(*n, "canvas.size must be [width, height] in pixels");
     } else {
-      const std::string rule = "within [1, " + std::to_string(kMaxCanvasSide) + "]";
-      auto w = integer((*a)[0], "canvas width", 1, kMaxCanvasSide, rule);
-      auto h = integer((*a)[1], "canvas height", 1, kMaxCanvasSide, rule);
+      auto w = integer((*a)[0], "canvas width", 1, kMaxCanvasSide);
+      auto h = integer((*a)[1], "canvas height", 1, kMaxCanvasSide);
       if (w && h) {
         canvas.width = static_cast<int>(*w);
         canvas.height = static_cast<int>(*h);
@@ -93,11 +88,10 @@ void Translator::read_motion_blur(const toml::node& n, Canvas& canvas) {
   // Present means on: 8 samples over half a frame interval unless given.
   canvas.blur_samples = 8;
   if (auto s = t->get("samples"))
-    if (auto v = integer(*s, "canvas.motion_blur.samples", 1, kMaxBlurSamples,
-                         "within [1, " + std::to_string(kMaxBlurSamples) + "]"))
+    if (auto v = integer(*s, "canvas.motion_blur.samples", 1, kMaxBlurSamples))
       canvas.blur_samples = static_cast<int>(*v);
   if (auto s = t->get("shutter"))
-    if (auto v = bounded(*s, "canvas.motion_blur.shutter", 0, 1, "within [0, 1] frame intervals"))
+    if (auto v = bounded(*s, "canvas.motion_blur.shutter", 0, 1, "frame intervals"))
       canvas.shutter = *v;
   if (canvas.shutter == 0 && canvas.blur_samples > 1)
     warnings.push_back(
@@ -119,7 +113,7 @@ void Translator::read_check(const toml::table& t, CheckSpec& check) {
     } else {
       std::unordered_map<std::string, double> labels;
       for (const toml::node& x : *a) {
-        auto v = bounded(x, "check time", -1e9, 1e9, "within [-1e9, 1e9]");
+        auto v = bounded(x, "check time", -1e9, 1e9);
         if (!v) continue;
         const std::string label = check_time_label(*v);
         const auto [same, fresh] = labels.emplace(label, *v);
@@ -138,16 +132,15 @@ void Translator::read_check(const toml::table& t, CheckSpec& check) {
     }
   }
   if (auto n = t.get("threshold"))
-    if (auto v = bounded(*n, "check.threshold", 0, 1, "within [0, 1]")) check.threshold = *v;
+    if (auto v = bounded(*n, "check.threshold", 0, 1)) check.threshold = *v;
   if (auto n = t.get("max_diff_pixels"))
-    if (auto v = integer(*n, "check.max_diff_pixels", 0, std::numeric_limits<int64_t>::max(),
-                         "non-negative"))
+    if (auto v = integer(*n, "check.max_diff_pixels", 0, std::numeric_limits<int64_t>::max(), {},
+                         Bounds::kNonNegative))
       check.max_diff_pixels = *v;
   if (auto n = t.get("max_diff_ratio"))
-    if (auto v = bounded(*n, "check.max_diff_ratio", 0, 1, "within [0, 1]"))
-      check.max_diff_ratio = *v;
+    if (auto v = bounded(*n, "check.max_diff_ratio", 0, 1)) check.max_diff_ratio = *v;
   if (auto n = t.get("max_channel_diff"))
-    if (auto v = integer(*n, "check.max_channel_diff", 0, 255, "within 0..255"))
+    if (auto v = integer(*n, "check.max_channel_diff", 0, 255, {}, Bounds::kDots))
       check.max_channel_diff = static_cast<int>(*v);
 }
 

@@ -57,8 +57,7 @@ void Translator::read_emitter(const toml::table& t, Emitter& em) {
   if (auto n = t.get("space"))
     if (auto i = choice(*n, "space", words_of<Space>())) em.space = static_cast<Space>(*i);
   if (auto n = t.get("inherit_velocity"))
-    if (auto v = bounded(*n, "inherit_velocity", -1e3, 1e3, "within [-1e3, 1e3]"))
-      em.inherit_velocity = *v;
+    if (auto v = bounded(*n, "inherit_velocity", -1e3, 1e3)) em.inherit_velocity = *v;
   if (auto n = t.get("sub")) read_sub(*n, em.sub);
   if (!em.sub.parent_name.empty()) check_sub_keys(t, em);
   read_collisions(t, em);
@@ -72,13 +71,13 @@ void Translator::read_emission(const toml::table& t, Emitter& em) {
       read_rate_keys(*n, em.rate_curve);
       if (!em.rate_curve.empty())
         em.rate_per_s = *std::max_element(em.rate_curve.key_r.begin(), em.rate_curve.key_r.end());
-    } else if (auto v =
-                   bounded(*n, "rate", 0, std::numeric_limits<double>::max(), "non-negative")) {
+    } else if (auto v = bounded(*n, "rate", 0, std::numeric_limits<double>::max(), {},
+                                Bounds::kNonNegative)) {
       em.rate_per_s = *v;
     }
   }
   if (auto n = t.get("max_particles"))
-    if (auto v = integer(*n, "max_particles", 1, kMaxParticlesLimit, "within [1, 10000000]"))
+    if (auto v = integer(*n, "max_particles", 1, kMaxParticlesLimit))
       em.max_particles = static_cast<uint32_t>(*v);
   if (auto n = t.get("lifetime"))
     if (auto r = range(*n, "lifetime", 0, kMaxLifetimeS)) em.lifetime_s = *r;
@@ -93,7 +92,7 @@ void Translator::read_emission(const toml::table& t, Emitter& em) {
     }
   }
   if (auto n = t.get("spread"))
-    if (auto v = bounded(*n, "spread", 0, 180, "within [0, 180] degrees")) em.spread_deg = *v;
+    if (auto v = bounded(*n, "spread", 0, 180, "degrees")) em.spread_deg = *v;
 }
 
 // acceleration, drag, rotation, rotation speed, orientation.
@@ -137,8 +136,7 @@ void Translator::read_forces(const toml::table& t, Emitter& em) {
                                          "integration must be a table { step = 0.0166667 }");
     if (it)
       if (auto s = it->get("step"))
-        if (auto v = bounded(*s, "integration.step", kMinForceStepS, 1, "within [1e-4, 1] s"))
-          em.forces.step_s = *v;
+        if (auto v = bounded(*s, "integration.step", kMinForceStepS, 1, "s")) em.forces.step_s = *v;
   }
   if (const toml::node* o = t.get("orbit")) {
     const bool moving =
@@ -223,7 +221,7 @@ std::optional<Rgb> Translator::ramp_color(const toml::node& n, const std::string
   }
   double c[3];
   for (size_t k = 0; k < 3; ++k) {
-    auto v = bounded((*a)[k], what + " component", -1e3, 1e3, "within [-1e3, 1e3]");
+    auto v = bounded((*a)[k], what + " component", -1e3, 1e3);
     if (!v) return std::nullopt;
     c[k] = *v;
   }
@@ -291,14 +289,13 @@ void Translator::read_appearance(const toml::table& t, Emitter& em) {
       em.color = *c;
   }
   if (auto n = t.get("brightness"))
-    if (auto v = bounded(*n, "brightness", 0, 1e6, "within [0, 1e6]")) em.brightness = *v;
+    if (auto v = bounded(*n, "brightness", 0, 1e6)) em.brightness = *v;
   if (auto n = t.get("light_emission"))
-    if (auto v = bounded(*n, "light_emission", 0, 1, "within [0, 1]")) em.light_emission = *v;
+    if (auto v = bounded(*n, "light_emission", 0, 1)) em.light_emission = *v;
   if (auto n = t.get("light_influence"))
-    if (auto v = bounded(*n, "light_influence", 0, 1, "within [0, 1]")) em.light_influence = *v;
+    if (auto v = bounded(*n, "light_influence", 0, 1)) em.light_influence = *v;
   if (auto n = t.get("z_offset"))
-    if (auto v = integer(*n, "z_offset", -1'000'000'000, 1'000'000'000, "within [-1e9, 1e9]"))
-      em.z_offset = *v;
+    if (auto v = integer(*n, "z_offset", -1'000'000'000, 1'000'000'000)) em.z_offset = *v;
   if (auto n = t.get("draw_order"))
     if (auto i = choice(*n, "draw_order", words_of<DrawOrder>()))
       em.draw_order = static_cast<DrawOrder>(*i);
@@ -343,7 +340,7 @@ void Translator::read_shape(const toml::node& n, Shape& shape) {
   double w = 0, h = 0;
   if (auto s = t->get("size")) {
     if (s->is_number()) {
-      if (auto v = bounded(*s, "shape.size", 0, 1e7, "within [0, 1e7]")) w = h = *v;
+      if (auto v = bounded(*s, "shape.size", 0, 1e7)) w = h = *v;
     } else if (auto v = vec2(*s, "shape.size")) {
       if (v->x < 0 || v->y < 0)
         error(*s, "shape.size must not be negative");
@@ -360,7 +357,7 @@ void Translator::read_shape(const toml::node& n, Shape& shape) {
     if (auto i = choice(*s, "shape.in_out", words_of<InOut>()))
       shape.in_out = static_cast<InOut>(*i);
   if (auto s = t->get("inner"))
-    if (auto v = bounded(*s, "shape.inner", 0, 0.999999, "within [0, 1)")) shape.inner = *v;
+    if (auto v = bounded_as(*s, "shape.inner", 0, 0.999999, "within [0, 1)")) shape.inner = *v;
   if (auto s = t->get("along")) {
     if (auto i = choice(*s, "shape.along", {"normal", "direction"}))
       shape.along_direction = *i == 1;
@@ -419,8 +416,8 @@ void Translator::read_flipbook(const toml::node& n, Flipbook& fb) {
     if (!a || a->size() != 2) {
       error(*l, "flipbook.layout must be [cols, rows]");
     } else {
-      auto c = integer((*a)[0], "flipbook columns", 1, 256, "within [1, 256]");
-      auto r = integer((*a)[1], "flipbook rows", 1, 256, "within [1, 256]");
+      auto c = integer((*a)[0], "flipbook columns", 1, 256);
+      auto r = integer((*a)[1], "flipbook rows", 1, 256);
       if (c && r) {
         fb.cols = static_cast<int>(*c);
         fb.rows = static_cast<int>(*r);

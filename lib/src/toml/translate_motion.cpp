@@ -46,13 +46,14 @@ void Translator::read_bursts(const toml::node& n, Emitter& em, uint64_t max_coun
     BurstGroup b;
     bool ok = true;
     if (auto v = t->get("time")) {
-      auto x = bounded(*v, "burst time", -1e9, 1e9, "within [-1e9, 1e9] seconds");
+      auto x = bounded(*v, "burst time", -1e9, 1e9, "seconds");
       ok = ok && x;
       if (x) b.time_s = *x;
     }
     if (auto v = t->get("count")) {
       // Counts beyond max_particles are clamped (model.md 4.3), not refused.
-      auto x = integer(*v, "burst count", 0, std::numeric_limits<int64_t>::max(), "non-negative");
+      auto x = integer(*v, "burst count", 0, std::numeric_limits<int64_t>::max(), {},
+                       Bounds::kNonNegative);
       ok = ok && x;
       if (x) b.count = static_cast<uint32_t>(std::min<uint64_t>(*x, max_count));
     } else {
@@ -60,12 +61,12 @@ void Translator::read_bursts(const toml::node& n, Emitter& em, uint64_t max_coun
       ok = false;
     }
     if (auto v = t->get("repeat")) {
-      auto x = integer(*v, "burst repeat", 1, 1'000'000'000, "within [1, 1e9]");
+      auto x = integer(*v, "burst repeat", 1, 1'000'000'000);
       ok = ok && x;
       if (x) b.repeat = static_cast<uint64_t>(*x);
     }
     if (auto v = t->get("interval")) {
-      auto x = bounded(*v, "burst interval", 0, 1e9, "within [0, 1e9] seconds");
+      auto x = bounded(*v, "burst interval", 0, 1e9, "seconds");
       ok = ok && x;
       if (x) b.interval_s = *x;
     }
@@ -132,8 +133,8 @@ void Translator::read_rate_keys(const toml::node& n, RateCurve& curve) {
        keyframes(n, "rate", "[t, rate]", 2, kMaxRateKeys,
                  "rate must be a number or keyframes [[t, rate], ...] in effect-clock seconds and "
                  "particles/s")) {
-    auto t = bounded((*kf)[0], "rate time", -1e9, 1e9, "within ±1e9 s");
-    auto r = bounded((*kf)[1], "rate", 0, 1e15, "within [0, 1e15] particles/s");
+    auto t = bounded((*kf)[0], "rate time", -1e9, 1e9, "s", Bounds::kPlusMinus);
+    auto r = bounded((*kf)[1], "rate", 0, 1e15, "particles/s");
     if (!t || !r) return;
     const std::vector<double>& kt = curve.key_t;
     if (!kt.empty() && *t < kt.back()) {
@@ -155,9 +156,9 @@ void Translator::read_path(const toml::node& n, Path& path) {
   for (const toml::array* kf :
        keyframes(n, "path", "[t, x, y]", 3, kMaxPathKeys,
                  "path must be keyframes [[t, x, y], ...] in effect-clock seconds and design px")) {
-    auto t = bounded((*kf)[0], "path time", -1e9, 1e9, "within ±1e9 s");
-    auto x = bounded((*kf)[1], "path x", -1e9, 1e9, "within ±1e9 px");
-    auto y = bounded((*kf)[2], "path y", -1e9, 1e9, "within ±1e9 px");
+    auto t = bounded((*kf)[0], "path time", -1e9, 1e9, "s", Bounds::kPlusMinus);
+    auto x = bounded((*kf)[1], "path x", -1e9, 1e9, "px", Bounds::kPlusMinus);
+    auto y = bounded((*kf)[2], "path y", -1e9, 1e9, "px", Bounds::kPlusMinus);
     if (!t || !x || !y) return;
     if (!path.t.empty() && !(*t > path.t.back())) {
       error((*kf)[0], "path times must be strictly increasing, got " + fmt_number(*t) + " after " +
@@ -177,12 +178,9 @@ void Translator::read_trail(const toml::node& n, Trail& trail, const std::string
   trail.count = 8;
   trail.fade = Curve::line(1, 0);
   if (auto c = t->get("count"))
-    if (auto v = integer(*c, "trail.count", 0, kMaxTrailCount,
-                         "within [0, " + std::to_string(kMaxTrailCount) + "]"))
-      trail.count = static_cast<int>(*v);
+    if (auto v = integer(*c, "trail.count", 0, kMaxTrailCount)) trail.count = static_cast<int>(*v);
   if (auto l = t->get("length"))
-    if (auto v = bounded(*l, "trail.length", 0, 1e4, "within [0, 1e4] seconds"))
-      trail.length_s = *v;
+    if (auto v = bounded(*l, "trail.length", 0, 1e4, "seconds")) trail.length_s = *v;
   if (auto f = t->get("fade"))
     if (auto c = unit_curve(*f, "trail.fade")) trail.fade = *c;
   if (auto f = t->get("scale"))
@@ -222,13 +220,12 @@ void Translator::read_turbulence(const toml::node& n, Turbulence& turb,
     }
   }
   if (auto f = t->get("frequency"))
-    if (auto v = bounded(*f, "turbulence.frequency", 0, 1e3, "within [0, 1e3] cells per design px"))
+    if (auto v = bounded(*f, "turbulence.frequency", 0, 1e3, "cells per design px"))
       turb.frequency = *v;
   if (auto f = t->get("speed"))
-    if (auto v = bounded(*f, "turbulence.speed", 0, 1e6, "within [0, 1e6] cells per second"))
-      turb.speed = *v;
+    if (auto v = bounded(*f, "turbulence.speed", 0, 1e6, "cells per second")) turb.speed = *v;
   if (auto f = t->get("phase"))
-    if (auto v = bounded(*f, "turbulence.phase", 0, 1e6, "within [0, 1e6] cells")) turb.phase = *v;
+    if (auto v = bounded(*f, "turbulence.phase", 0, 1e6, "cells")) turb.phase = *v;
   if (turb.amplitude.max_value() <= 0)
     warnings.push_back({loc(t->get("amplitude") ? *t->get("amplitude") : n),
                         "emitter '" + emitter + "' turbulence moves nothing: its amplitude is 0"});
@@ -261,7 +258,7 @@ void Translator::read_sub(const toml::node& n, SubEmitter& sub) {
             "sub.count is for on = \"death\", \"birth\" or \"collision\"; with on = \"life\" the "
             "emitter's rate "
             "sets the children per second of each parent's life");
-    else if (auto v = integer(*c, "sub.count", 0, kMaxParticlesLimit, "within [0, 10000000]"))
+    else if (auto v = integer(*c, "sub.count", 0, kMaxParticlesLimit))
       sub.count = sub.count_asked = static_cast<uint32_t>(*v);
   }
 }
