@@ -395,7 +395,7 @@ std::string Bench::raster_table(const char* filter, bool with_portable) {
     const double speedup = t1_pair / t[2], speedup_again = t1_pair / t_again;
     const double ns_portable = portable * 1e9 / static_cast<double>(covered);
     std::printf("%-4s %-52s %6.2f %9.2f %9s %9.2f %10.2f %8.2f %9.2f %9s %10s %8s %8s\n", d.name,
-                d.what, covered / 1e6, ns1,
+                d.what, static_cast<double>(covered) / 1e6, ns1,
                 t_other > 0 ? num(t_other * 1e9 / static_cast<double>(covered)).c_str() : "-", ns2,
                 speedup, speedup_again, sprites_per_s / 1e6,
                 portable ? num(ns_portable).c_str() : "-",
@@ -503,11 +503,15 @@ void Bench::sweep() {
     const uint64_t covered = r.stats().covered_pixels;
     const double t = best_seconds([&] { r.render(s.frame, img); }, 0.3);
     const double cairo = cairo_available() ? best_seconds([&] { cairo_draw(s); }, 0.3) : 0;
-    std::printf("  %6.0f px: spritz %6.2f ns/px%s\n", size, t * 1e9 / covered,
-                cairo ? ("   cairo " + num(cairo * 1e9 / covered) + " ns/px").c_str() : "");
-    sweep += std::string(sweep.size() > 1 ? ", " : "") + "{\"size\": " + num(size) +
-             ", \"spritz_ns\": " + num(t * 1e9 / covered, 4) +
-             (cairo ? ", \"cairo_ns\": " + num(cairo * 1e9 / covered, 4) : "") + "}";
+    std::printf(
+        "  %6.0f px: spritz %6.2f ns/px%s\n", size, t * 1e9 / static_cast<double>(covered),
+        cairo ? ("   cairo " + num(cairo * 1e9 / static_cast<double>(covered)) + " ns/px").c_str()
+              : "");
+    sweep +=
+        std::string(sweep.size() > 1 ? ", " : "") + "{\"size\": " + num(size) +
+        ", \"spritz_ns\": " + num(t * 1e9 / static_cast<double>(covered), 4) +
+        (cairo ? ", \"cairo_ns\": " + num(cairo * 1e9 / static_cast<double>(covered), 4) : "") +
+        "}";
   }
   json.raw("size_sweep", sweep + "]");
 }
@@ -739,10 +743,10 @@ void Bench::end_to_end() {
       getrusage(RUSAGE_CHILDREN, &after);
       if (const size_t at = events.rfind("\"peak_memory_mb\":"); at != std::string::npos)
         r.peak_mb = std::atof(events.c_str() + at + 17);
-      r.cpu = (after.ru_utime.tv_sec - before.ru_utime.tv_sec) +
-              (after.ru_stime.tv_sec - before.ru_stime.tv_sec) +
-              1e-6 * ((after.ru_utime.tv_usec - before.ru_utime.tv_usec) +
-                      (after.ru_stime.tv_usec - before.ru_stime.tv_usec));
+      r.cpu = static_cast<double>((after.ru_utime.tv_sec - before.ru_utime.tv_sec) +
+                                  (after.ru_stime.tv_sec - before.ru_stime.tv_sec)) +
+              1e-6 * static_cast<double>((after.ru_utime.tv_usec - before.ru_utime.tv_usec) +
+                                         (after.ru_stime.tv_usec - before.ru_stime.tv_usec));
       for (const auto& e : fs::directory_iterator(dir)) r.bytes += e.file_size();
       fs::remove_all(dir);
       return r;
@@ -833,7 +837,7 @@ int main(int argc, char** argv) {
   b.stages();
   b.end_to_end();
 
-  json.raw("bench_peak_rss_mb", num(peak_rss_kb() / 1024.0, 4));
+  json.raw("bench_peak_rss_mb", num(static_cast<double>(peak_rss_kb()) / 1024.0, 4));
   json.raw("hardware_threads", std::to_string(std::thread::hardware_concurrency()));
   json.s += "\n}\n";
   FILE* f = std::fopen(out.c_str(), "w");

@@ -39,11 +39,11 @@ CellSchedule schedule_cells(const AtlasArgs& args, const std::vector<Effect>& ef
     check_frame_times(list, fps);
     for (uint64_t i = 0; i < list.size(); ++i) {
       const int64_t f = list.at(i);
-      cells.push_back({f, f / fps, clock_at_frame(fx, f, fps)});
+      cells.push_back({f, static_cast<double>(f) / fps, clock_at_frame(fx, f, fps)});
     }
     const int64_t step = list.size() >= 2 ? list.at(list.size() - 1) - list.at(list.size() - 2) : 1;
     const int64_t next = list.at(list.size() - 1) + step;
-    after = {next, next / fps, clock_at_frame(fx, next, fps)};
+    after = {next, static_cast<double>(next) / fps, clock_at_frame(fx, next, fps)};
     frame_s = 1 / fps;
   } else {
     const double span = fx.duration_s > 0 ? fx.duration_s : 1.0;

@@ -236,7 +236,10 @@ double GodotImporter::loop_period(const std::vector<Timing>& timings, double lon
     l = l / std::gcd(l, c) * c;
     if (l > 60000 || l / c > 1000) whole = false;
   }
-  if (whole && l > 1) period = l / 1000.0 * std::ceil(period / (l / 1000.0) - 1e-9);
+  if (whole && l > 1) {
+    const double lcm_s = static_cast<double>(l) / 1000.0;
+    period = lcm_s * std::ceil(period / lcm_s - 1e-9);
+  }
   return period;
 }
 
@@ -257,7 +260,7 @@ void GodotImporter::map_cycle(const Effect& fx, const Timing& t, double reps, Em
     em.rate_per_s = r;
     const size_t n = std::min<size_t>(static_cast<size_t>(t.one_shot ? 1 : reps), kMaxRateKeys / 4);
     for (size_t k = 0; k < n; ++k) {
-      const double t0 = k * t.cycle, t1 = t0 + (1 - e) * t.cycle;
+      const double t0 = static_cast<double>(k) * t.cycle, t1 = t0 + (1 - e) * t.cycle;
       for (auto [kt, kr] : {std::pair{t0, r}, {t1, r}, {t1, 0.0}})
         em.rate_curve.key_t.push_back(kt), em.rate_curve.key_r.push_back(kr);
     }

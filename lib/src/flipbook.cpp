@@ -11,10 +11,10 @@ namespace spritz {
 int flipbook_cell(const Flipbook& fb, uint32_t st, double age, double tau) {
   const int64_t n = fb.cells();
   const int64_t n0 =
-      fb.random_start
-          ? std::min<int64_t>(
-                n, 1 + saturating_cast<int64_t>(std::floor(n * unit(st, Channel::kFlipbookStart))))
-          : 1;
+      fb.random_start ? std::min<int64_t>(
+                            n, 1 + saturating_cast<int64_t>(std::floor(
+                                       static_cast<double>(n) * unit(st, Channel::kFlipbookStart))))
+                      : 1;
   const double f = fb.fps.at(unit(st, Channel::kFlipbookRate));
   // cycles (per_life): f plays of the N cells per life, window floor(tau f N).
   const double steps = fb.per_life ? tau * f * static_cast<double>(n) : age * f;
@@ -34,8 +34,8 @@ int flipbook_cell(const Flipbook& fb, uint32_t st, double age, double tau) {
     }
     case FlipbookMode::kRandom: {
       const double u = unit_raw(st, flipbook_window_channel(w));
-      return static_cast<int>(
-          std::min<int64_t>(n, 1 + saturating_cast<int64_t>(std::floor(n * u))));
+      return static_cast<int>(std::min<int64_t>(
+          n, 1 + saturating_cast<int64_t>(std::floor(static_cast<double>(n) * u))));
     }
   }
   return 1;

@@ -297,7 +297,7 @@ double ks(std::vector<double> a, std::vector<double> b) {
     const double x = std::min(a[i], b[j]);
     while (i < a.size() && a[i] <= x) ++i;
     while (j < b.size() && b[j] <= x) ++j;
-    d = std::max(d, std::abs(double(i) / a.size() - double(j) / b.size()));
+    d = std::max(d, std::abs(double(i) / double(a.size()) - double(j) / double(b.size())));
   }
   return d;
 }

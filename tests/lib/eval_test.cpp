@@ -135,7 +135,8 @@ lifetime = [0.5, 1.5]
 )");
   double sum = 0;
   int n = 0;
-  for (double c = 5; c < 15; c += 0.05, ++n) sum += evaluate(fx, c).emitters[0].particles.size();
+  for (double c = 5; c < 15; c += 0.05, ++n)
+    sum += static_cast<double>(evaluate(fx, c).emitters[0].particles.size());
   CHECK(sum / n == Approx(200 * 1.0).epsilon(0.03));
 
   const Effect capped = fx_from(R"(
@@ -304,7 +305,9 @@ bursts = [{ time = 0.5, count = 7 }]
   const size_t first = evaluate(fx, clock_at_frame(fx, 0, 30)).emitters[0].particles.size();
   double mean = 0;
   for (int f = 0; f < 60; ++f)
-    mean += evaluate(fx, clock_at_frame(fx, f, 30)).emitters[0].particles.size() / 60.0;
+    mean +=
+        static_cast<double>(evaluate(fx, clock_at_frame(fx, f, 30)).emitters[0].particles.size()) /
+        60.0;
   CHECK(mean > 30);
   CHECK(static_cast<double>(first) == Approx(mean).epsilon(0.3));
   // Particles i and i + N share every random number.

@@ -28,7 +28,7 @@ TEST_CASE("a flat rate curve counts and places births like a plain rate", "[rate
   for (double t : {0.0, 0.1, 1.0, 7.3, 1000.0})
     CHECK(c.count(t) == Approx(37.5 * t).epsilon(1e-14));
   for (uint64_t i : {0ull, 1ull, 17ull, 100000ull})
-    CHECK(c.birth(i) == Approx(i / 37.5).epsilon(1e-14));
+    CHECK(c.birth(i) == Approx(static_cast<double>(i) / 37.5).epsilon(1e-14));
   CHECK(c.count(-1) == 0);
   CHECK(c.max_rate() == 37.5);
 }
@@ -39,7 +39,8 @@ TEST_CASE("a linear ramp is inverted exactly: births at sqrt(2 i / slope)", "[ra
   CHECK(c.count(0.5) == Approx(12.5));
   CHECK(c.count(1) == Approx(50));
   CHECK(c.count(3) == Approx(250));
-  for (uint64_t i = 0; i <= 50; ++i) CHECK(c.birth(i) == Approx(std::sqrt(i / 50.0)).margin(1e-12));
+  for (uint64_t i = 0; i <= 50; ++i)
+    CHECK(c.birth(i) == Approx(std::sqrt(static_cast<double>(i) / 50.0)).margin(1e-12));
   CHECK(c.birth(150) == Approx(2.0));
   // A falling ramp: r = 100 - 50 t on [0, 2], then 0 (100 particles in all).
   const RateCurve f = curve({{0, 100}, {2, 0}});
@@ -89,7 +90,8 @@ TEST_CASE("births invert counts on random curves with steps and pauses", "[rate]
       INFO("curve " << n << " particle " << i);
       REQUIRE(std::isfinite(b));
       REQUIRE(b >= last);  // births never go backwards
-      REQUIRE(c.count(b) == Approx(static_cast<double>(i)).margin(1e-7 * (1 + i)));
+      REQUIRE(c.count(b) ==
+              Approx(static_cast<double>(i)).margin(1e-7 * static_cast<double>(1 + i)));
       last = b;
     }
   }

@@ -352,7 +352,8 @@ TEST_CASE("soft_fma rounds exactly like a fused multiply-add", "[blend]") {
   int midpoints = 0;
   for (int i = 0; i < 100000;
        ++i) {  // a 1.5 exactly halfway between two floats, decided by a tiny c
-    const uint32_t m = (rng() % (11184810u - 8388608u)) | 1u | 8388608u;  // odd, 3 m < 2^25
+    const uint32_t m =
+        static_cast<uint32_t>(rng() % (11184810u - 8388608u)) | 1u | 8388608u;  // odd, 3 m < 2^25
     const float a = std::ldexp(static_cast<float>(m), -23 + static_cast<int>(rng() % 21) - 10);
     const double p = static_cast<double>(a) * 1.5;
     if (static_cast<double>(static_cast<float>(p)) == p) continue;  // not a midpoint
@@ -701,7 +702,7 @@ TEST_CASE("exact edge coverage is the rectangle's area inside each pixel", "[ble
     const int reach = static_cast<int>(std::ceil(s.half_w + s.half_h)) + 1;
     for (int y = static_cast<int>(s.cy) - reach; y <= static_cast<int>(s.cy) + reach; ++y) {
       for (int x = static_cast<int>(s.cx) - reach; x <= static_cast<int>(s.cx) + reach; ++x) {
-        const double cx = s.cx - x, cy = s.cy - y;
+        const double cx = s.cx - static_cast<float>(x), cy = s.cy - static_cast<float>(y);
         const double want = clipped_area({{cx + wx + hx, cy + wy + hy},
                                           {cx + wx - hx, cy + wy - hy},
                                           {cx - wx - hx, cy - wy - hy},
