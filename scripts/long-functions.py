@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""Lists functions in every source folder (system/, lib/, raster/, import/, cli/, bench/)
-longer than a limit (default 80 lines).
+"""Lists functions in every source folder (system/, lib/, raster/, import/, cli/, bench/,
+tests/) longer than a limit (default 80 lines).
 
 A function is a definition whose body opens at the end of a line at column 0
 or 2 (namespace or class scope) and closes with a brace at the same column.
@@ -13,9 +13,9 @@ import pathlib, re, sys
 limit = int(sys.argv[1]) if len(sys.argv) > 1 else 80
 root = pathlib.Path(__file__).resolve().parent.parent
 bad, explained = [], []
-folders = ("system", "lib", "raster", "import", "cli", "bench")
+folders = ("system", "lib", "raster", "import", "cli", "bench", "tests")
 for path in sorted(p for folder in folders for ext in ("*.cpp", "*.h")
-                   for p in (root / folder).rglob(ext)):
+                   for p in (root / folder).rglob(ext) if "node_modules" not in p.parts):
     lines = path.read_text().split("\n")
     i = 0
     while i < len(lines):

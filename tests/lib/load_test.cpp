@@ -135,6 +135,7 @@ bursts = [ { time = 0.0, count = 30 }, { time = 1.0, count = 10, repeat = 4, int
   CHECK(em.color.srgb[1].g == Approx(0x80 / 255.0));
 }
 
+// long: a table of bad inputs and the message each gives, one row a case.
 TEST_CASE("bad input gives file:line:col messages", "[load]") {
   struct Case {
     const char* text;

@@ -55,6 +55,8 @@ struct Diff {
   }
 };
 
+// long: one line per field of the model, in the model's order, so that a
+// field added to Effect is found missing here at a glance.
 std::string compare(const Effect& a, const Effect& b) {
   Diff d;
   d.eq("name", a.name, b.name);

@@ -1,7 +1,7 @@
 // Texture sampling, coverage and the blend, written once for the scalar
 // paths (the reference kernel, the portable kernel and ribbons). The SIMD
 // kernels compute the same operations lane by lane and must match them bit
-// for bit (tests/raster/blend_test.cpp).
+// for bit (tests/raster/kernel_test.cpp).
 #pragma once
 
 #include <algorithm>
