@@ -36,6 +36,10 @@ namespace {
 // The files this run reads (effects, textures, images to compare), by device
 // and inode, so that no output replaces one: `render fx.toml --time 1 -o
 // fx.toml` or `diff a.png b.png -o a.png` would otherwise destroy an input.
+// Process-wide on purpose, unlike the run's settings and its loaded files
+// (run_settings.h, effect_files.h): it records what this process has
+// opened, and every write of the process (io/atomic.h) consults it, so it
+// cannot be forgotten on any path that writes.
 std::mutex g_inputs_mutex;
 std::set<std::pair<dev_t, ino_t>> g_inputs;
 
