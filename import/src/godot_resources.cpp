@@ -154,7 +154,31 @@ std::optional<Vec2> GodotImporter::vec(const Section& s, std::string_view key) {
 
 // Godot 4: base_min / base_max.
 Range GodotImporter::range4(const Section& s, const std::string& base, Range def) const {
-  return {num(s, base + "_min", def.min), num(s, base + "_max", def.max)};
+  // Godot's setters keep min <= max as the file's lines set them, in order:
+  // a min above the max raises the max to it, a max below the min lowers
+  // the min (ParticleProcessMaterial::set_param_min/_max).
+  Range r = def;
+  const Value* lo = s.prop(base + "_min");
+  const Value* hi = s.prop(base + "_max");
+  const auto set_min = [&] {
+    r.min = num(s, base + "_min", def.min);
+    if (r.min > r.max) r.max = r.min;
+  };
+  const auto set_max = [&] {
+    r.max = num(s, base + "_max", def.max);
+    if (r.max < r.min) r.min = r.max;
+  };
+  const bool max_last =
+      lo && hi &&
+      (hi->loc.line > lo->loc.line || (hi->loc.line == lo->loc.line && hi->loc.col > lo->loc.col));
+  if (max_last) {
+    set_min();
+    set_max();
+  } else {
+    if (hi) set_max();
+    if (lo) set_min();
+  }
+  return r;
 }
 
 // Godot 3: param * mix(1, u, random), i.e. [param (1 - random), param].

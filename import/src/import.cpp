@@ -213,6 +213,7 @@ void Mapper::map_emission(Emitter& em, Effect& fx) {
     return;
   }
   em.rate_per_s = rate;
+  if (rate <= 0) return;  // nothing to stop: the warning above says why
   em.rate_curve.key_t = {0, d, d};
   em.rate_curve.key_r = {rate, rate, 0};
 }
@@ -318,9 +319,22 @@ void Mapper::map_appearance(Emitter& em) {
     em.size_ramp.start = spread_range(S, SV);
     em.size_ramp.end = spread_range(E, EV);
   }
+  // A channel's range. cocos2d clamps each rolled channel to [0, 1] at
+  // birth, and so does spritz; the range itself is held to the model's
+  // bounds for a colour (kMaxColorComponent), with a warning where a file
+  // goes past them (a value of 1100 is 1 at birth either way).
   const auto channel = [&](const std::string& which, const char* ch, double fallback) {
-    return spread_range(num((which + "Color" + ch).c_str(), fallback),
-                        num((which + "ColorVariance" + ch).c_str(), 0));
+    const std::string key = which + "Color" + ch;
+    Range r =
+        spread_range(num(key.c_str(), fallback), num((which + "ColorVariance" + ch).c_str(), 0));
+    if (r.min < -kMaxColorComponent || r.max > kMaxColorComponent) {
+      warn(key.c_str(), key + " (with its variance) reaches " + fmt(r.min) + ".." + fmt(r.max) +
+                            ", outside ±" + fmt(kMaxColorComponent) +
+                            ": held to that range (colours are clamped to [0, 1] at birth)");
+      r.min = std::clamp(r.min, -kMaxColorComponent, kMaxColorComponent);
+      r.max = std::clamp(r.max, -kMaxColorComponent, kMaxColorComponent);
+    }
+    return r;
   };
   ColorRamp& cr = em.color_ramp;
   cr.enabled = true;

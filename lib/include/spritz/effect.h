@@ -149,6 +149,10 @@ struct Ramp {
   Range start, end;
 };
 
+// The largest magnitude of a colour ramp's component (a value beyond [0, 1]
+// only matters through the roll: each is clamped to [0, 1] at birth).
+inline constexpr double kMaxColorComponent = 1e3;
+
 // The same for colour: each of r, g and b rolls its own start and end
 // between two colours (sRGB, in [0, 1]), so a particle's channels vary
 // independently.

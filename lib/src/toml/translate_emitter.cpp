@@ -211,7 +211,7 @@ void Translator::read_ramp(const toml::node& n, std::string_view what, double lo
 
 // A colour of a ramp: "#rrggbb" or [r, g, b] whose components may lie
 // outside [0, 1] (each roll is clamped at birth, as cocos2d does), within
-// [-1e3, 1e3].
+// ±kMaxColorComponent.
 std::optional<Rgb> Translator::ramp_color(const toml::node& n, const std::string& what) {
   const toml::array* a = n.as_array();
   if (!a) return opaque_color(n, what);
@@ -221,7 +221,7 @@ std::optional<Rgb> Translator::ramp_color(const toml::node& n, const std::string
   }
   double c[3];
   for (size_t k = 0; k < 3; ++k) {
-    auto v = bounded((*a)[k], what + " component", -1e3, 1e3);
+    auto v = bounded((*a)[k], what + " component", -kMaxColorComponent, kMaxColorComponent);
     if (!v) return std::nullopt;
     c[k] = *v;
   }
