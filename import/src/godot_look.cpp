@@ -4,6 +4,23 @@
 
 namespace spritz::import_detail::godot_import {
 
+// How Godot 2D samples a particle's texture (docs/formats/godot.md 6): its
+// textures have no mipmaps unless the node asks for them, so a small sprite
+// stays sharp. Godot 4's `texture_filter`: 0 inherits (linear at the root),
+// 1 nearest, 2 linear, 3-6 the same with mipmaps; Godot 3 imports 2D
+// textures filtered and without mipmaps.
+TextureFilter GodotImporter::texture_filter(const Section& node) {
+  const int f = static_cast<int>(num(node, "texture_filter", 0));
+  if (f == 1) return TextureFilter::kNearest;
+  if (f >= 3 && f <= 6) {
+    if (f == 3 || f == 5)
+      note(node.loc, "texture_filter " + std::to_string(f) +
+                         " (nearest with mipmaps) is drawn trilinear, spritz's nearest has none");
+    return TextureFilter::kTrilinear;
+  }
+  return TextureFilter::kBilinear;
+}
+
 // Size, rotation, colour, flipbook and blend (docs/formats/godot.md 2.1, 2.3, 2.4).
 void GodotImporter::map_appearance(const Section& node, const Process& p, const Xform& x,
                                    const Section* cm, double s, Emitter& em) {
@@ -36,6 +53,7 @@ void GodotImporter::map_appearance(const Section& node, const Process& p, const 
   } else {
     em.texture = TextureRef::parse("builtin:solid");
   }
+  em.filter = texture_filter(node);
   // Size: quad x node scale x scale curve x the particle's scale roll.
   const double sw = qw * std::abs(x.scale.x), sh = qh * std::abs(x.scale.y);
   const double base = std::sqrt(sw * sh);

@@ -568,3 +568,32 @@ TEST_CASE("every Godot and Roblox file of the shared corpus imports and shows pa
   }
   CHECK(files >= 59);
 }
+
+// Godot 2D draws textures without mipmaps unless a node asks for them, so
+// a small sprite stays sharp: an imported emitter samples bilinear, or as
+// Godot 4's texture_filter says (nearest; with mipmaps, trilinear).
+TEST_CASE("a Godot node's texture filter: bilinear by default, or as texture_filter says",
+          "[import]") {
+  const auto filter_of = [](const std::string& node_line) {
+    const std::string scene =
+        "[gd_scene format=3]\n[sub_resource type=\"ParticleProcessMaterial\" id=\"1\"]\n"
+        "particle_flag_disable_z = true\ngravity = Vector3(0, 98, 0)\n"
+        "[node name=\"Root\" type=\"Node2D\"]\n"
+        "[node name=\"P\" type=\"GPUParticles2D\" parent=\".\"]\n"
+        "process_material = SubResource(\"1\")\n" +
+        node_line;
+    const ImportResult r = import_text(scene, "filter.tscn");
+    return load_effect(r.toml, "filter.tscn", ".").emitters.at(0).filter;
+  };
+  CHECK(filter_of("") == TextureFilter::kBilinear);
+  CHECK(filter_of("texture_filter = 2\n") == TextureFilter::kBilinear);
+  CHECK(filter_of("texture_filter = 1\n") == TextureFilter::kNearest);
+  CHECK(filter_of("texture_filter = 4\n") == TextureFilter::kTrilinear);
+  // A Godot 3 scene: filtered, no mipmaps.
+  const std::string godot3 =
+      "[gd_scene format=2]\n[sub_resource type=\"ParticlesMaterial\" id=1]\n"
+      "flag_disable_z = true\n[node name=\"P\" type=\"Particles2D\"]\n"
+      "process_material = SubResource( 1 )\n";
+  CHECK(load_effect(import_text(godot3, "g3.tscn").toml, "g3.tscn", ".").emitters.at(0).filter ==
+        TextureFilter::kBilinear);
+}
