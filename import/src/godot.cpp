@@ -157,24 +157,26 @@ void GodotImporter::note_dropped(const Section& node, const Section& proc) {
         note(v->loc, std::string(k) + " is not imported (docs/import.md, Godot)");
 }
 
-// How long Godot's preprocess runs the node, in the node's own seconds
-// (spritz's: lifetimes are divided by speed_scale, so a node-second is a
-// spritz second). Godot steps the system by 1/fixed_fps (1/30 without one)
-// while the time left is at least 0, each step advancing the particles by
-// the step times speed_scale: one step more than the time asks, counted as
-// Godot counts it (in floats in Godot 3, doubles in Godot 4).
-double GodotImporter::preprocess_seconds(double preprocess, double fixed_fps, bool godot3) {
+// How far Godot's preprocess runs the node, in spritz's seconds (the
+// node's seconds divided by speed_scale, as lifetimes are).
+// - Godot 3 steps the system by 1/fixed_fps (1/30 without one), in floats,
+//   while the time left is at least 0, each step advancing the particles by
+//   the step times speed_scale: one step more than asked, and in spritz's
+//   seconds the steps times the step, whatever the speed scale.
+// - Godot 4, as its current source reads, runs exactly the time asked with
+//   speed_scale held at 1 meanwhile (the last step cut short): the time
+//   divided by speed_scale. (Godot 4's first releases stepped as Godot 3
+//   did; a scene does not say which release wrote it.)
+double GodotImporter::preprocess_seconds(double preprocess, double fixed_fps, double speed_scale,
+                                         bool godot3) {
   if (preprocess <= 0) return 0;
+  if (!godot3) return preprocess / speed_scale;
   const double step = fixed_fps > 0 ? 1 / fixed_fps : 1.0 / 30;
   if (preprocess / step > 1e7) return (std::floor(preprocess / step) + 1) * step;
+  const float frame = static_cast<float>(step);
   double steps = 0;
-  if (godot3) {
-    const float frame = static_cast<float>(step);
-    for (float todo = static_cast<float>(preprocess); todo >= 0; todo -= frame) ++steps;
-  } else {
-    for (double todo = preprocess; todo >= 0; todo -= step) ++steps;
-  }
-  return steps * step;
+  for (float todo = static_cast<float>(preprocess); todo >= 0; todo -= frame) ++steps;
+  return steps * static_cast<double>(frame);
 }
 
 bool GodotImporter::map_node(const Section& node, const Xform& x, Effect& fx, Timing& timing) {
@@ -212,7 +214,7 @@ bool GodotImporter::map_node(const Section& node, const Xform& x, Effect& fx, Ti
   timing.explosiveness = std::clamp(num(node, "explosiveness", 0), 0.0, 1.0);
   timing.one_shot = flag(node, "one_shot", false);
   timing.preprocess = preprocess_seconds(std::max(0.0, num(node, "preprocess", 0)),
-                                         num(node, "fixed_fps", 0), main_.doc.format < 3);
+                                         num(node, "fixed_fps", 0), s, main_.doc.format < 3);
   timing.loc = node.loc;
   em.lifetime_s = {L * (1 - p.lifetime_randomness), L};
   em.max_particles = static_cast<uint32_t>(amount + 1);

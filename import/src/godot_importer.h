@@ -214,7 +214,8 @@ class GodotImporter {
                       const Section* canvas_mat, double s, Emitter& em);
   void map_timing(Effect& fx, const std::vector<Timing>& timings);
   TextureFilter texture_filter(const Section& node);
-  static double preprocess_seconds(double preprocess, double fixed_fps, bool godot3);
+  static double preprocess_seconds(double preprocess, double fixed_fps, double speed_scale,
+                                   bool godot3);
   static double loop_period(const std::vector<Timing>& timings, double longest);
   void map_cycle(const Effect& fx, const Timing& t, double reps, Emitter& em);
   void note_dropped(const Section& node, const Section& proc);

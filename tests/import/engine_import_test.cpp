@@ -598,23 +598,31 @@ TEST_CASE("a Godot node's texture filter: bilinear by default, or as texture_fil
         TextureFilter::kBilinear);
 }
 
-// Godot's preprocess steps the node by 1/fixed_fps (1/30 without one) while
-// the time left is >= 0: one step more than the time asks, in node seconds
-// (speed_scale speeds the particles, not that clock).
-TEST_CASE("a Godot one-shot node's preprocess starts the effect as Godot's steps do", "[import]") {
+// Godot 3's preprocess steps the node by 1/fixed_fps (1/30 without one) in
+// floats while the time left is >= 0: one step more than asked, each step
+// the particles' step times speed_scale, so in spritz's seconds the steps
+// times the step. Godot 4 (its current source) runs exactly the time asked
+// with speed_scale held at 1: the time over speed_scale.
+TEST_CASE("a Godot one-shot node's preprocess starts the effect as Godot runs it", "[import]") {
   const auto start_of = [](const std::string& node_lines, int format) {
-    const std::string scene = "[gd_scene format=" + std::to_string(format) +
-                              "]\n[sub_resource type=\"ParticleProcessMaterial\" id=\"1\"]\n"
-                              "particle_flag_disable_z = true\ngravity = Vector3(0, 98, 0)\n"
-                              "[node name=\"Root\" type=\"Node2D\"]\n"
-                              "[node name=\"P\" type=\"GPUParticles2D\" parent=\".\"]\n"
-                              "process_material = SubResource(\"1\")\none_shot = true\n" +
-                              node_lines;
+    const bool v3 = format == 2;
+    const std::string scene =
+        "[gd_scene format=" + std::to_string(format) + "]\n[sub_resource type=\"" +
+        (v3 ? "ParticlesMaterial" : "ParticleProcessMaterial") + "\" id=\"1\"]\n" +
+        (v3 ? "flag_disable_z = true\n" : "particle_flag_disable_z = true\n") +
+        "gravity = Vector3(0, 98, 0)\n[node name=\"Root\" type=\"Node2D\"]\n"
+        "[node name=\"P\" type=\"" +
+        (v3 ? "Particles2D" : "GPUParticles2D") +
+        "\" parent=\".\"]\nprocess_material = SubResource(\"1\")\none_shot = true\n" + node_lines;
     const ImportResult r = import_text(scene, "pre.tscn");
     return load_effect(r.toml, "pre.tscn", ".").start_s;
   };
-  CHECK(start_of("preprocess = 0.5\n", 3) == Approx(16.0 / 30).epsilon(1e-12));
-  CHECK(start_of("preprocess = 0.5\nspeed_scale = 2.0\n", 3) == Approx(16.0 / 30).epsilon(1e-12));
-  CHECK(start_of("preprocess = 0.5\nfixed_fps = 10\n", 3) == Approx(0.6).epsilon(1e-12));
+  const double step = static_cast<float>(1.0 / 30);
+  CHECK(start_of("preprocess = 0.5\n", 2) == Approx(16 * step).epsilon(1e-12));
+  CHECK(start_of("preprocess = 0.5\nspeed_scale = 2.0\n", 2) == Approx(16 * step).epsilon(1e-12));
+  CHECK(start_of("preprocess = 0.5\nfixed_fps = 10\n", 2) ==
+        Approx(6 * static_cast<double>(0.1f)).epsilon(1e-12));
+  CHECK(start_of("preprocess = 0.5\n", 3) == Approx(0.5).epsilon(1e-12));
+  CHECK(start_of("preprocess = 0.5\nspeed_scale = 2.0\n", 3) == Approx(0.25).epsilon(1e-12));
   CHECK(start_of("", 3) == 0);
 }
