@@ -121,8 +121,8 @@ std::pair<int, int> output_size(const RenderRequest& r, const Effect& fx) {
 RenderJob make_render_job(const RenderRequest& r, const Effect& fx, const std::string& output) {
   RenderJob job;
   std::tie(job.width, job.height) = output_size(r, fx);
-  job.fps = r.fps ? *r.fps : fx.fps;
-  if (!(job.fps > 0) || job.fps > 10000) throw Error("--fps must be within (0, 10000]");
+  job.fps =
+      r.fps ? *r.fps : fx.fps;  // --fps checked by parse_render_request, the effect's by its load
   // The work list: explicit times, or frames (default: [0, duration * fps)).
   job.by_time = !r.times.empty();
   if (r.frames) {
