@@ -23,7 +23,7 @@ done
 [ ${#targets[@]} -gt 0 ] || targets=(effect texture diff cli import)
 
 scripts/install-missing.sh g++ cmake make pkg-config libcli11-dev libtomlplusplus-dev libstb-dev \
-  catch2 libdeflate-dev libopenexr-dev libcpp-httplib-dev libpugixml-dev libtiff-dev zlib1g-dev nlohmann-json3-dev clang-14 libclang-rt-14-dev
+  catch2 libmpfr-dev libdeflate-dev libopenexr-dev libcpp-httplib-dev libpugixml-dev libtiff-dev zlib1g-dev nlohmann-json3-dev clang-14 libclang-rt-14-dev
 CC=clang-14 CXX=clang++-14 cmake -S . -B build-sanitize -DCMAKE_BUILD_TYPE=Debug \
   -DCMAKE_CXX_FLAGS_DEBUG="-O1 -g" -DSPRITZ_SANITIZE=ON -DSPRITZ_FUZZ=ON -DSPRITZ_MAN=OFF >/dev/null
 cmake --build build-sanitize -j"$(nproc)" --target "${targets[@]/#/fuzz_}"

@@ -22,7 +22,7 @@ while [ $# -gt 0 ]; do
 done
 
 scripts/install-missing.sh g++ cmake make pkg-config libcli11-dev libtomlplusplus-dev libstb-dev \
-  catch2 libdeflate-dev libopenexr-dev libcpp-httplib-dev libpugixml-dev libtiff-dev zlib1g-dev nlohmann-json3-dev clang-14 libclang-rt-14-dev clang-format-14
+  catch2 libmpfr-dev libdeflate-dev libopenexr-dev libcpp-httplib-dev libpugixml-dev libtiff-dev zlib1g-dev nlohmann-json3-dev clang-14 libclang-rt-14-dev clang-format-14
 
 # -O1 keeps the sanitized suite quick; Debug keeps assertions on (toml++'s
 # included), which a release build would compile out.

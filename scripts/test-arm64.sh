@@ -17,7 +17,7 @@ if ! dpkg --print-foreign-architectures | grep -qx arm64; then
   $sudo dpkg --add-architecture arm64
 fi
 packages=(g++-aarch64-linux-gnu qemu-user-static cmake make pkg-config libcli11-dev libstb-dev catch2
-          libdeflate-dev:arm64 libtomlplusplus-dev:arm64 libopenexr-dev:arm64 libcpp-httplib-dev:arm64 libpugixml-dev:arm64 libtiff-dev:arm64 zlib1g-dev:arm64 nlohmann-json3-dev
+          libdeflate-dev:arm64 libmpfr-dev:arm64 libtomlplusplus-dev:arm64 libopenexr-dev:arm64 libcpp-httplib-dev:arm64 libpugixml-dev:arm64 libtiff-dev:arm64 zlib1g-dev:arm64 nlohmann-json3-dev
           ffmpeg parallel slurm-wlm munge python3-yaml)
 scripts/install-missing.sh "${packages[@]}"
 
