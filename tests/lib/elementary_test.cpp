@@ -13,11 +13,13 @@
 
 #include <catch2/catch.hpp>
 #include <cmath>
+#include <cstdint>  // before mpfr.h, for mpfr_get_uj
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <functional>
+#include <initializer_list>
 #include <string>
 #include <vector>
 
@@ -295,4 +297,99 @@ TEST_CASE("elementary functions are within 1 ulp of MPFR over millions of argume
           "[elementary][slow]") {
   const char* env = std::getenv("SPRITZ_ELEMENTARY_SAMPLES");
   check_all(env ? std::atol(env) : 2000000, true);
+}
+
+namespace {
+
+namespace detail = spritz::math::detail;
+
+// The sum of the pieces equals the 256-bit value v to within `bits` bits of
+// it, each piece below its predecessor's last bit or, for a short head
+// (head_bits < 53), at most that many bits.
+bool pieces_are(std::initializer_list<double> pieces, const mpfr_t v, int bits = 100) {
+  Mpfr d;
+  mpfr_set(d.v, v, MPFR_RNDN);
+  for (const double p : pieces) mpfr_sub_d(d.v, d.v, p, MPFR_RNDN);
+  if (mpfr_zero_p(v)) return mpfr_zero_p(d.v);
+  mpfr_div(d.v, d.v, v, MPFR_RNDN);
+  return std::fabs(mpfr_get_d(d.v, MPFR_RNDN)) < std::ldexp(1.0, -bits);
+}
+
+bool pair_is(double hi, double lo, const mpfr_t v) {
+  return pieces_are({hi, lo}, v) && std::fabs(lo) <= std::fabs(hi) * 0x1p-52;
+}
+
+// hi has at most `bits` significant bits.
+bool short_head(double hi, int bits) {
+  int e;
+  std::frexp(hi, &e);
+  return std::ldexp(hi, bits - e) == std::floor(std::ldexp(hi, bits - e));
+}
+
+}  // namespace
+
+TEST_CASE("the elementary functions' constants are what their names say", "[elementary]") {
+  Mpfr pi, v, w;
+  mpfr_const_pi(pi.v, MPFR_RNDN);
+  mpfr_div_2ui(v.v, pi.v, 1, MPFR_RNDN);
+  CHECK(pair_is(detail::kPio2Hi, detail::kPio2Lo, v.v));
+  CHECK(pieces_are(
+      {detail::kPio2Part1, detail::kPio2Part2, detail::kPio2Part3, detail::kPio2Part3Tail}, v.v,
+      170));
+  CHECK(short_head(detail::kPio2Part1, 33));
+  CHECK(short_head(detail::kPio2Part2, 33));
+  CHECK(pair_is(detail::kPiHi, detail::kPiLo, pi.v));
+  mpfr_const_log2(v.v, MPFR_RNDN);
+  CHECK(pair_is(detail::kLn2Hi, detail::kLn2Lo, v.v));
+  CHECK(pieces_are({detail::kLn2Short, detail::kLn2ShortTail}, v.v, 92));  // 42 + 53 bits
+  CHECK(short_head(detail::kLn2Short, 42));
+  mpfr_ui_div(w.v, 1, v.v, MPFR_RNDN);
+  CHECK(pair_is(detail::kInvLn2Hi, detail::kInvLn2Lo, w.v));
+  mpfr_div_ui(w.v, v.v, 128, MPFR_RNDN);
+  CHECK(pieces_are({detail::kLn2Over128Short, detail::kLn2Over128Tail}, w.v, 85));  // 35 + 53 bits
+  CHECK(short_head(detail::kLn2Over128Short, 35));
+  mpfr_set_ui(w.v, 10, MPFR_RNDN);
+  mpfr_log(w.v, w.v, MPFR_RNDN);
+  mpfr_ui_div(w.v, 1, w.v, MPFR_RNDN);
+  CHECK(pair_is(detail::kInvLn10Hi, detail::kInvLn10Lo, w.v));
+  mpfr_set_ui(w.v, 2, MPFR_RNDN);
+  mpfr_log10(w.v, w.v, MPFR_RNDN);
+  CHECK(pair_is(detail::kLog10Of2Hi, detail::kLog10Of2Lo, w.v));
+  for (int i = 0; i <= 16; ++i) {
+    INFO("atan(" << i << "/16)");
+    mpfr_set_d(w.v, i / 16.0, MPFR_RNDN);
+    mpfr_atan(w.v, w.v, MPFR_RNDN);
+    CHECK(pair_is(detail::kAtanTable[i][0], detail::kAtanTable[i][1], w.v));
+  }
+  for (int j = 0; j < 128; ++j) {
+    INFO("2^(" << j << "/128)");
+    mpfr_set_d(w.v, j / 128.0, MPFR_RNDN);
+    mpfr_exp2(w.v, w.v, MPFR_RNDN);
+    CHECK(pair_is(detail::kExp2Table[j][0], detail::kExp2Table[j][1], w.v));
+  }
+  for (int i = 0; i < 128; ++i) {
+    INFO("log table " << i);
+    const double inv = detail::kLogTable[i][0];
+    const double middle = 45.0 / 64 + (i + 0.5) * 23 / 4096;
+    const bool holds_1 = middle - 23.0 / 8192 <= 1 && 1 < middle + 23.0 / 8192;
+    CHECK((holds_1 ? inv == 1 : std::fabs(inv * middle - 1) < 0x1p-9));
+    CHECK(short_head(inv, 9));
+    mpfr_set_d(w.v, inv, MPFR_RNDN);
+    mpfr_log(w.v, w.v, MPFR_RNDN);
+    mpfr_neg(w.v, w.v, MPFR_RNDN);
+    CHECK(pair_is(detail::kLogTable[i][1], detail::kLogTable[i][2], w.v));
+  }
+  // 2/pi's bits, 64 at a time.
+  mpfr_t big;
+  mpfr_init2(big, 64 * 19 + 64);
+  mpfr_const_pi(big, MPFR_RNDN);
+  mpfr_ui_div(big, 2, big, MPFR_RNDZ);
+  for (const uint64_t word : detail::kTwoOverPiBits) {
+    mpfr_mul_2ui(big, big, 64, MPFR_RNDN);
+    Mpfr whole;
+    mpfr_floor(whole.v, big);
+    mpfr_sub(big, big, whole.v, MPFR_RNDN);
+    CHECK(mpfr_get_uj(whole.v, MPFR_RNDN) == word);
+  }
+  mpfr_clear(big);
 }
