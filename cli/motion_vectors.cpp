@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "io/io.h"
+#include "spritz/elementary.h"
 #include "spritz/error.h"
 #include "spritz/eval.h"
 #include "spritz/raster/encode.h"
@@ -49,7 +50,7 @@ namespace {
 // set from), at least 1e-4 cell units.
 double nice_scale(double extent) {
   if (!(extent > 1e-4)) return 1e-4;
-  const double p = std::pow(10.0, std::floor(std::log10(extent)) - 2);
+  const double p = math::pow(10.0, std::floor(math::log10(extent)) - 2);
   return std::ceil(extent / p * (1 - 1e-12)) * p;
 }
 

@@ -27,3 +27,17 @@ if ! out="$("$tool" --dry-run --Werror "${files[@]}" 2>&1)"; then
   exit 1
 fi
 echo "format-check: ${#files[@]} files formatted"
+
+# The C library's transcendental functions round differently on different
+# CPUs (docs/model.md, "Elementary functions"): lib, raster, import and cli
+# call spritz::math's (spritz/elementary.h) instead. Whole-line comments may
+# name them.
+names='sin|cos|tan|asin|acos|atan|atan2|sinh|cosh|tanh|asinh|acosh|atanh|exp|exp2|exp10|expm1|log|log2|log10|log1p|logb|pow|cbrt|hypot|fmod|erf|erfc|lgamma|tgamma|sincos'
+if libm="$(grep -rnP "(?<![\w.>])(?<!math::)(?:std::|::)?(?:$names)[fl]?\s*\(" \
+    system lib raster import cli --include='*.cpp' --include='*.h' |
+    grep -v -e '^lib/src/elementary/' -e '^lib/include/spritz/elementary.h:' |
+    grep -vP '^[^:]+:\d+:\s*//')"; then
+  echo "$libm" | sed 's/^/format-check: a C library call that differs between CPUs; use spritz::math (spritz\/elementary.h): /'
+  exit 1
+fi
+echo "format-check: no C library transcendental calls outside spritz/elementary.h"

@@ -19,6 +19,7 @@
 #include "godot_importer.h"
 #include "godot_text.h"
 #include "spritz/angle.h"
+#include "spritz/elementary.h"
 #include "spritz/raster/png.h"
 #include "spritz/rate.h"
 #include "texture.h"
@@ -33,7 +34,7 @@ void GodotImporter::map_motion(const Section& node, const Process& p, const Xfor
   // multiplies speeds and shape offsets.
   const double sc = std::sqrt(std::abs(x.scale.x * x.scale.y));
   const Vec2 dir = turn(p.direction, x.rot);
-  em.direction_deg = std::atan2(-dir.y, dir.x) * 180 / kPi;
+  em.direction_deg = math::atan2(-dir.y, dir.x) * 180 / kPi;
   em.spread_deg = std::clamp(p.spread, 0.0, 180.0);
   em.speed_px_per_s = {p.velocity.min * sc * s, p.velocity.max * sc * s};
   const bool local = flag(node, "local_coords", v3_);
@@ -111,7 +112,7 @@ void GodotImporter::map_shape(const Section& node, const Process& p, const Xform
         // then by the node. In spritz's y-up terms that is the normal
         // flipped and the direction measured from it as phi - rotation.
         for (const Vec2& q : p.normals) sh.normals.push_back({q.x, -q.y});
-        em.direction_deg = (std::atan2(p.direction.y, p.direction.x) - x.rot) * 180 / kPi;
+        em.direction_deg = (math::atan2(p.direction.y, p.direction.x) - x.rot) * 180 / kPi;
       }
       break;
     default:

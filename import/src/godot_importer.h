@@ -25,6 +25,7 @@
 #include "common.h"
 #include "godot_text.h"
 #include "spritz/angle.h"
+#include "spritz/elementary.h"
 #include "spritz/raster/png.h"
 #include "spritz/rate.h"
 #include "texture.h"
@@ -150,7 +151,7 @@ struct Xform {
 };
 
 inline Vec2 turn(Vec2 v, double a) {  // Godot's y-down rotation: clockwise on screen
-  return {v.x * std::cos(a) - v.y * std::sin(a), v.x * std::sin(a) + v.y * std::cos(a)};
+  return {v.x * math::cos(a) - v.y * math::sin(a), v.x * math::sin(a) + v.y * math::cos(a)};
 }
 
 // One particle node into an emitter (docs/formats/godot.md 2-6).

@@ -12,6 +12,7 @@
 #include "common.h"
 #include "config.h"
 #include "godot_text.h"
+#include "spritz/elementary.h"
 #include "spritz/eval.h"
 #include "spritz/load.h"
 #include "spritz/raster/png.h"
@@ -540,7 +541,7 @@ Bounds particle_bounds(const Effect& source) {
     for (const EmitterFrame& ef : frame.emitters)
       for (const Particle& p : ef.particles) {
         if (p.alpha <= 0 || p.w <= 0) continue;
-        const double e = 0.5 * std::hypot(p.w, p.h);
+        const double e = 0.5 * math::hypot(p.w, p.h);
         xs0.push_back(p.x - e), xs1.push_back(p.x + e), ys0.push_back(p.y - e),
             ys1.push_back(p.y + e);
       }

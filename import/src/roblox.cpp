@@ -4,6 +4,7 @@
 // nlohmann-json), every emitter placed by its Part or Attachment parent and
 // seen from a chosen view.
 #include "roblox_importer.h"
+#include "spritz/elementary.h"
 
 namespace spritz::import_detail {
 namespace roblox_import {
@@ -230,22 +231,22 @@ void RobloxImporter::map_launch(const Instance& e, const Frame3& f, double s, Em
       std::abs(num(e, "SpreadAngle", e.get("SpreadAngle") ? 0 : num(e, "VelocitySpread", 0), 0));
   double sy = std::abs(num(e, "SpreadAngle", sx, 1));
   if (!e.get("SpreadAngle") && e.get("VelocitySpread")) sy = sx;
-  const bool first_in_plane = std::hypot(p1.x, p1.y) >= std::hypot(p2.x, p2.y);
+  const bool first_in_plane = math::hypot(p1.x, p1.y) >= math::hypot(p2.x, p2.y);
   const double in_plane = first_in_plane ? sx : sy, out_plane = first_in_plane ? sy : sx;
   Range speed = range(e, "Speed", {5, 5});
   if (dl < 1e-6) {
     // Facing the camera: particles fly out of the screen, a radial fan.
     em.direction_deg = 90;
     em.spread_deg = 180;
-    const double sn = std::sin(std::min(std::max(sx, sy), 90.0) * kPi / 180);
+    const double sn = math::sin(std::min(std::max(sx, sy), 90.0) * kPi / 180);
     speed = {0, std::max(std::abs(speed.min), std::abs(speed.max)) * sn};
     note(loc(e, "EmissionDirection"),
          "the emitter points along the view: its particles fly out of the "
          "screen, imported as a fan (--view sets another view)");
   } else {
-    em.direction_deg = std::atan2(d.y, d.x) * 180 / kPi;
+    em.direction_deg = math::atan2(d.y, d.x) * 180 / kPi;
     em.spread_deg = std::min(in_plane, 180.0);
-    const double c = std::cos(std::min(out_plane, 90.0) * kPi / 180);
+    const double c = math::cos(std::min(out_plane, 90.0) * kPi / 180);
     // Speed along the view plane: the axis's own foreshortening, and the
     // out-of-plane spread's cos at the slow end.
     speed = {speed.min * dl * (speed.min >= 0 ? (c < 1e-9 ? 0.0 : c) : 1), speed.max * dl};
@@ -257,7 +258,7 @@ void RobloxImporter::map_launch(const Instance& e, const Frame3& f, double s, Em
                                   num(e, "Acceleration", 0, 2)};
   const Vec2 a = proj(acc);
   em.acceleration = a * (s * s);
-  em.drag_per_s = num(e, "Drag", 0) * std::log(2.0) * s;
+  em.drag_per_s = num(e, "Drag", 0) * math::log(2.0) * s;
   if (em.drag_per_s != 0 && (a.x != 0 || a.y != 0))
     note(loc(e, "Drag"),
          "Drag with Acceleration: spritz's drag also slows what the acceleration adds "
@@ -378,7 +379,7 @@ Pending RobloxImporter::map_emitter(const Instance& e) {
   // Reach, in studs, for the default scale.
   const double t = life.max / std::max(s, 1e-9);
   out.reach_studs = std::max(std::abs(em.speed_px_per_s.min), std::abs(em.speed_px_per_s.max)) * t +
-                    0.5 * std::hypot(em.acceleration.x, em.acceleration.y) * t * t +
+                    0.5 * math::hypot(em.acceleration.x, em.acceleration.y) * t * t +
                     em.size_px.max_value() + std::max(em.shape.a, em.shape.b);
   return out;
 }

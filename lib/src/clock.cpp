@@ -7,6 +7,7 @@
 
 #include "eval_detail.h"
 #include "numeric.h"
+#include "spritz/elementary.h"
 #include "spritz/error.h"
 #include "spritz/hash.h"
 #include "spritz/motion.h"
@@ -31,7 +32,7 @@ double max_lifetime(const Effect& fx) {
 
 // Reduces x into [0, period).
 double wrap(double x, double period) {
-  double r = std::fmod(x, period);
+  double r = math::fmod(x, period);
   if (r < 0) r += period;
   if (r >= period) r = 0;  // fmod of a tiny negative can round up to period
   return r;

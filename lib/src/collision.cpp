@@ -21,6 +21,8 @@
 #include <cmath>
 #include <limits>
 
+#include "spritz/elementary.h"
+
 namespace spritz {
 namespace {
 
@@ -83,7 +85,7 @@ double turning_age(const Seg& s, Vec2 n, double T) {
   } else {
     const double hvi = ha / s.k, w = hv - hvi;
     const double r = w != 0 ? -hvi / w : -1;  // e^(-k t) = r at the turn
-    if (r > 0) tc = -std::log(r) / s.k;
+    if (r > 0) tc = -math::log(r) / s.k;
   }
   return tc > 0 && tc < T && std::isfinite(tc) ? tc : -1;
 }

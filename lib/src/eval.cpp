@@ -11,6 +11,7 @@
 #include "eval_detail.h"
 #include "particle_motion.h"
 #include "spritz/angle.h"
+#include "spritz/elementary.h"
 #include "spritz/error.h"
 #include "spritz/hash.h"
 #include "spritz/motion.h"
@@ -191,7 +192,8 @@ constexpr double kTwoPi = 6.28318530717958647692;
 // model.md 7.6: the hue turn Godot's particle shader applies (its matrix, as
 // the shader's column-major mat4 multiplies a colour), clamped to [0, 1].
 Rgb turn_hue(Rgb c, double angle) {
-  const double co = std::cos(angle), si = std::sin(angle);
+  double co, si;
+  math::sincos(angle, &si, &co);
   // Columns for r, g and b: luma + co * chroma + si * the quarter turn.
   static constexpr double kB[3][3] = {
       {0.299, 0.587, 0.114}, {0.299, 0.587, 0.114}, {0.299, 0.587, 0.114}};
@@ -299,7 +301,7 @@ bool evaluate_particle(const Emitter& em, uint64_t key, double birth_s, double c
              ? lerp(rot0, em.rotation_end_deg.at(unit(st, Channel::kRotationEnd)), tau)
              : rot0;
   if (em.orientation != Orientation::kFacing) {
-    rot += std::atan2(pm.heading.y, pm.heading.x) * kRadToDeg;
+    rot += math::atan2(pm.heading.y, pm.heading.x) * kRadToDeg;
     if (em.orientation == Orientation::kVelocityPerpendicular) rot += 90;
   }
 
@@ -391,7 +393,7 @@ void extend_bounds(const Frame& frame, Bounds& b) {
     for (const Particle& p : ef.particles) {
       if (!(p.alpha > 0) || !(p.w > 0) || !(p.h > 0)) continue;
       const double t = p.rotation_deg * kDegToRad;
-      const double c = std::abs(std::cos(t)), s = std::abs(std::sin(t));
+      const double c = std::abs(math::cos(t)), s = std::abs(math::sin(t));
       const double ex = 0.5 * (c * p.w + s * p.h), ey = 0.5 * (s * p.w + c * p.h);
       b.add(p.x - ex, p.y - ey, p.x + ex, p.y + ey);
     }

@@ -11,6 +11,7 @@
 #include "eval_detail.h"
 #include "spritz/angle.h"
 #include "spritz/collision.h"
+#include "spritz/elementary.h"
 #include "spritz/hash.h"
 #include "spritz/motion.h"
 #include "spritz/noise.h"
@@ -121,7 +122,7 @@ inline RotationIntegrals rotation_integrals(double w, double t) {
     }
     return {t * c0, t * s0, t * t * c1, t * t * s1};
   }
-  const double c = std::cos(x), sn = std::sin(x), half = std::sin(x / 2);
+  const double c = math::cos(x), sn = math::sin(x), half = math::sin(x / 2);
   return {sn / w, 2 * half * half / w, -2 * half * half / (w * w) + t * sn / w,
           sn / (w * w) - t * c / w};
 }
@@ -159,8 +160,9 @@ inline MotionState orbit_motion(const Emitter& em, uint32_t st, Vec2 centre, Vec
   const double tau = life > 0 ? age / life : 0;
   const double r = r0 + (r1 - r0) * tau;
   const double dr = life > 0 ? (r1 - r0) / life : 0;
-  const double phi = std::atan2(dir.y, dir.x) + w * age;
-  const Vec2 u{std::cos(phi), std::sin(phi)};
+  const double phi = math::atan2(dir.y, dir.x) + w * age;
+  Vec2 u;
+  math::sincos(phi, &u.y, &u.x);
   const Vec2 n{-u.y, u.x};
   return {centre + u * r, u * dr + n * (r * w)};
 }

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "spritz/elementary.h"
+
 namespace spritz {
 
 namespace {
@@ -32,7 +34,7 @@ void Path::set_period(double period) {
 
 double Path::reduce(double clock) const {
   if (!(period_ > 0)) return clock;
-  double r = std::fmod(clock, period_);
+  double r = math::fmod(clock, period_);
   if (r < 0) r += period_;
   if (r >= period_) r = 0;
   return r;

@@ -2,6 +2,8 @@
 
 #include <cmath>
 
+#include "spritz/elementary.h"
+
 namespace spritz {
 
 ShapeSample sample_shape(const Shape& shape, Vec2 emitter_dir, double u, double v, double coin) {
@@ -35,7 +37,8 @@ ShapeSample sample_shape(const Shape& shape, Vec2 emitter_dir, double u, double 
         const double q2 = shape.inner * shape.inner;
         rho = std::sqrt(q2 + v * (1 - q2));  // inverse-transform sampling of the (annular) disc
       }
-      const double c = std::cos(theta), sn = std::sin(theta);
+      double c, sn;
+      math::sincos(theta, &sn, &c);
       s.offset = {rho * a * c, rho * b * sn};
       // The gradient of x^2/a^2 + y^2/b^2, defined even at the centre.
       const Vec2 g{c / a, sn / b};

@@ -7,6 +7,7 @@
 
 #include "smoke.h"
 #include "spritz/angle.h"
+#include "spritz/elementary.h"
 #include "spritz/error.h"
 #include "spritz/raster/texture.h"
 
@@ -27,25 +28,26 @@ double soft(double x, double y, double) {
   return r2 < 1 ? (1 - r2) * (1 - r2) : 0.0;
 }
 double spark(double x, double y, double) {
-  const double across = std::exp(-x * x / (2 * 0.13 * 0.13));
+  const double across = math::exp(-x * x / (2 * 0.13 * 0.13));
   const double along = std::max(0.0, 1 - y * y);
   return across * along * along;
 }
 double ring(double x, double y, double) {
   const double r = std::sqrt(x * x + y * y);
   const double d = (r - 0.74) / 0.11;
-  return std::exp(-d * d) * smoothstep(1.0, 0.92, r);
+  return math::exp(-d * d) * smoothstep(1.0, 0.92, r);
 }
 double star_at(double x, double y, double rays, double angle) {
-  const double c = std::cos(angle), s = std::sin(angle);
+  double c, s;
+  math::sincos(angle, &s, &c);
   const double u = x * c - y * s, v = x * s + y * c;
   const double r2 = x * x + y * y;
-  const double core = std::exp(-r2 / (2 * 0.07 * 0.07));
-  const double halo = 0.35 * std::exp(-r2 / (2 * 0.22 * 0.22));
+  const double core = math::exp(-r2 / (2 * 0.07 * 0.07));
+  const double halo = 0.35 * math::exp(-r2 / (2 * 0.22 * 0.22));
   const double ray_u =
-      std::exp(-v * v / (2 * 0.035 * 0.035)) * std::pow(std::max(0.0, 1 - std::abs(u)), 2.5);
+      math::exp(-v * v / (2 * 0.035 * 0.035)) * math::pow(std::max(0.0, 1 - std::abs(u)), 2.5);
   const double ray_v =
-      std::exp(-u * u / (2 * 0.035 * 0.035)) * std::pow(std::max(0.0, 1 - std::abs(v)), 2.5);
+      math::exp(-u * u / (2 * 0.035 * 0.035)) * math::pow(std::max(0.0, 1 - std::abs(v)), 2.5);
   const double fade = smoothstep(1.0, 0.85, std::sqrt(r2));
   return std::clamp(core + halo + rays * (ray_u + ray_v), 0.0, 1.0) * fade;
 }
@@ -54,7 +56,7 @@ double star(double x, double y, double) {
 }
 double sparkle(double x, double y, double t) {
   // A twinkle: the rays swell and turn over one cycle.
-  const double pulse = 0.5 - 0.5 * std::cos(2 * kPi * t);
+  const double pulse = 0.5 - 0.5 * math::cos(2 * kPi * t);
   return star_at(x, y, 0.25 + 0.75 * pulse, t * kPi / 4) * (0.35 + 0.65 * pulse);
 }
 double solid(double, double, double) {

@@ -4,6 +4,8 @@
 #include <cmath>
 #include <limits>
 
+#include "spritz/elementary.h"
+
 namespace spritz {
 namespace {
 
@@ -140,7 +142,7 @@ DiffResult diff_images(const uint8_t* a, const uint8_t* b, int width, int height
   }
   const double mse = r.total ? squared / (static_cast<double>(r.total) * 4) : 0;
   r.psnr_db =
-      mse == 0 ? std::numeric_limits<double>::infinity() : 10 * std::log10(255.0 * 255.0 / mse);
+      mse == 0 ? std::numeric_limits<double>::infinity() : 10 * math::log10(255.0 * 255.0 / mse);
   r.worst_delta = std::sqrt(r.worst_delta);  // as a threshold-comparable fraction
   return r;
 }

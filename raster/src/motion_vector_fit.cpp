@@ -8,6 +8,7 @@
 #include <cmath>
 #include <string>
 
+#include "spritz/elementary.h"
 #include "spritz/error.h"
 #include "spritz/raster/pool.h"
 
@@ -313,7 +314,7 @@ double premultiplied_sq_error(const std::vector<float>& a, const std::vector<flo
 double psnr_db(double sq_error, double values) {
   if (!(values > 0)) return 0;
   const double mse = sq_error / values;
-  return mse > 1e-10 ? -10 * std::log10(mse) : 100.0;
+  return mse > 1e-10 ? -10 * math::log10(mse) : 100.0;
 }
 
 }  // namespace spritz

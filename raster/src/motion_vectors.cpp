@@ -12,6 +12,7 @@
 
 #include "kernels/sampling.h"
 #include "sprite.h"
+#include "spritz/elementary.h"
 #include "spritz/error.h"
 #include "spritz/raster/pool.h"
 
@@ -32,8 +33,9 @@ Placement place(const Particle& p, int width, int height, const View& view) {
   Placement q;
   q.cx = width * 0.5 + (p.x - view.center_x) * view.scale;
   q.cy = height * 0.5 - (p.y - view.center_y) * view.scale;
-  const double theta = std::fmod(p.rotation_deg, 360.0) * kDegToRad;
-  const double c = std::cos(theta), s = std::sin(theta);
+  const double theta = math::fmod(p.rotation_deg, 360.0) * kDegToRad;
+  double c, s;
+  math::sincos(theta, &s, &c);
   q.ax_x = c;
   q.ax_y = -s;
   q.ay_x = -s;

@@ -8,6 +8,7 @@
 #include "kernels/sampling.h"
 #include "sprite.h"
 #include "spritz/angle.h"
+#include "spritz/elementary.h"
 
 namespace spritz {
 namespace {
@@ -100,7 +101,7 @@ uint64_t draw_ribbon_segment(const Sprite& s, Image& img, int row_begin, int row
     std::array<std::pair<double, double>, kRibbonCapPoints> a{};
     for (int c = 0; c < kRibbonCapPoints; ++c) {
       const double phi = kPi * (c + 1) / (kRibbonCapPoints + 1);
-      a[static_cast<size_t>(c)] = {std::cos(phi), std::sin(phi)};
+      a[static_cast<size_t>(c)] = {math::cos(phi), math::sin(phi)};
     }
     return a;
   }();
@@ -139,7 +140,7 @@ uint64_t draw_ribbon_segment(const Sprite& s, Image& img, int row_begin, int row
                      : 0.0;
       const double qx = r.ax + r.dx * t, qy = r.ay + r.dy * t;
       const double ex = px - qx, ey = py - qy;
-      const double dist = std::hypot(ex, ey);
+      const double dist = math::hypot(ex, ey);
       // The outline lies within the wider half width of the centre line
       // (its corners and caps do), and the pixel within 0.71 of its centre:
       // farther off, no clipping is needed to know it is outside.
@@ -194,7 +195,7 @@ bool Rasterizer::make_segment(size_t i, Sprite& s, RibbonSegment& r) const {
     double x0, y0, x1, y1;
     centre(prev, &x0, &y0);
     centre(next, &x1, &y1);
-    const double dx = x1 - x0, dy = y1 - y0, len = std::hypot(dx, dy);
+    const double dx = x1 - x0, dy = y1 - y0, len = math::hypot(dx, dy);
     const double hw = half_width(*particles_[j].second);
     // A particle that has not moved has no direction: any normal draws its
     // round ends as one disc.
@@ -211,7 +212,7 @@ bool Rasterizer::make_segment(size_t i, Sprite& s, RibbonSegment& r) const {
   r.len2 = r.dx * r.dx + r.dy * r.dy;
   const double len = std::sqrt(r.len2);
   // Along the segment; for one of no length, square to the normal at b.
-  const double nb = std::hypot(nbx, nby);
+  const double nb = math::hypot(nbx, nby);
   const double tx = len > 0 ? r.dx / len : nb > 0 ? nby / nb : 1.0;
   const double ty = len > 0 ? r.dy / len : nb > 0 ? -nbx / nb : 0.0;
   r.tx = tx;

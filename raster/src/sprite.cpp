@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "spritz/color.h"
+#include "spritz/elementary.h"
 
 namespace spritz {
 namespace detail {
@@ -75,8 +76,9 @@ bool make_sprite(const Particle& p, const Emitter& em, const Texture& tex, Rgb a
   const double hh_true = std::min(p.h * scale * 0.5, kMaxHalfExtentPx);
   const double hw = std::max(hw_true, kMinHalfExtentPx), hh = std::max(hh_true, kMinHalfExtentPx);
   const double thin = (hw_true / hw) * (hh_true / hh);  // 1 unless widened here
-  const double theta = std::fmod(p.rotation_deg, 360.0) * kDegToRad;
-  const double c = std::cos(theta), sn = std::sin(theta);
+  const double theta = math::fmod(p.rotation_deg, 360.0) * kDegToRad;
+  double c, sn;
+  math::sincos(theta, &sn, &c);
   const double ext_x = std::abs(c) * hw + std::abs(sn) * hh;
   const double ext_y = std::abs(sn) * hw + std::abs(c) * hh;
   const double x0 = std::max(0.0, std::floor(cx - ext_x));
@@ -120,7 +122,7 @@ bool make_sprite(const Particle& p, const Emitter& em, const Texture& tex, Rgb a
     s.level0 = s.level1 = 0;
     s.level_mix = 0;
   } else {
-    const double lod = std::log2(texels_per_px);
+    const double lod = math::log2(texels_per_px);
     const int l = static_cast<int>(std::floor(lod));
     s.level0 = std::min(l, last);
     s.level1 = std::min(l + 1, last);

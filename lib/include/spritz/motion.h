@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "spritz/elementary.h"
 #include "spritz/vec2.h"
 
 namespace spritz {
@@ -25,7 +26,7 @@ inline MotionState move_particle(Vec2 p0, Vec2 v0, Vec2 accel, double drag, doub
   if (std::abs(drag) < kSmallDrag) {
     return {p0 + v0 * t + accel * (0.5 * t * t), v0 + accel * t};
   }
-  const double e = std::exp(std::clamp(-drag * t, -kDragExponentLimit, kDragExponentLimit));
+  const double e = math::exp(std::clamp(-drag * t, -kDragExponentLimit, kDragExponentLimit));
   const Vec2 v_inf = accel * (1.0 / drag);
   const double sigma = (1 - e) / drag;
   return {p0 + v_inf * t + (v0 - v_inf) * sigma, v_inf + (v0 - v_inf) * e};

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "spritz/angle.h"
+#include "spritz/elementary.h"
 
 namespace spritz {
 
@@ -32,13 +33,16 @@ inline double length(Vec2 a) {
 
 // Counter-clockwise rotation by `angle_rad` (y up).
 inline Vec2 rotate(Vec2 a, double angle_rad) {
-  const double c = std::cos(angle_rad), s = std::sin(angle_rad);
+  double c, s;
+  math::sincos(angle_rad, &s, &c);
   return {a.x * c - a.y * s, a.x * s + a.y * c};
 }
 
 // Unit vector at `angle_deg` counter-clockwise from +x (90 = up).
 inline Vec2 direction_from_degrees(double angle_deg) {
-  return {std::cos(angle_deg * kDegToRad), std::sin(angle_deg * kDegToRad)};
+  double c, s;
+  math::sincos(angle_deg * kDegToRad, &s, &c);
+  return {c, s};
 }
 
 }  // namespace spritz

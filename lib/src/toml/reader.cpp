@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "format.h"
+#include "spritz/elementary.h"
 #include "spritz/load.h"
 #include "toml/text.h"
 
@@ -82,8 +83,8 @@ std::string limits_text(double lo, double hi, TomlReader::Bounds form, bool whol
     // ones (a count reads 10000000), and below 1e-3.
     const double a = std::abs(v);
     if (a > 0) {
-      const double e = std::round(std::log10(a));
-      if (std::pow(10.0, e) == a && (e >= (whole ? 9 : 3) || e < -3))
+      const double e = std::round(math::log10(a));
+      if (math::pow(10.0, e) == a && (e >= (whole ? 9 : 3) || e < -3))
         return std::string(v < 0 ? "-" : "") + "1e" + fmt_number(e);
     }
     return whole ? std::to_string(static_cast<long long>(v)) : fmt_number(v);
