@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Prints the SHA-256 of what every bundled effect gives at three times, as
+# `spritz inspect --json` (the particles' state, every double printed to
+# the last bit) and as an EXR still (the pixels in half floats): one line per
+# output, "effect time kind hash". The same effect, seed and time must give
+# the same bytes on every CPU (docs/rendering.md, "Determinism"), so the list
+# is committed (tests/same-bits.txt) and checked by tests/cli/same_bits_test.cpp
+# on x86-64 under every glibc CPU level and sprite kernel, and under qemu for
+# arm64 (scripts/test-arm64.sh). The environment passes through
+# (GLIBC_TUNABLES, SPRITZ_SIMD). Regenerate on purpose with
+#   scripts/same-bits.sh build/spritz > tests/same-bits.txt
+set -euo pipefail
+spritz=$(realpath "${1:-build/spritz}")
+cd "$(dirname "$0")/.."
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+for fx in configs/*.toml; do
+  name=$(basename "$fx" .toml)
+  for t in 0.7 1.3 2.9; do
+    hash=$("$spritz" inspect "$fx" --time "$t" --json | sha256sum | cut -d' ' -f1)
+    echo "$name $t json $hash"
+    "$spritz" render "$fx" --time "$t" -o "$work/still.exr" -q
+    hash=$(sha256sum <"$work/still.exr" | cut -d' ' -f1)
+    echo "$name $t exr $hash"
+  done
+done
