@@ -1,5 +1,6 @@
 // The same bytes on every CPU (docs/rendering.md, "Determinism"): every
-// bundled effect's particles (inspect --json) and pixels (an EXR still) at
+// bundled effect's particles (inspect --json) and pixels (EXR and 16-bit PNG
+// stills) at
 // three times hash to the committed list tests/same-bits.txt
 // (scripts/same-bits.sh), under every glibc CPU level this machine can
 // pretend to be (GLIBC_TUNABLES turns AVX2, FMA and AVX-512 off, which makes
@@ -30,7 +31,7 @@ std::vector<std::string> runnable_kernels() {
 // Every output's hash under `tunables`, for each kernel, against the list.
 void check_same_bits(const std::string& tunables) {
   const std::string expected = read_text(std::string(SPRITZ_SOURCE_DIR) + "/tests/same-bits.txt");
-  REQUIRE(count_of(expected, "\n") == 108);  // 18 effects, 3 times, 2 kinds
+  REQUIRE(count_of(expected, "\n") == 162);  // 18 effects, 3 times, 3 kinds
   for (const std::string& k : runnable_kernels()) {
     INFO("GLIBC_TUNABLES=" << tunables << " SPRITZ_SIMD=" << k);
     std::string got;
