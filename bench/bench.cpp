@@ -321,25 +321,45 @@ void Bench::sweep() {
 
 }  // namespace spritz::bench
 
-int main(int argc, char** argv) {
+namespace {
+
+struct Options {
   std::string out = std::string(SPRITZ_SOURCE_DIR) + "/bench/results.json";
   const char* once = nullptr;
+  bool elementary_only = false;  // table E1 alone, printed, no JSON written
+};
+
+// false after printing the usage.
+bool parse_options(int argc, char** argv, Options& o) {
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--quick"))
       g_quick = true;
     else if (!std::strcmp(argv[i], "--out") && i + 1 < argc)
-      out = argv[++i];
+      o.out = argv[++i];
     else if (!std::strcmp(argv[i], "--once") && i + 1 < argc)
-      once = argv[++i];
+      o.once = argv[++i];
     else if (!std::strcmp(argv[i], "--texture") && i + 1 < argc)
       g_texture = std::atoi(argv[++i]);
+    else if (!std::strcmp(argv[i], "--elementary"))
+      o.elementary_only = true;
     else {
       std::fprintf(
           stderr,
-          "usage: spritz_bench [--quick] [--out results.json] [--once S1|S2|S3] [--texture N]\n");
-      return 2;
+          "usage: spritz_bench [--quick] [--out results.json] [--once S1|S2|S3] [--texture N] "
+          "[--elementary]\n");
+      return false;
     }
   }
+  return true;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Options options;
+  if (!parse_options(argc, argv, options)) return 2;
+  const std::string& out = options.out;
+  const char* once = options.once;
   if (g_texture < 1 || g_texture > 1024) {
     std::fprintf(stderr, "spritz_bench: --texture takes a side of 1 to 1024 texels\n");
     return 2;
@@ -366,6 +386,10 @@ int main(int argc, char** argv) {
     return 2;
   }
   Bench b;
+  if (options.elementary_only) {
+    b.elementary();
+    return 0;
+  }
   Json& json = b.json;
   const DrawPath kernel = b.kernel;
   std::printf(
@@ -381,6 +405,7 @@ int main(int argc, char** argv) {
   b.sweep();
   b.clock_independence();
   b.collisions();
+  b.elementary();
   b.png();
   b.stages();
   b.end_to_end();

@@ -162,6 +162,7 @@ class Bench {
   void sweep();
   void clock_independence();
   void collisions();
+  void elementary();
   void png();
   void stages();
   void end_to_end();
