@@ -219,16 +219,18 @@ TEST_CASE("a binary without its modules says which and where, and writes nothing
   // (cli/io/module.h): a copy of the binary alone still renders PNGs, and
   // refuses .exr and preview with the places it looked.
   const fs::path d = fresh_dir("modules");
-  fs::copy_file(SPRITZ_BINARY, d / "spritz");
+  fs::copy_file(SPRITZ_BINARY_FILE, d / "spritz");  // the binary itself, not an emulator's wrapper
   const std::string fx = kConfigs + "/campfire.toml";
   std::string out;
-  CHECK(shell("cd '" + d.string() + "' && SPRITZ_MODULE_DIR= ./spritz render '" + fx +
+  CHECK(shell("cd '" + d.string() +
+                  "' && SPRITZ_MODULE_DIR= " SPRITZ_RUN_PREFIX "./spritz render '" + fx +
                   "' --time 1 -o f.png -q",
               &out) == 0);
   CHECK(fs::exists(d / "f.png"));
-  const int code = shell("cd '" + d.string() + "' && SPRITZ_MODULE_DIR= ./spritz render '" + fx +
-                             "' --time 1 -o f.exr -q 2> err.txt",
-                         &out);
+  const int code =
+      shell("cd '" + d.string() + "' && SPRITZ_MODULE_DIR= " SPRITZ_RUN_PREFIX "./spritz render '" +
+                fx + "' --time 1 -o f.exr -q 2> err.txt",
+            &out);
   CHECK(code == 2);
   CHECK(!fs::exists(d / "f.exr"));
   std::ifstream err(d / "err.txt");
@@ -238,8 +240,8 @@ TEST_CASE("a binary without its modules says which and where, and writes nothing
                        Catch::Contains("not there"));
   // SPRITZ_MODULE_DIR is looked in first.
   CHECK(shell("cd '" + d.string() + "' && SPRITZ_MODULE_DIR='" +
-                  fs::path(SPRITZ_BINARY).parent_path().string() + "' ./spritz render '" + fx +
-                  "' --time 1 -o f.exr -q",
+                  fs::path(SPRITZ_BINARY_FILE).parent_path().string() +
+                  "' " SPRITZ_RUN_PREFIX "./spritz render '" + fx + "' --time 1 -o f.exr -q",
               &out) == 0);
   CHECK(fs::exists(d / "f.exr"));
 }

@@ -327,7 +327,14 @@ TEST_CASE("elementary functions are within 1 ulp of MPFR", "[elementary]") {
 TEST_CASE("elementary functions are within 1 ulp of MPFR over millions of arguments",
           "[elementary][slow]") {
   const char* env = std::getenv("SPRITZ_ELEMENTARY_SAMPLES");
-  check_all(env ? std::atol(env) : 1000000, true);
+#ifdef SPRITZ_EMULATED
+  // Under qemu (scripts/test-arm64.sh) MPFR runs some 20 times slower; the
+  // same bits as x86-64 are what same_bits_test checks there.
+  const long samples = 100000;
+#else
+  const long samples = 1000000;
+#endif
+  check_all(env ? std::atol(env) : samples, true);
 }
 
 namespace {
