@@ -80,6 +80,10 @@ TEST_CASE("the thread pool can hand tasks out in order", "[pool]") {
       std::vector<std::atomic<int>> runs(static_cast<size_t>(tasks));
       std::mutex m;
       std::vector<std::pair<std::thread::id, int>> firsts;  // each thread's first task
+      const auto all_started = [&] {
+        std::lock_guard<std::mutex> lock(m);
+        return firsts.size() >= static_cast<size_t>(std::min(threads, tasks));
+      };
       pool.run_in_order(tasks, [&](int k) {
         runs[static_cast<size_t>(k)].fetch_add(1);
         {
@@ -88,14 +92,21 @@ TEST_CASE("the thread pool can hand tasks out in order", "[pool]") {
           for (const auto& f : firsts) seen = seen || f.first == std::this_thread::get_id();
           if (!seen) firsts.emplace_back(std::this_thread::get_id(), k);
         }
-        std::this_thread::sleep_for(std::chrono::microseconds(300));
+        // Hold every task until each thread has taken one (or 5 s have
+        // passed), so the order does not hang on how soon the host wakes a
+        // worker: a loaded machine can take longer than many short tasks.
+        const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+        while (!all_started() && std::chrono::steady_clock::now() < until)
+          std::this_thread::sleep_for(std::chrono::microseconds(100));
       });
       INFO(threads << " threads, " << tasks << " tasks");
       for (int k = 0; k < tasks; ++k) REQUIRE(runs[static_cast<size_t>(k)].load() == 1);
       if (threads == 1 || tasks < 40) continue;
-      // Every thread started well before the middle: 20 tasks of 300 us
-      // would have to pass before a worker woke for this to fail.
-      for (const auto& f : firsts) CHECK(f.second < tasks / 2);
+      // Every thread's first task is one of the first few: handed out from
+      // one counter, not from ranges of their own (which would start the
+      // second thread at task 20 or 13).
+      CHECK(firsts.size() == static_cast<size_t>(threads));
+      for (const auto& f : firsts) CHECK(f.second < threads);
     }
   }
 }
