@@ -64,7 +64,7 @@ void GodotImporter::map_motion(const Section& node, const Process& p, const Xfor
 }
 
 // The emission shape (docs/formats/godot.md 2.5), placed by the node.
-void GodotImporter::map_shape(const Section& node, const Process& p, const Xform& x, Emitter& em) {
+void GodotImporter::map_shape(const Process& p, const Xform& x, Emitter& em) {
   // The shape, centred on the node (plus the material's offset).
   Shape& sh = em.shape;
   const Vec2 off = turn(Vec2{p.shape_offset.x * x.scale.x, p.shape_offset.y * x.scale.y}, x.rot);
@@ -119,11 +119,11 @@ void GodotImporter::map_shape(const Section& node, const Process& p, const Xform
       warn(p.shape_loc,
            "emission_shape " + std::to_string(p.shape) + " is not one Godot defines: a point");
   }
-  if (x.rot != 0 &&
-      (sh.kind == ShapeKind::kBox || (sh.kind == ShapeKind::kEllipse && sh.a != sh.b)))
-    note(node.loc,
-         "the node's rotation does not turn the emission box or ellipse (spritz's shapes "
-         "are axis-aligned)");
+  // The node's turn, clockwise in Godot's y-down canvas, is counter-clockwise
+  // negated in spritz's y-up one (the points above are turned already; a
+  // circle looks the same turned, and is left as it is).
+  if (sh.kind == ShapeKind::kBox || (sh.kind == ShapeKind::kEllipse && sh.a != sh.b))
+    sh.rotation_deg = -x.rot * 180 / kPi;
 }
 
 // What spritz does not import (docs/import.md): each said where it is.
@@ -228,7 +228,7 @@ bool GodotImporter::map_node(const Section& node, const Xform& x, Effect& fx, Ti
   if (node.prop("visible") && !flag(node, "visible", true))
     note(node.loc, "visible = false (a script shows it): imported as drawn");
   map_motion(node, p, x, s, em);
-  map_shape(node, p, x, em);
+  map_shape(p, x, em);
   const int order = static_cast<int>(num(node, "draw_order", cpu || v3_ ? 0 : 1));
   em.draw_order = order == 2 ? DrawOrder::kNewestFirst : DrawOrder::kOldestFirst;
   // The CanvasItemMaterial: blend and flipbook.

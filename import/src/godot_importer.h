@@ -227,7 +227,7 @@ class GodotImporter {
   const Section* process_of(const Section& node, const Doc** doc);
   bool godot3_names(const Section& proc, const std::string& type);
   void map_motion(const Section& node, const Process& p, const Xform& x, double s, Emitter& em);
-  void map_shape(const Section& node, const Process& p, const Xform& x, Emitter& em);
+  void map_shape(const Process& p, const Xform& x, Emitter& em);
   std::string texture_file(const Rgba8Image& img, const std::string& origin, bool file,
                            const std::string& emitter);
   std::map<std::string, std::string> texture_names_;  // origin -> file name

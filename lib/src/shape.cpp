@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "spritz/angle.h"
 #include "spritz/elementary.h"
 
 namespace spritz {
@@ -10,6 +11,7 @@ ShapeSample sample_shape(const Shape& shape, Vec2 emitter_dir, double u, double 
   constexpr double kTwoPi = 6.28318530717958647692;
   ShapeSample s;
   s.normal = emitter_dir;
+  bool normal_from_shape = false;  // the ellipse's outward normal or a point's
   const double a = shape.a, b = shape.b;
   switch (shape.kind) {
     case ShapeKind::kPoint:
@@ -43,6 +45,7 @@ ShapeSample sample_shape(const Shape& shape, Vec2 emitter_dir, double u, double 
       // The gradient of x^2/a^2 + y^2/b^2, defined even at the centre.
       const Vec2 g{c / a, sn / b};
       s.normal = shape.along_direction ? emitter_dir : g * (1.0 / length(g));
+      normal_from_shape = !shape.along_direction;
       break;
     }
     case ShapeKind::kPoints: {
@@ -60,10 +63,15 @@ ShapeSample sample_shape(const Shape& shape, Vec2 emitter_dir, double u, double 
           const Vec2 un = nm * (1.0 / l);
           s.normal = {un.x * emitter_dir.x - un.y * emitter_dir.y,
                       un.y * emitter_dir.x + un.x * emitter_dir.y};
+          normal_from_shape = true;
         }
       }
       break;
     }
+  }
+  if (shape.rotation_deg != 0) {
+    s.offset = rotate(s.offset, shape.rotation_deg * kDegToRad);
+    if (normal_from_shape) s.normal = rotate(s.normal, shape.rotation_deg * kDegToRad);
   }
   const bool inward =
       shape.in_out == InOut::kInward || (shape.in_out == InOut::kBoth && coin >= 0.5);

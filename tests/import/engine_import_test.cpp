@@ -23,6 +23,7 @@
 #include "spritz/hash.h"
 #include "spritz/import/import.h"
 #include "spritz/load.h"
+#include "spritz/write.h"
 
 using namespace spritz;
 using namespace spritz::test;
@@ -137,6 +138,12 @@ TEST_CASE("a Godot 4 scene: nodes, transforms, materials, curves and the texture
   CHECK(em.direction_deg == Approx(45));
   // Turned 0.5 rad clockwise on screen by the root.
   CHECK(named(r.fx, "Puff").direction_deg == Approx(-0.5 * 180 / kPi));
+  // The emission shapes turn with the nodes: the embers' box not at all (the
+  // root's turn undone by the node's), the puff's disc not either (a circle
+  // looks the same turned).
+  CHECK(em.shape.kind == ShapeKind::kBox);
+  CHECK(em.shape.rotation_deg == Approx(0).margin(1e-12));
+  CHECK(named(r.fx, "Puff").shape.rotation_deg == 0);
   CHECK(em.spread_deg == 30);
   CHECK(em.speed_px_per_s.min == Approx(160));  // scale 2
   CHECK(em.acceleration.y == Approx(-98));      // gravity down, not turned (world space)
@@ -625,4 +632,36 @@ TEST_CASE("a Godot one-shot node's preprocess starts the effect as Godot runs it
   CHECK(start_of("preprocess = 0.5\n", 3) == Approx(0.5).epsilon(1e-12));
   CHECK(start_of("preprocess = 0.5\nspeed_scale = 2.0\n", 3) == Approx(0.25).epsilon(1e-12));
   CHECK(start_of("", 3) == 0);
+}
+
+// Godot 3's torch: a box of 10 x 36 px (extents 5, 18) under a node turned
+// -90 degrees (counter-clockwise on Godot's y-down screen) is 36 px wide and
+// 10 tall on screen; spritz turns the box with the node.
+TEST_CASE("a turned node turns its emission box and ellipse", "[import][godot]") {
+  const auto scene = [](const std::string& extents, const std::string& shape) {
+    return "[gd_scene load_steps=2 format=2]\n[sub_resource type=\"ParticlesMaterial\" id=1]\n"
+           "flag_disable_z = true\nemission_shape = " +
+           shape + "\nemission_box_extents = Vector3( " + extents +
+           ", 1 )\nemission_sphere_radius = 6.0\n"
+           "[node name=\"P\" type=\"Particles2D\"]\nrotation = -1.5708\nprocess_material = "
+           "SubResource( 1 )\n";
+  };
+  const ImportResult box = import_text(scene("5, 18", "2"), "torch.tscn");
+  REQUIRE(box.fx.emitters.size() == 1);
+  const Shape& s = box.fx.emitters[0].shape;
+  CHECK(s.kind == ShapeKind::kBox);
+  CHECK(s.a == Approx(5));
+  CHECK(s.b == Approx(18));
+  CHECK(s.rotation_deg == Approx(1.5708 * 180 / kPi));
+  // As `spritz render torch.tscn` draws it: through the TOML it imports to.
+  const Effect fx = load_effect(write_effect(box.fx), "torch.toml", ".");
+  const Frame f = evaluate(fx, clock_at_time(fx, 3));
+  double wide = 0, tall = 0;
+  for (const Particle& p : frame_of(f, fx, "P").particles) {
+    wide = std::max(wide, std::abs(p.x - fx.emitters[0].position.x));
+    tall = std::max(tall, std::abs(p.y - fx.emitters[0].position.y));
+  }
+  CHECK(wide > tall);  // the flames spread across, as Godot draws them
+  // A sphere looks the same turned: left unturned.
+  CHECK(import_text(scene("5, 18", "1"), "disc.tscn").fx.emitters[0].shape.rotation_deg == 0);
 }

@@ -137,3 +137,32 @@ TEST_CASE("inward flips the normal and both tosses a coin", "[shape]") {
   p.in_out = InOut::kInward;
   CHECK(roll(p, 1, {0, 1}).normal.y == -1);
 }
+
+TEST_CASE("a turned shape turns its places and the normals it gives, not the emitter direction",
+          "[shape]") {
+  const double deg = 30, rad = deg * 3.14159265358979323846 / 180;
+  const auto turned = [&](Vec2 v) {
+    return Vec2{v.x * std::cos(rad) - v.y * std::sin(rad),
+                v.x * std::sin(rad) + v.y * std::cos(rad)};
+  };
+  Shape box;
+  box.kind = ShapeKind::kBox;
+  box.a = 40, box.b = 4;
+  Shape ellipse = box;
+  ellipse.kind = ShapeKind::kEllipse;
+  for (const Shape& flat : {box, ellipse}) {
+    Shape turn = flat;
+    turn.rotation_deg = deg;
+    for (uint32_t i = 0; i < 50; ++i) {
+      const ShapeSample a = roll(flat, i), b = roll(turn, i);
+      const Vec2 want = turned(a.offset);
+      CHECK(b.offset.x == Approx(want.x).margin(1e-9));
+      CHECK(b.offset.y == Approx(want.y).margin(1e-9));
+      // A box leaves along the emitter direction; an ellipse along its
+      // normal, which turns with it.
+      const Vec2 n = flat.kind == ShapeKind::kBox ? a.normal : turned(a.normal);
+      CHECK(b.normal.x == Approx(n.x).margin(1e-12));
+      CHECK(b.normal.y == Approx(n.y).margin(1e-12));
+    }
+  }
+}

@@ -24,6 +24,9 @@ struct Shape {
   // An ellipse emits along its outward normal, unless this is set: then
   // along the emitter direction, as a box does (Godot's spheres and rings).
   bool along_direction = false;
+  // The shape turned about the emitter, degrees counter-clockwise (y up):
+  // its places and the normals it gives, not the emitter direction.
+  double rotation_deg = 0;
 };
 
 struct ShapeSample {

@@ -85,8 +85,8 @@ inline const Keys kColliderKeys = {"kind", "point", "normal", "center", "radius"
 inline const Keys kTrailKeys = {"count", "length", "fade", "scale", "style"};
 inline const Keys kTurbulenceKeys = {"amplitude", "frequency", "speed", "phase"};
 inline const Keys kFlipbookKeys = {"layout", "mode", "fps", "cycles", "random_start"};
-inline const Keys kShapeKeys = {"kind",  "size",  "style",  "in_out",
-                                "inner", "along", "points", "normals"};
+inline const Keys kShapeKeys = {"kind",  "size",   "style",   "in_out",  "inner",
+                                "along", "points", "normals", "rotation"};
 // The most points a "points" shape may list.
 inline constexpr size_t kMaxShapePoints = 65536;
 inline const Keys kBurstKeys = {"time", "count", "repeat", "interval"};

@@ -366,6 +366,8 @@ void Translator::read_shape(const toml::node& n, Shape& shape) {
             "shape.along belongs to kind = \"ellipse\" (a box and points emit along the "
             "direction already)");
   }
+  if (auto s = t->get("rotation"))
+    if (auto v = bounded(*s, "shape.rotation", -1e6, 1e6)) shape.rotation_deg = *v;
   if (shape.kind == ShapeKind::kEllipse) {
     if (shape.a == 0 && shape.b == 0) {
       shape.kind = ShapeKind::kPoint;  // both semi-axes 0: a point

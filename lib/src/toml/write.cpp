@@ -214,12 +214,13 @@ void write_parts(std::ostream& o, const Emitter& em) {
     o << "shape = { kind = \"points\", in_out = " << word(s.in_out)
       << ", points = " << list(s.points);
     if (!s.normals.empty()) o << ", normals = " << list(s.normals);
-    o << " }\n";
-  } else
+  } else {
     o << "shape = { kind = " << word(s.kind) << ", size = [" << num(2 * s.a) << ", " << num(2 * s.b)
       << "], style = " << word(s.style) << ", in_out = " << word(s.in_out)
-      << ", inner = " << num(s.inner) << (s.along_direction ? ", along = \"direction\"" : "")
-      << " }\n";
+      << ", inner = " << num(s.inner) << (s.along_direction ? ", along = \"direction\"" : "");
+  }
+  if (s.rotation_deg != 0) o << ", rotation = " << num(s.rotation_deg);
+  o << " }\n";
   if (em.trail.count > 0) {
     const Trail& t = em.trail;
     o << "trail = { count = " << t.count << ", length = " << num(t.length_s)
