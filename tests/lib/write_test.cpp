@@ -163,6 +163,8 @@ std::string compare(const Effect& a, const Effect& b) {
     d.eq(e + "shape.a", x.shape.a, y.shape.a);
     d.eq(e + "shape.b", x.shape.b, y.shape.b);
     d.eq(e + "shape.inner", x.shape.inner, y.shape.inner);
+    d.eq(e + "shape.along_direction", x.shape.along_direction, y.shape.along_direction);
+    d.eq(e + "shape.rotation", x.shape.rotation_deg, y.shape.rotation_deg);
     d.eq(e + "bursts", x.bursts.size(), y.bursts.size());
     for (size_t k = 0; k < std::min(x.bursts.size(), y.bursts.size()); ++k) {
       d.eq(e + "burst.time", x.bursts[k].time_s, y.bursts[k].time_s);
@@ -256,6 +258,22 @@ TEST_CASE("load(write(e)) == e for every bundled effect", "[write]") {
     ++n;
   }
   CHECK(n >= 15);
+}
+
+TEST_CASE("load(write(e)) == e for turned shapes", "[write]") {
+  for (const char* shape :
+       {"{ kind = \"box\", size = [40, 6], rotation = 30 }",
+        "{ kind = \"ellipse\", size = [40, 6], along = \"direction\", rotation = -12.5 }",
+        "{ kind = \"points\", points = [[0, 0], [10, 2]], normals = [[0, 1], [1, 0]], rotation = "
+        "90 }"}) {
+    INFO(shape);
+    const Effect fx = load_effect(std::string("[[emitter]]\nrate = 50\nshape = ") + shape + "\n",
+                                  "turned.toml", ".");
+    const Effect back = load_effect(write_effect(fx), "turned.toml", ".");
+    CHECK(back.emitters[0].shape.rotation_deg != 0);
+    CHECK(compare(fx, back) == "");
+    CHECK(same_particles(fx, back));
+  }
 }
 
 TEST_CASE("load(write(e)) == e for mutated effects that load", "[write]") {
