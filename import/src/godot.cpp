@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <functional>
@@ -156,6 +157,16 @@ void GodotImporter::note_dropped(const Section& node, const Section& proc) {
       if (const Value* v = sec->prop(k); v && !(v->kind == Value::Kind::kBool && !v->boolean) &&
                                          !(v->is_number() && v->number == 0))
         note(v->loc, std::string(k) + " is not imported (docs/import.md, Godot)");
+  // Godot 3's trails: its default, 1, is no trail, so it needs its own test.
+  for (const Section* sec : {&proc, &node})
+    if (const Value* v = sec->prop("trail_divisor"); v && v->is_number() && v->number > 1) {
+      char n[32];
+      std::snprintf(n, sizeof n, "%g", v->number);
+      note(v->loc, "trail_divisor " + std::string(n) +
+                       " is not imported: Godot draws all but one slot in each group of that many "
+                       "as a trail following its leader, spritz draws every particle on its own "
+                       "(docs/import.md, Godot)");
+    }
 }
 
 // How far Godot's preprocess runs the node, in spritz's seconds (the

@@ -186,7 +186,13 @@ class GodotImporter {
   bool half_warned_ = false;
 
   void warn(const SourceLoc& at, std::string m) { r_.warnings.push_back({at, std::move(m)}); }
-  void note(const SourceLoc& at, std::string m) { r_.notes.push_back({at, std::move(m)}); }
+  // Once per place and text: a resource several nodes share says each thing once.
+  void note(const SourceLoc& at, std::string m) {
+    for (const auto& n : r_.notes)
+      if (n.loc.file == at.file && n.loc.line == at.line && n.loc.col == at.col && n.message == m)
+        return;
+    r_.notes.push_back({at, std::move(m)});
+  }
 
   static void index(Doc& d);
   std::string resolve_res(const std::string& res_path);

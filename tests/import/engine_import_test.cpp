@@ -665,3 +665,27 @@ TEST_CASE("a turned node turns its emission box and ellipse", "[import][godot]")
   // A sphere looks the same turned: left unturned.
   CHECK(import_text(scene("5, 18", "1"), "disc.tscn").fx.emitters[0].shape.rotation_deg == 0);
 }
+
+// Godot 3's trail_divisor (1, its default, is no trail) is not imported:
+// said once at its place, even when several nodes share the material.
+TEST_CASE("a Godot 3 trail_divisor is noted once, never dropped silently", "[import][godot]") {
+  const std::string scene =
+      "[gd_scene load_steps=2 format=2]\n[sub_resource type=\"ParticlesMaterial\" id=1]\n"
+      "flag_disable_z = true\ntrail_divisor = 5\n"
+      "[node name=\"A\" type=\"Particles2D\"]\nprocess_material = SubResource( 1 )\n"
+      "[node name=\"B\" type=\"Particles2D\" parent=\".\"]\nprocess_material = SubResource( 1 )\n";
+  const ImportResult r = import_text(scene, "trails.tscn");
+  REQUIRE(r.fx.emitters.size() == 2);
+  int trail_notes = 0;
+  for (const Diagnostic& d : r.notes)
+    if (d.message.find("trail_divisor 5 is not imported") != std::string::npos) {
+      ++trail_notes;
+      CHECK(d.to_string().find("trails.tscn:4:") == 0);
+    }
+  CHECK(trail_notes == 1);
+  // The default says nothing.
+  std::string plain = scene;
+  plain.replace(plain.find("trail_divisor = 5"), 17, "trail_divisor = 1");
+  for (const Diagnostic& d : import_text(plain, "plain.tscn").notes)
+    CHECK(d.message.find("trail_divisor") == std::string::npos);
+}
