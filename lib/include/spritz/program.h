@@ -1,0 +1,103 @@
+// Programs (docs/programs.md, model.md 11): per-particle functions users
+// write in a small GLSL-like language, compiled once when an effect loads
+// and run by a batched virtual machine, so a program's particle is still a
+// pure function of its key and the clock.
+//
+// Why spritz has its own language rather than a library: none in Debian 12
+// gives GLSL's syntax and types, batches of particles, the same bits on
+// x86-64 and arm64 and forward derivatives together (LuaJIT fuses
+// multiply-adds on arm64; ExprTk is not packaged; muparser has no vectors
+// or statements). The compiler is lib/src/program/; its instruction set is
+// lib/src/program/code.h.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "spritz/error.h"
+
+namespace spritz {
+
+// The three functions a program may define (model.md 11).
+enum class Stage : uint8_t { kStart = 0, kProcess = 1, kPose = 2 };
+inline constexpr int kStages = 3;
+
+// The built-in variables (docs/programs.md), in the order of their float
+// registers. Every one a program can write is a property it may own.
+enum class ProgramVar : uint8_t {
+  kPosition,   // vec2, design px, y up
+  kVelocity,   // vec2, px/s
+  kColor,      // vec4: rgb as the TOML writes colours, a = opacity
+  kSize,       // vec2: w and h, design px
+  kRotation,   // float, degrees counter-clockwise
+  kEmission,   // float: light_emission
+  kCustom,     // vec4, 0 at birth
+  kUserdata1,  // vec4 .. kUserdata6
+  kUserdata2,
+  kUserdata3,
+  kUserdata4,
+  kUserdata5,
+  kUserdata6,
+  kActive,  // bool
+  kCount,
+};
+
+// Where a program's text came from, so that a message can point into the
+// file that holds it: the text's first character is at (line, col) of
+// `file` (a program inline in a TOML string starts where the string does).
+struct ProgramOrigin {
+  std::string file;
+  uint32_t line = 1, col = 1;
+};
+
+// A uniform as the program declares it.
+struct UniformInfo {
+  std::string name;
+  std::string type;      // as written: "float", "vec4", "int" ...
+  uint32_t scalars = 1;  // how many numbers it holds
+  bool is_float = true;  // its numbers are floats (else int, uint or bool)
+  bool is_bool = false;
+  bool is_int = false;     // signed int (else uint when not float or bool)
+  bool has_range = false;  // hint_range(min, max)
+  double range_min = 0, range_max = 0;
+};
+
+namespace program {
+struct Compiled;
+class Machine;
+}  // namespace program
+
+// A compiled program: immutable, shared by every thread that runs it.
+class Program {
+ public:
+  // Compiles `text`. Throws spritz::Error with every problem found (each at
+  // its file:line:col, with the line and a caret); `warnings` gets the rest.
+  static std::shared_ptr<const Program> compile(std::string_view text, const ProgramOrigin& origin,
+                                                std::vector<Diagnostic>& warnings);
+  ~Program();
+
+  bool has(Stage s) const;
+  // Whether any function writes `v` (the program owns it, model.md 11).
+  bool writes(ProgramVar v) const;
+  // Whether `render_mode disable_velocity` turns off process()'s move by
+  // VELOCITY * DELTA after each step.
+  bool moves_by_velocity() const;
+  const std::vector<UniformInfo>& uniforms() const;
+  const program::Compiled& compiled() const { return *compiled_; }
+  // How many instructions each function compiled to (inspect, bench).
+  size_t instructions(Stage s) const;
+
+ private:
+  Program();
+  std::unique_ptr<program::Compiled> compiled_;
+};
+
+// The most loop turns one particle may take in one evaluation (all its
+// loops, all its steps): past it, the run stops with an error naming the
+// loop (docs/programs.md, "Limits").
+inline constexpr uint64_t kProgramLoopBudget = 1u << 24;
+
+}  // namespace spritz

@@ -1,0 +1,72 @@
+// A compiled program as the compiler leaves it and the machine runs it:
+// code for each function, the register files' layout and sizes, constants.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "code.h"
+#include "spritz/program.h"
+
+namespace spritz::program {
+
+// The built-in variables' registers (program.h's ProgramVar, then the
+// read-only ones). Float registers:
+inline constexpr uint32_t kFPosition = 0;  // x, y
+inline constexpr uint32_t kFVelocity = 2;
+inline constexpr uint32_t kFColor = 4;  // r, g, b, a
+inline constexpr uint32_t kFSize = 8;   // w, h
+inline constexpr uint32_t kFRotation = 10;
+inline constexpr uint32_t kFEmission = 11;
+inline constexpr uint32_t kFCustom = 12;  // 4 each: CUSTOM, USERDATA1 .. 6
+inline constexpr uint32_t kFAge = 40;
+inline constexpr uint32_t kFLifetime = 41;
+inline constexpr uint32_t kFTime = 42;
+inline constexpr uint32_t kFBirth = 43;
+inline constexpr uint32_t kFDelta = 44;
+inline constexpr uint32_t kFBuiltins = 45;
+// Word registers:
+inline constexpr uint32_t kUActive = 0;
+inline constexpr uint32_t kUKey = 1;
+inline constexpr uint32_t kUIndex = 2;
+inline constexpr uint32_t kUStream = 3;      // the particle's stream st (model.md 2)
+inline constexpr uint32_t kUMask = 4;        // the lanes a function runs for
+inline constexpr uint32_t kUTurns = 5;       // loop turns this evaluation (the budget)
+inline constexpr uint32_t kUNoiseField = 6;  // the emitter's noise field (channel 37)
+inline constexpr uint32_t kUBuiltins = 7;
+
+// A scalar's register: which file, which slot.
+struct Reg {
+  uint32_t slot = 0;
+  bool f = true;
+};
+
+struct Compiled {
+  ProgramOrigin origin;
+  std::vector<Instr> prologue;  // global consts and uniforms' defaults
+  std::array<std::vector<Instr>, kStages> stage;
+  std::array<bool, kStages> has_stage{};
+  uint32_t f_slots = kFBuiltins, u_slots = kUBuiltins;
+  std::vector<FConst> fconsts;
+  std::vector<UConst> uconsts;
+  std::vector<LoopSite> loops;
+  std::vector<UniformInfo> uniforms;
+  std::vector<std::vector<Reg>> uniform_regs;  // each uniform's scalars
+  uint32_t writes = 0;                         // bit ProgramVar: written by some function
+  bool move_by_velocity = true;
+};
+
+// What an instruction's operands are: 'F' a float register, 'U' a word
+// register, 'J' an instruction index, 'L' a loop, '-' unused. For d, a, b, c.
+const char* operand_kinds(Op op);
+
+// The code as text, one instruction a line (tests, debugging).
+std::string disassemble(const std::vector<Instr>& code);
+
+// Throws spritz::Error when any operand is out of its register file or
+// code: the machine trusts the compiler, and this holds it to that.
+void verify(const Compiled& c);
+
+}  // namespace spritz::program

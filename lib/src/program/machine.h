@@ -1,0 +1,38 @@
+// The virtual machine (code.h): runs a compiled program's functions over a
+// batch of particles, one lane each, instruction by instruction.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "compiled.h"
+
+namespace spritz::program {
+
+class Machine {
+ public:
+  // Sets up the registers for `batch` lanes: constants, then the prologue
+  // (global consts, uniforms' defaults), then `uniforms` over the defaults
+  // (uniforms[i] for compiled.uniforms[i]; an empty one keeps its default).
+  Machine(const Compiled& c, uint32_t batch, const std::vector<std::vector<double>>& uniforms,
+          uint32_t noise_field);
+
+  uint32_t batch() const { return batch_; }
+  double* f(uint32_t slot) { return f_.data() + static_cast<size_t>(slot) * batch_; }
+  uint32_t* u(uint32_t slot) { return u_.data() + static_cast<size_t>(slot) * batch_; }
+
+  // Runs function `s` for lanes [0, n) whose kUMask word is 1. Throws
+  // spritz::Error when a lane's loops pass kProgramLoopBudget turns.
+  void run(Stage s, uint32_t n);
+
+ private:
+  void execute(const std::vector<Instr>& code, uint32_t n);
+  [[noreturn]] void loop_error(uint32_t loop) const;
+
+  const Compiled& c_;
+  uint32_t batch_;
+  std::vector<double> f_;
+  std::vector<uint32_t> u_;
+};
+
+}  // namespace spritz::program

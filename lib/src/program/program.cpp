@@ -1,0 +1,109 @@
+// Program: the public face of the compiler (spritz/program.h). Compiling
+// is lexing, parsing and checking with code generation; every problem is
+// reported at its place in the file that holds the program, with the line
+// and a caret under the place.
+#include "spritz/program.h"
+
+#include <string>
+
+#include "compiled.h"
+#include "compiler.h"
+#include "lexer.h"
+#include "parser.h"
+
+namespace spritz {
+namespace {
+
+// Line `line` (1-based) of `text`, without its end.
+std::string_view line_of(std::string_view text, uint32_t line) {
+  size_t at = 0;
+  for (uint32_t l = 1; l < line; ++l) {
+    const size_t nl = text.find('\n', at);
+    if (nl == std::string_view::npos) return {};
+    at = nl + 1;
+  }
+  size_t end = text.find('\n', at);
+  if (end == std::string_view::npos) end = text.size();
+  if (end > at && text[end - 1] == '\r') --end;
+  return text.substr(at, end - at);
+}
+
+// The message, then the line and a caret under column `col` (tabs kept, so
+// that the caret lines up in a terminal).
+Diagnostic located(const ProgramOrigin& o, std::string_view text, program::Pos p,
+                   std::string message) {
+  Diagnostic d;
+  d.loc.file = o.file;
+  if (p.line > 0) {
+    d.loc.line = o.line + p.line - 1;
+    d.loc.col = p.line == 1 ? o.col + p.col - 1 : p.col;
+    const std::string_view line = line_of(text, p.line);
+    if (!line.empty() && line.size() < 400) {
+      std::string caret;
+      uint32_t col = 1;
+      for (size_t i = 0; i < line.size() && col < p.col; ++i) {
+        const auto c = static_cast<unsigned char>(line[i]);
+        if ((c & 0xC0) == 0x80) continue;
+        caret += line[i] == '\t' ? '\t' : ' ';
+        ++col;
+      }
+      message += "\n    " + printable(line) + "\n    " + caret + "^";
+    }
+  }
+  d.message = std::move(message);
+  return d;
+}
+
+}  // namespace
+
+Program::Program() : compiled_(std::make_unique<program::Compiled>()) {}
+Program::~Program() = default;
+
+std::shared_ptr<const Program> Program::compile(std::string_view text, const ProgramOrigin& origin,
+                                                std::vector<Diagnostic>& warnings) {
+  std::shared_ptr<Program> p(new Program());
+  p->compiled_->origin = origin;
+  std::vector<Diagnostic> errors;
+  if (!valid_utf8(text))
+    throw Error(SourceLoc{origin.file, origin.line, origin.col}, "the program is not valid UTF-8");
+  std::vector<program::LexError> lex_errors;
+  const std::vector<program::Token> tokens = program::lex(text, lex_errors);
+  for (const auto& e : lex_errors) errors.push_back(located(origin, text, e.pos, e.message));
+  std::vector<program::ParseError> parse_errors;
+  const program::Unit unit = program::parse(tokens, parse_errors);
+  for (const auto& e : parse_errors) errors.push_back(located(origin, text, e.pos, e.message));
+  if (errors.empty()) {
+    program::Compiler c(*p->compiled_);
+    c.compile(unit);
+    for (const auto& e : c.errors)
+      (e.warning ? warnings : errors).push_back(located(origin, text, e.pos, e.message));
+  }
+  if (!errors.empty()) {
+    sort_by_location(errors);
+    throw Error(std::move(errors));
+  }
+  program::verify(*p->compiled_);
+  return p;
+}
+
+bool Program::has(Stage s) const {
+  return compiled_->has_stage[static_cast<size_t>(s)];
+}
+
+bool Program::writes(ProgramVar v) const {
+  return (compiled_->writes >> static_cast<uint32_t>(v)) & 1u;
+}
+
+bool Program::moves_by_velocity() const {
+  return compiled_->move_by_velocity;
+}
+
+const std::vector<UniformInfo>& Program::uniforms() const {
+  return compiled_->uniforms;
+}
+
+size_t Program::instructions(Stage s) const {
+  return compiled_->stage[static_cast<size_t>(s)].size();
+}
+
+}  // namespace spritz
