@@ -75,7 +75,8 @@ std::string frame_json(const Effect& fx, const Frame& frame, const InspectArgs& 
     if (args.stats) {
       out += ", \"stats\": {\"window\": " + std::to_string(ef.stats.window) +
              ", \"visited\": " + std::to_string(ef.stats.visited) +
-             ", \"alive\": " + std::to_string(ef.stats.alive) + "}";
+             ", \"alive\": " + std::to_string(ef.stats.alive) +
+             (em.program ? ", \"dropped\": " + std::to_string(ef.stats.dropped) : "") + "}";
     }
     out += ", \"particles\": [";
     bool first = true;
@@ -121,9 +122,15 @@ void print_table(const Effect& fx, const Frame& frame, const InspectArgs& args, 
                   fx.emitters[static_cast<size_t>(em.sub.parent)].name.c_str(),
                   sub_event_name(em.sub.on));
     std::printf(": %llu alive", static_cast<unsigned long long>(ef.stats.alive));
-    if (args.stats)
-      std::printf(" (window %llu, visited %llu)", static_cast<unsigned long long>(ef.stats.window),
+    if (args.stats) {
+      std::printf(" (window %llu, visited %llu", static_cast<unsigned long long>(ef.stats.window),
                   static_cast<unsigned long long>(ef.stats.visited));
+      // model.md 11: particles a program left NaN or infinite are dropped.
+      if (em.program)
+        std::printf(", dropped by its program %llu",
+                    static_cast<unsigned long long>(ef.stats.dropped));
+      std::printf(")");
+    }
     std::printf("\n");
     if (!ef.particles.empty()) print_rows(ef, em);
   }
@@ -162,7 +169,9 @@ Command add_inspect_command(CLI::App& app, RunOptions& run) {
   in->add_option("effect", a.effect.effect, "Effect file (TOML); '-' reads stdin")->required();
   in->add_option("--time", a.time, "Time in seconds")->required();
   in->add_flag("--json", a.json, "JSON output (the shape is documented in docs/cli.md)");
-  in->add_flag("--stats", a.stats, "Add per-emitter counts: window, keys visited, alive");
+  in->add_flag("--stats", a.stats,
+               "Add per-emitter counts: window, keys visited, alive (and for a program emitter, "
+               "the particles its program left NaN or infinite, dropped)");
   add_effect_options(in, a.effect, run);
   in->footer(
       "Examples:\n  spritz inspect configs/campfire.toml --time 1.2\n"

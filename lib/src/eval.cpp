@@ -44,9 +44,37 @@ struct Piece {
 // several threads when evaluate() is given them.
 constexpr int64_t kPieceKeys = 4096;
 
+// A program emitter's piece: its built-in particles in batches of 64,
+// each batch run through the program (model.md 11), kept ones in order.
+template <typename Emit>
+void evaluate_program_piece(const Emitter& em, const Piece& w, double clock, uint64_t& visited,
+                            uint64_t& dropped, Emit emit) {
+  Particle batch[64];
+  size_t n = 0;
+  const auto flush = [&]() {
+    const size_t kept = detail::run_program(em, batch, n, clock, nullptr, &dropped);
+    for (size_t i = 0; i < kept; ++i) emit(batch[i]);
+    n = 0;
+  };
+  const auto one = [&](uint64_t key, double birth) {
+    ++visited;
+    if (detail::builtin_particle(em, key, birth, clock, batch[n], nullptr, false) &&
+        finite_particle(batch[n]) && ++n == 64)
+      flush();
+  };
+  if (!w.burst) {
+    for (int64_t i = w.lo; i <= w.hi; ++i) one(stream_key(em, i), stream_birth(em, i));
+  } else {
+    for (uint32_t j = w.j0; j < w.j1; ++j) one(2 * (w.b * em.max_particles + j) + 1, w.tb);
+  }
+  if (n > 0) flush();
+}
+
 // Evaluates the piece's keys in order and hands emit(p) each particle alive.
 template <typename Emit>
-void evaluate_piece(const Emitter& em, const Piece& w, double clock, uint64_t& visited, Emit emit) {
+void evaluate_piece(const Emitter& em, const Piece& w, double clock, uint64_t& visited,
+                    uint64_t& dropped, Emit emit) {
+  if (em.program) return evaluate_program_piece(em, w, clock, visited, dropped, emit);
   Particle p;
   if (!w.burst) {
     for (int64_t i = w.lo; i <= w.hi; ++i) {
@@ -74,7 +102,7 @@ struct EmitterWork {
   EmitterFrame* out = nullptr;
   std::vector<Piece> pieces;
   std::vector<size_t> start, alive;
-  std::vector<uint64_t> visited;
+  std::vector<uint64_t> visited, dropped;
 };
 
 size_t piece_keys(const Piece& w) {
@@ -129,7 +157,7 @@ void evaluate_pieces(const EmitterWork& work, double clock) {
   for (const Piece& w : work.pieces) room += piece_keys(w);
   out.particles.reserve(room);
   for (const Piece& w : work.pieces)
-    evaluate_piece(*work.em, w, clock, out.stats.visited,
+    evaluate_piece(*work.em, w, clock, out.stats.visited, out.stats.dropped,
                    [&](const Particle& q) { out.particles.push_back(q); });
 }
 
@@ -142,6 +170,7 @@ void size_for_pieces(EmitterWork& work) {
   for (size_t i = 0; i < n; ++i) work.start[i + 1] = work.start[i] + piece_keys(work.pieces[i]);
   work.alive.assign(n, 0);
   work.visited.assign(n, 0);
+  work.dropped.assign(n, 0);
   out.particles.resize(work.start.back());
 }
 
@@ -149,7 +178,7 @@ void size_for_pieces(EmitterWork& work) {
 void evaluate_piece_at(EmitterWork& work, size_t i, double clock) {
   Particle* at = work.out->particles.data() + work.start[i];
   size_t& alive = work.alive[i];
-  evaluate_piece(*work.em, work.pieces[i], clock, work.visited[i],
+  evaluate_piece(*work.em, work.pieces[i], clock, work.visited[i], work.dropped[i],
                  [&](const Particle& q) { at[alive++] = q; });
 }
 
@@ -164,6 +193,7 @@ void close_up_pieces(const EmitterWork& work) {
                 out.particles.begin() + static_cast<ptrdiff_t>(end));
     end += work.alive[i];
     out.stats.visited += work.visited[i];
+    out.stats.dropped += work.dropped[i];
   }
   out.particles.resize(end);
 }
@@ -275,6 +305,12 @@ Rgb particle_color(const Emitter& em, uint32_t st, double tau) {
 
 bool evaluate_particle(const Emitter& em, uint64_t key, double birth_s, double clock, Particle& out,
                        const ParentState* parent) {
+  if (!detail::builtin_particle(em, key, birth_s, clock, out, parent, !em.program)) return false;
+  return !em.program || detail::run_program(em, &out, 1, clock, parent, nullptr) == 1;
+}
+
+bool detail::builtin_particle(const Emitter& em, uint64_t key, double birth_s, double clock,
+                              Particle& out, const ParentState* parent, bool heading) {
   const uint32_t st = particle_stream(em.seed, static_cast<uint32_t>(key));
   // Lifetime first: most dead keys are rejected after one hash.
   const double life = em.lifetime_s.at(unit(st, Channel::kLifetime));
@@ -300,10 +336,7 @@ bool evaluate_particle(const Emitter& em, uint64_t key, double birth_s, double c
   rot += em.has_rotation_end
              ? lerp(rot0, em.rotation_end_deg.at(unit(st, Channel::kRotationEnd)), tau)
              : rot0;
-  if (em.orientation != Orientation::kFacing) {
-    rot += math::atan2(pm.heading.y, pm.heading.x) * kRadToDeg;
-    if (em.orientation == Orientation::kVelocityPerpendicular) rot += 90;
-  }
+  if (heading) rot = add_heading(em, rot, pm.heading);
 
   out.key = key;
   out.birth_s = birth_s;

@@ -8,6 +8,8 @@
 #include <cstdint>
 
 #include "numeric.h"
+#include "spritz/angle.h"
+#include "spritz/elementary.h"
 #include "spritz/eval.h"
 #include "spritz/motion.h"
 
@@ -141,5 +143,27 @@ bool colliding_death(const Emitter& parent, uint32_t st, double birth, double li
 // outgoing velocity. False when the parent has fewer impacts.
 bool parent_impact(const Emitter& parent, uint32_t st, double birth, double life, uint64_t m,
                    double& event_age, ParentState& out);
+
+// The built-in model's particle (evaluate_particle without the program);
+// without `heading`, its rotation leaves out the turn along the velocity
+// that orientation adds (a program's particle takes it from its own
+// velocity after the program ran: add_heading).
+bool builtin_particle(const Emitter& em, uint64_t key, double birth_s, double clock, Particle& out,
+                      const ParentState* parent, bool heading = true);
+
+// model.md 7.4: a rotation plus the turn to `heading` when the sprite is
+// oriented along its velocity (and a quarter more across it).
+inline double add_heading(const Emitter& em, double rot, Vec2 heading) {
+  if (em.orientation == Orientation::kFacing) return rot;
+  rot += math::atan2(heading.y, heading.x) * kRadToDeg;
+  if (em.orientation == Orientation::kVelocityPerpendicular) rot += 90;
+  return rot;
+}
+
+// Runs `em`'s program (model.md 11) on the n built-in particles ps[0..n)
+// at `clock`, in place: the ones it keeps close up in order and their
+// count is returned; `dropped` (when given) counts those it left not finite.
+size_t run_program(const Emitter& em, Particle* ps, size_t n, double clock,
+                   const ParentState* parent, uint64_t* dropped);
 
 }  // namespace spritz::detail

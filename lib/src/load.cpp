@@ -9,6 +9,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
 #include <vector>
 
 #include "finish.h"
@@ -70,6 +71,37 @@ void check_texture_files(const std::vector<toml_load::Translator::TextureFile>& 
   }
 }
 
+// A program file an effect names (docs/programs.md): the one kind of file
+// the model reads itself, since the effect is not valid until its program
+// compiles. At most 1 MiB.
+bool read_program_file(const std::string& path, std::string& out, std::string& why) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const auto status = fs::status(path, ec);
+  if (ec || !fs::exists(status)) {
+    why = "no such file";
+    return false;
+  }
+  if (!fs::is_regular_file(status)) {
+    why = "not a regular file";
+    return false;
+  }
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    why = "cannot open it";
+    return false;
+  }
+  constexpr size_t kMax = 1u << 20;
+  out.assign(kMax + 1, '\0');
+  in.read(out.data(), static_cast<std::streamsize>(out.size()));
+  out.resize(static_cast<size_t>(in.gcount()));
+  if (out.size() > kMax) {
+    why = "larger than 1 MiB";
+    return false;
+  }
+  return true;
+}
+
 }  // namespace
 
 Effect load_effect(std::string_view text, const std::string& source_name,
@@ -94,7 +126,10 @@ Effect load_effect(std::string_view text, const std::string& source_name,
 
   toml_load::Translator tr(source_name, base_dir);
   tr.provided_textures = options.provided_textures;
+  tr.source_text = text;
+  tr.read_file = read_program_file;
   Effect fx = tr.translate(root);
+  for (const std::string& p : tr.program_texts) hash = fnv1a64(p, hash);
   check_texture_files(tr.texture_files, tr.diagnostics);
   if (!tr.diagnostics.empty()) {
     sort_by_location(tr.diagnostics);

@@ -207,6 +207,14 @@ std::string compare(const Effect& a, const Effect& b) {
       d.vec(c + "half", lhs.half, rhs.half);
       d.eq(c + "inside", lhs.inside, rhs.inside);
     }
+    d.eq(e + "program", x.program != nullptr, y.program != nullptr);
+    if (x.program && y.program) {
+      d.eq(e + "program.source", x.program->source, y.program->source);
+      d.eq(e + "program.uniforms", x.program->uniforms.size(), y.program->uniforms.size());
+      for (size_t k = 0; k < std::min(x.program->uniforms.size(), y.program->uniforms.size()); ++k)
+        d.eq(e + "program.uniforms[" + std::to_string(k) + "]", x.program->uniforms[k].size(),
+             y.program->uniforms[k].size());
+    }
     // Derived at load: equal when the authored values are.
     d.eq(e + "seed", x.seed, y.seed);
     d.eq(e + "stream_rate", x.stream_rate_per_s, y.stream_rate_per_s);
@@ -271,6 +279,21 @@ TEST_CASE("load(write(e)) == e for turned shapes", "[write]") {
                                   "turned.toml", ".");
     const Effect back = load_effect(write_effect(fx), "turned.toml", ".");
     CHECK(back.emitters[0].shape.rotation_deg != 0);
+    CHECK(compare(fx, back) == "");
+    CHECK(same_particles(fx, back));
+  }
+}
+
+TEST_CASE("load(write(e)) == e for programs, with their uniforms", "[write]") {
+  for (const char* program :
+       {"'''\nuniform vec2 d = vec2(1.0);\nuniform bool on;\nvoid pose() { if (on) POSITION += d * "
+        "AGE; }\n'''\nuniforms = { d = [3, -2.5], on = true }",
+        "\"void pose() { COLOR.r = 0.5; } // it's \\\"quoted\\\" '''\""}) {
+    INFO(program);
+    const Effect fx = load_effect(
+        std::string("[[emitter]]\nrate = 50\nprogram = ") + program + "\n", "program.toml", ".");
+    const Effect back = load_effect(write_effect(fx), "program.toml", ".");
+    REQUIRE(back.emitters[0].program);
     CHECK(compare(fx, back) == "");
     CHECK(same_particles(fx, back));
   }

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -14,6 +15,7 @@
 #include "spritz/error.h"
 #include "spritz/noise.h"
 #include "spritz/path.h"
+#include "spritz/program.h"
 #include "spritz/rate.h"
 #include "spritz/shape.h"
 #include "spritz/vec2.h"
@@ -200,6 +202,28 @@ struct Orbit {
   Range angular_speed_deg_per_s{0, 0};  // counter-clockwise positive
 };
 
+// A program an emitter runs (model.md 11, docs/programs.md): compiled when
+// the effect loads, with its uniforms' values.
+struct EmitterProgram {
+  std::shared_ptr<const Program> program;
+  // By the program's uniform index (Program::uniforms); empty: its default.
+  std::vector<std::vector<double>> uniforms;
+  std::string source;  // the program's text
+  std::string file;    // the file as the effect names it; empty when inline
+  SourceLoc loc;       // the `program` key
+  // Whether the program owns `v` (some function writes it): then the
+  // built-in model no longer sets it.
+  bool owns(ProgramVar v) const { return program && program->writes(v); }
+  // Whether the particle's state at birth is needed: start() or process()
+  // runs, or a property the program owns starts from it.
+  bool needs_birth() const {
+    return program &&
+           (program->has(Stage::kStart) || program->has(Stage::kProcess) ||
+            owns(ProgramVar::kPosition) || owns(ProgramVar::kVelocity) ||
+            owns(ProgramVar::kColor) || owns(ProgramVar::kSize) || owns(ProgramVar::kRotation));
+  }
+};
+
 struct Emitter {
   std::string name;
   uint32_t index = 0;  // 0-based position in the file, disabled emitters included
@@ -265,6 +289,8 @@ struct Emitter {
   // Colliders and the response to them (model.md 9.7); none by default.
   Collision collision;
   SourceLoc collision_loc;
+  // A program (model.md 11); null when the emitter runs none.
+  std::shared_ptr<const EmitterProgram> program;
   bool is_sub() const { return sub.parent >= 0; }
   // The largest size a particle can have, whichever form size takes.
   double max_size_px() const {

@@ -25,6 +25,7 @@ struct EmitterStats {
   uint64_t window = 0;   // stream indices in the window plus burst particles considered
   uint64_t visited = 0;  // keys whose lifetime was rolled
   uint64_t alive = 0;    // particles, trail ghosts not counted
+  uint64_t dropped = 0;  // particles a program left NaN or infinite (model.md 11)
 };
 
 struct EmitterFrame {

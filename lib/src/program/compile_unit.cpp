@@ -182,7 +182,8 @@ void Compiler::unknown_name(const std::string& n, Pos p, bool function) {
         "inversesqrt", "round",      "trunc",  "determinant", "inverse", "transpose"})
     names.push_back(b);
   std::string best;
-  size_t best_d = std::max<size_t>(1, n.size() / 3) + 1;
+  // Names of one or two letters are too short to guess at.
+  size_t best_d = n.size() < 3 ? 0 : std::max<size_t>(1, n.size() / 3) + 1;
   for (const std::string& c : names) {
     const size_t d = edit_distance(n, c);
     if (d < best_d) {

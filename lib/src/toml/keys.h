@@ -70,7 +70,9 @@ inline const Keys kEmitterKeys = {"name",
                                   "inherit_velocity",
                                   "sub",
                                   "collision",
-                                  "colliders"};
+                                  "colliders",
+                                  "program",
+                                  "uniforms"};
 inline const Keys kRampKeys = {"start", "end"};
 inline const Keys kIntegrationKeys = {"step"};
 inline const Keys kOrbitKeys = {"radius", "radius_end", "angular_speed"};

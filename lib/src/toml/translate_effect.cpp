@@ -176,6 +176,7 @@ Effect Translator::translate(const toml::table& root) {
       fx.emitters.push_back(std::move(em));
     }
     resolve_subs(fx);
+    check_programs(fx);
     children_.clear();
     for (const Emitter& em : fx.emitters)
       if (em.sub.parent >= 0) children_.insert(static_cast<uint32_t>(em.sub.parent));

@@ -61,6 +61,7 @@ void Translator::read_emitter(const toml::table& t, Emitter& em) {
   if (auto n = t.get("sub")) read_sub(*n, em.sub);
   if (!em.sub.parent_name.empty()) check_sub_keys(t, em);
   read_collisions(t, em);
+  read_program(t, em);
 }
 
 // rate (a number or keyframes), max_particles, lifetime, speed, direction, spread.

@@ -5,6 +5,8 @@
 
 #include <toml++/toml.h>
 
+#include <functional>
+#include <string_view>
 #include <unordered_set>
 
 #include "spritz/effect.h"
@@ -30,6 +32,11 @@ class Translator : public TomlReader {
     bool from_set = false;
   };
   std::vector<TextureFile> texture_files;
+  // The effect's text (where inline programs start), and how a program file
+  // named by an effect is read (load.cpp gives it; false with a reason).
+  std::string_view source_text;
+  std::function<bool(const std::string& path, std::string& out, std::string& why)> read_file;
+  std::vector<std::string> program_texts;  // program files read, for the effect's hash
   void warn_invisible(const toml::table& t, const Emitter& em);
 
  private:
@@ -43,6 +50,9 @@ class Translator : public TomlReader {
   void read_motion(const toml::table& t, Emitter& em);
   void read_appearance(const toml::table& t, Emitter& em);
   void read_texture(const toml::table& t, Emitter& em);
+  void read_program(const toml::table& t, Emitter& em);
+  void read_uniforms(const toml::table& t, EmitterProgram& ep);
+  void check_programs(const Effect& fx);
   void read_forces(const toml::table& t, Emitter& em);
   void read_orbit(const toml::node& n, Orbit& orbit);
   void read_ramp(const toml::node& n, std::string_view what, double lo, double hi, Ramp& ramp);

@@ -197,6 +197,8 @@ void write_collision(std::ostream& o, const Collision& c) {
   o << "]\n";
 }
 
+void write_program(std::ostream& o, const EmitterProgram& ep);
+
 void write_parts(std::ostream& o, const Emitter& em) {
   if (em.flipbook.enabled) {
     const Flipbook& f = em.flipbook;
@@ -233,11 +235,43 @@ void write_parts(std::ostream& o, const Emitter& em) {
       << ", speed = " << num(t.speed) << ", phase = " << num(t.phase) << " }\n";
   }
   write_collision(o, em.collision);
+  if (em.program) write_program(o, *em.program);
   if (!em.sub.parent_name.empty()) {
     o << "sub = { parent = " << quote(em.sub.parent_name) << ", on = " << word(em.sub.on);
     if (em.sub.on != SubEvent::kLife) o << ", count = " << em.sub.count_asked;
     o << " }\n";
   }
+}
+
+// The program, inline (a written effect stands alone): a multi-line literal
+// string where the text allows one, else an escaped string; then the
+// uniforms' values.
+void write_program(std::ostream& o, const EmitterProgram& ep) {
+  const std::string& t = ep.source;
+  bool literal = t.find("\'\'\'") == std::string::npos;
+  for (const char c : t) {
+    const auto u = static_cast<unsigned char>(c);
+    if ((u < 0x20 && c != '\n' && c != '\t') || u == 0x7f) literal = false;
+  }
+  if (literal && !t.empty() && t.back() != '\'')
+    o << "program = \'\'\'\n" << t << "\'\'\'\n";
+  else
+    o << "program = " << quote(t) << "\n";
+  const std::vector<UniformInfo>& declared = ep.program->uniforms();
+  std::string values;
+  for (size_t i = 0; i < declared.size() && i < ep.uniforms.size(); ++i) {
+    const std::vector<double>& v = ep.uniforms[i];
+    if (v.empty()) continue;
+    values += (values.empty() ? "" : ", ") + declared[i].name + " = ";
+    if (v.size() == 1) {
+      values += num(v[0]);
+    } else {
+      values += "[";
+      for (size_t k = 0; k < v.size(); ++k) values += (k ? ", " : "") + num(v[k]);
+      values += "]";
+    }
+  }
+  if (!values.empty()) o << "uniforms = { " << values << " }\n";
 }
 
 // Radial and tangential acceleration and the orbit (model.md 6.1, 6.2).

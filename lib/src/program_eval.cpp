@@ -1,0 +1,215 @@
+// Programs on particles (model.md 11): the built-in particle at birth, then
+// start(), process() stepped from birth to the age asked for, then pose() at
+// the clock itself, over batches of up to 64 particles. Every lane is one
+// particle and nothing passes between lanes, so a particle's bits do not
+// depend on the batch it ran in, nor on the thread.
+#include <algorithm>
+#include <cmath>
+#include <memory>
+#include <vector>
+
+#include "eval_detail.h"
+#include "program/compiled.h"
+#include "program/machine.h"
+#include "spritz/hash.h"
+
+namespace spritz::detail {
+namespace {
+
+namespace pg = spritz::program;
+
+constexpr uint32_t kBatch = 64;
+
+// The program's noise field: M(s_e ^ ((37 + 1) * 0x85EBCA77)), channel 37.
+uint32_t noise_field(const Emitter& em) {
+  return mix32(em.seed ^ ((37u + 1u) * 0x85EBCA77u));
+}
+
+// A machine for the emitter's program on this thread: set up once (its
+// constants, prologue and uniforms) and kept for the next batches.
+pg::Machine& machine_for(const Emitter& em) {
+  struct Entry {
+    std::shared_ptr<const EmitterProgram> program;
+    uint32_t field;
+    std::unique_ptr<pg::Machine> machine;
+  };
+  thread_local std::vector<Entry> cache;
+  const uint32_t field = noise_field(em);
+  for (Entry& e : cache)
+    if (e.program == em.program && e.field == field) return *e.machine;
+  if (cache.size() >= 8) cache.erase(cache.begin());
+  cache.push_back(Entry{em.program, field,
+                        std::make_unique<pg::Machine>(em.program->program->compiled(), kBatch,
+                                                      em.program->uniforms, field)});
+  return *cache.back().machine;
+}
+
+// INDEX: a particle's place in its emitter's stream, its burst, or among
+// its parent's children.
+uint32_t index_of(const Emitter& em, uint64_t key) {
+  if (em.is_sub() && em.sub.spacing > 0) return static_cast<uint32_t>(key % em.sub.spacing);
+  if (key % 2 == 0) return static_cast<uint32_t>(key / 2);
+  return static_cast<uint32_t>((key - 1) / 2 % em.max_particles);
+}
+
+// The registers of the properties a program may own, from a particle.
+void load_pose(pg::Machine& m, uint32_t l, const Particle& p, const Emitter& em, bool all,
+               const Program& prog, bool stepped) {
+  const auto own = [&](ProgramVar v) { return !all && prog.writes(v); };
+  const bool moves = stepped && !all;
+  if (!own(ProgramVar::kPosition) && !moves) {
+    m.f(pg::kFPosition)[l] = p.x;
+    m.f(pg::kFPosition + 1)[l] = p.y;
+  }
+  if (!own(ProgramVar::kVelocity) && !moves) {
+    m.f(pg::kFVelocity)[l] = p.vx;
+    m.f(pg::kFVelocity + 1)[l] = p.vy;
+  }
+  if (!own(ProgramVar::kColor)) {
+    m.f(pg::kFColor)[l] = p.color_srgb.r;
+    m.f(pg::kFColor + 1)[l] = p.color_srgb.g;
+    m.f(pg::kFColor + 2)[l] = p.color_srgb.b;
+    m.f(pg::kFColor + 3)[l] = p.alpha;
+  }
+  if (!own(ProgramVar::kSize)) {
+    m.f(pg::kFSize)[l] = p.w;
+    m.f(pg::kFSize + 1)[l] = p.h;
+  }
+  if (!own(ProgramVar::kRotation)) m.f(pg::kFRotation)[l] = p.rotation_deg;
+  if (!own(ProgramVar::kEmission)) m.f(pg::kFEmission)[l] = em.light_emission;
+}
+
+// process() from birth: n = floor(age / h) steps of h, then one of the
+// remainder when it is above 0 (model.md 6.1's rounding); after each, the
+// particle moves by VELOCITY * DELTA unless the program turned that off.
+void step_lanes(pg::Machine& m, const Emitter& em, const Particle* ps, uint32_t n,
+                std::vector<uint8_t>& alive) {
+  const Program& prog = *em.program->program;
+  const double h = em.forces.step_s;
+  uint64_t steps[kBatch], total[kBatch];
+  uint64_t most = 0;
+  for (uint32_t l = 0; l < n; ++l) {
+    const double s = std::floor(ps[l].age_s / h);
+    steps[l] = static_cast<uint64_t>(s);
+    total[l] = steps[l] + (ps[l].age_s - s * h > 0 ? 1 : 0);
+    if (alive[l]) most = std::max(most, total[l]);
+  }
+  const bool move = prog.moves_by_velocity();
+  for (uint64_t k = 0; k < most; ++k) {
+    bool any = false;
+    for (uint32_t l = 0; l < n; ++l) {
+      const bool on = alive[l] && k < total[l];
+      m.u(pg::kUMask)[l] = on ? 1u : 0u;
+      any = any || on;
+      const double age = static_cast<double>(k) * h;
+      m.f(pg::kFAge)[l] = age;
+      m.f(pg::kFTime)[l] = ps[l].birth_s + age;
+      m.f(pg::kFDelta)[l] = k < steps[l] ? h : ps[l].age_s - static_cast<double>(steps[l]) * h;
+    }
+    if (!any) break;
+    m.run(Stage::kProcess, n);
+    for (uint32_t l = 0; l < n; ++l) {
+      if (!m.u(pg::kUMask)[l]) continue;
+      if (!m.u(pg::kUActive)[l]) {
+        alive[l] = 0;  // ended from this step on
+        continue;
+      }
+      if (!move) continue;
+      const double dt = m.f(pg::kFDelta)[l];
+      m.f(pg::kFPosition)[l] += m.f(pg::kFVelocity)[l] * dt;
+      m.f(pg::kFPosition + 1)[l] += m.f(pg::kFVelocity + 1)[l] * dt;
+    }
+  }
+}
+
+// The lanes' properties back into the particles; returns false for a
+// particle the program left not finite.
+bool store_lane(pg::Machine& m, uint32_t l, const Emitter& em, Particle& p) {
+  const auto f = [&](uint32_t slot) { return m.f(slot)[l]; };
+  p.x = f(pg::kFPosition);
+  p.y = f(pg::kFPosition + 1);
+  p.vx = f(pg::kFVelocity);
+  p.vy = f(pg::kFVelocity + 1);
+  const double r = f(pg::kFColor), g = f(pg::kFColor + 1), b = f(pg::kFColor + 2);
+  const double a = f(pg::kFColor + 3), w = f(pg::kFSize), hh = f(pg::kFSize + 1);
+  if (!(std::isfinite(r) && std::isfinite(g) && std::isfinite(b) && std::isfinite(a) &&
+        std::isfinite(w) && std::isfinite(hh)))
+    return false;
+  // Colours as the model's (model.md 7.6): r, g, b within [0, 1e3], opacity
+  // within [0, 1], sizes not negative.
+  p.color_srgb = {std::clamp(r, 0.0, 1e3), std::clamp(g, 0.0, 1e3), std::clamp(b, 0.0, 1e3)};
+  p.alpha = std::clamp(a, 0.0, 1.0);
+  p.w = std::max(w, 0.0);
+  p.h = std::max(hh, 0.0);
+  p.rotation_deg = add_heading(em, f(pg::kFRotation), {p.vx, p.vy});
+  return finite_particle(p);
+}
+
+// One batch of at most kBatch particles, run and written back from `out`
+// on (out <= ps: the survivors close up in order).
+size_t run_batch(const Emitter& em, Particle* ps, uint32_t n, double clock,
+                 const ParentState* parent, uint64_t* dropped, Particle* out) {
+  const EmitterProgram& ep = *em.program;
+  const Program& prog = *ep.program;
+  pg::Machine& m = machine_for(em);
+  std::vector<uint8_t> alive(n, 1);
+  const bool birth = ep.needs_birth();
+  for (uint32_t l = 0; l < n; ++l) {
+    const Particle& p = ps[l];
+    m.u(pg::kUKey)[l] = static_cast<uint32_t>(p.key);
+    m.u(pg::kUIndex)[l] = index_of(em, p.key);
+    m.u(pg::kUStream)[l] = particle_stream(em.seed, static_cast<uint32_t>(p.key));
+    m.u(pg::kUMask)[l] = 1;
+    m.u(pg::kUActive)[l] = 1;
+    m.u(pg::kUTurns)[l] = 0;
+    m.f(pg::kFBirth)[l] = p.birth_s;
+    m.f(pg::kFLifetime)[l] = p.life_s;
+    m.f(pg::kFAge)[l] = 0;
+    m.f(pg::kFTime)[l] = p.birth_s;
+    m.f(pg::kFDelta)[l] = 0;
+    for (uint32_t k = 0; k < 28; ++k) m.f(pg::kFCustom + k)[l] = 0;
+    Particle q;
+    if (birth && !builtin_particle(em, p.key, p.birth_s, p.birth_s, q, parent, false)) alive[l] = 0;
+    load_pose(m, l, birth ? q : p, em, true, prog, false);
+  }
+  if (prog.has(Stage::kStart)) {
+    m.run(Stage::kStart, n);
+    for (uint32_t l = 0; l < n; ++l)
+      if (!m.u(pg::kUActive)[l]) alive[l] = 0;
+  }
+  const bool stepped = prog.has(Stage::kProcess);
+  if (stepped) step_lanes(m, em, ps, n, alive);
+  for (uint32_t l = 0; l < n; ++l) {
+    m.u(pg::kUMask)[l] = 1;
+    m.f(pg::kFAge)[l] = ps[l].age_s;
+    m.f(pg::kFTime)[l] = clock;
+    m.f(pg::kFDelta)[l] = 0;
+    load_pose(m, l, ps[l], em, !birth, prog, stepped);
+  }
+  if (prog.has(Stage::kPose)) m.run(Stage::kPose, n);
+  size_t kept = 0;
+  for (uint32_t l = 0; l < n; ++l) {
+    if (!alive[l] || !m.u(pg::kUActive)[l]) continue;
+    Particle p = ps[l];
+    if (!store_lane(m, l, em, p)) {
+      if (dropped) ++*dropped;
+      continue;
+    }
+    out[kept++] = p;
+  }
+  return kept;
+}
+
+}  // namespace
+
+size_t run_program(const Emitter& em, Particle* ps, size_t n, double clock,
+                   const ParentState* parent, uint64_t* dropped) {
+  size_t kept = 0;
+  for (size_t first = 0; first < n; first += kBatch) {
+    const auto m = static_cast<uint32_t>(std::min<size_t>(kBatch, n - first));
+    kept += run_batch(em, ps + first, m, clock, parent, dropped, ps + kept);
+  }
+  return kept;
+}
+
+}  // namespace spritz::detail

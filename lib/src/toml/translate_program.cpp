@@ -1,0 +1,161 @@
+// An emitter's `program` and `uniforms` (docs/config.md, docs/programs.md):
+// the program's text, inline or in a file next to the effect, compiled
+// here so that a bad program is reported with the rest of the effect's
+// problems, at its place in the file that holds it.
+#include <filesystem>
+#include <string>
+
+#include "spritz/load.h"
+#include "spritz/program.h"
+#include "toml/keys.h"
+#include "toml/translator.h"
+
+namespace spritz::toml_load {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// Where an inline program's text starts: a multi-line string whose opening
+// quotes end their line starts on the next line, at column 1; any other
+// string just after its opening quote(s).
+ProgramOrigin inline_origin(std::string_view toml_text, const SourceLoc& at) {
+  ProgramOrigin o{at.file, at.line, at.col + 1};
+  if (at.line == 0) return ProgramOrigin{at.file, 1, 1};  // from --set
+  size_t i = 0;
+  for (uint32_t l = 1; l < at.line && i != std::string_view::npos; ++l) {
+    i = toml_text.find('\n', i);
+    if (i != std::string_view::npos) ++i;
+  }
+  if (i == std::string_view::npos) return o;
+  i += at.col - 1;
+  const std::string_view rest = toml_text.substr(std::min(i, toml_text.size()));
+  if (rest.rfind("\"\"\"", 0) == 0 || rest.rfind("'''", 0) == 0) {
+    const std::string_view after = rest.substr(3);
+    if (after.rfind("\n", 0) == 0 || after.rfind("\r\n", 0) == 0) return {at.file, at.line + 1, 1};
+    o.col = at.col + 3;
+  }
+  return o;
+}
+
+// Whether a `program` string is the program itself rather than a file name.
+bool is_inline(const std::string& s) {
+  return s.find_first_of("\n{};(") != std::string::npos;
+}
+
+}  // namespace
+
+void Translator::read_program(const toml::table& t, Emitter& em) {
+  const toml::node* n = t.get("program");
+  if (!n) {
+    if (const toml::node* u = t.get("uniforms"))
+      error(*u, "uniforms needs a program on the same emitter");
+    return;
+  }
+  const auto s = string(*n, "program");
+  if (!s) return;
+  auto ep = std::make_shared<EmitterProgram>();
+  ep->loc = loc(*n);
+  ProgramOrigin origin;
+  if (is_inline(*s)) {
+    ep->source = *s;
+    origin = inline_origin(source_text, ep->loc);
+  } else {
+    ep->file = *s;
+    const fs::path p = fs::path(base_dir_) / *s;
+    std::string why;
+    if (!read_file || !read_file(p.string(), ep->source, why)) {
+      error(*n, "cannot read the program file " + p.string() + (why.empty() ? "" : ": " + why));
+      return;
+    }
+    program_texts.push_back(ep->source);
+    origin = ProgramOrigin{p.lexically_normal().string(), 1, 1};
+  }
+  try {
+    ep->program = Program::compile(ep->source, origin, warnings);
+  } catch (const Error& e) {
+    for (const Diagnostic& d : e.diagnostics()) diagnostics.push_back(d);
+    return;
+  }
+  if (ep->program->has(Stage::kProcess) && em.lifetime_s.max / em.forces.step_s > kMaxForceSteps)
+    error(*n,
+          "process() steps each particle from its birth, and lifetime.max / integration.step "
+          "is above 1e6 steps; raise integration.step or shorten the lifetime");
+  read_uniforms(t, *ep);
+  em.program = std::move(ep);
+}
+
+// `uniforms = { NAME = value, ... }`: each a number, a bool or an array of
+// numbers with as many as the uniform holds.
+void Translator::read_uniforms(const toml::table& t, EmitterProgram& ep) {
+  const std::vector<UniformInfo>& declared = ep.program->uniforms();
+  ep.uniforms.assign(declared.size(), {});
+  const toml::node* n = t.get("uniforms");
+  if (!n) return;
+  const toml::table* u = n->as_table();
+  if (!u) {
+    error(*n, "uniforms must be a table { NAME = value, ... }");
+    return;
+  }
+  std::vector<std::string_view> names;
+  for (const UniformInfo& d : declared) names.push_back(d.name);
+  for (const auto& [key, value] : *u) {
+    size_t i = 0;
+    while (i < declared.size() && declared[i].name != key.str()) ++i;
+    if (i == declared.size()) {
+      const std::string hint = closest_match(key.str(), names);
+      error(value, "the program has no uniform '" + std::string(key.str()) + "'" +
+                       (hint.empty() ? "" : "; did you mean '" + hint + "'?"));
+      continue;
+    }
+    const UniformInfo& d = declared[i];
+    std::vector<double> v;
+    const auto scalar = [&](const toml::node& x) {
+      if (auto b = x.value<bool>())
+        v.push_back(*b ? 1 : 0);
+      else if (auto num = number(x, "uniform " + d.name))
+        v.push_back(*num);
+    };
+    if (const toml::array* a = value.as_array())
+      for (const toml::node& x : *a) scalar(x);
+    else
+      scalar(value);
+    if (v.size() != d.scalars) {
+      error(value, "the uniform '" + d.name + "' is a " + d.type + ", which holds " +
+                       std::to_string(d.scalars) + (d.scalars == 1 ? " number" : " numbers") +
+                       "; found " + std::to_string(v.size()));
+      continue;
+    }
+    for (const double x : v)
+      if (!(x >= -1e9 && x <= 1e9)) {
+        error(value, "the uniform '" + d.name + "' must stay within ±1e9");
+        break;
+      }
+    ep.uniforms[i] = std::move(v);
+  }
+}
+
+// What programs cannot be combined with yet: colliders (solved on the
+// closed-form motion, which a program that moves its particles replaces),
+// and being a sub-emitter's parent (children start from the parent's
+// built-in state).
+void Translator::check_programs(const Effect& fx) {
+  for (const Emitter& em : fx.emitters) {
+    if (!em.program || !em.program->program) continue;
+    const EmitterProgram& ep = *em.program;
+    const bool moves = ep.program->has(Stage::kProcess) || ep.owns(ProgramVar::kPosition) ||
+                       ep.owns(ProgramVar::kVelocity);
+    if (moves && em.collision.enabled())
+      error_at(ep.loc, "emitter " + em.name +
+                           ": colliders act on the built-in motion, which this program "
+                           "replaces (it has process() or writes POSITION or VELOCITY); drop "
+                           "the colliders or let the built-in motion move the particles");
+    for (const Emitter& child : fx.emitters)
+      if (child.sub.parent == static_cast<int>(em.index))
+        error_at(ep.loc, "emitter " + em.name +
+                             " runs a program and is the parent of sub-emitter " + child.name +
+                             "; a program emitter cannot have sub-emitters yet");
+  }
+}
+
+}  // namespace spritz::toml_load

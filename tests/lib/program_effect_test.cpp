@@ -1,0 +1,222 @@
+// Programs on emitters (model.md 11): loaded from the effect file, run on
+// every particle, still a pure function of the key and the clock.
+#include <catch2/catch.hpp>
+#include <cmath>
+#include <cstring>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "spritz/eval.h"
+#include "spritz/load.h"
+
+using namespace spritz;
+
+namespace {
+
+Effect fx_from(const std::string& text, const std::vector<std::string>& overrides = {}) {
+  LoadOptions o;
+  o.overrides = overrides;
+  return load_effect(text, "test.toml", ".", o);
+}
+
+std::string load_error(const std::string& text) {
+  try {
+    fx_from(text);
+  } catch (const Error& e) {
+    std::string all;
+    for (const Diagnostic& d : e.diagnostics()) all += d.to_string() + "\n";
+    return all;
+  }
+  return "";
+}
+
+bool same_particles(const Frame& a, const Frame& b) {
+  if (a.emitters.size() != b.emitters.size()) return false;
+  for (size_t e = 0; e < a.emitters.size(); ++e) {
+    const auto& pa = a.emitters[e].particles;
+    const auto& pb = b.emitters[e].particles;
+    if (pa.size() != pb.size()) return false;
+    for (size_t i = 0; i < pa.size(); ++i)
+      if (std::memcmp(&pa[i], &pb[i], sizeof(Particle)) != 0) return false;
+  }
+  return true;
+}
+
+// A fountain whose shape spreads the starts, pulled by radial and
+// tangential forces: built in (forces = true) or by a process() program.
+std::string swirl(bool forces) {
+  std::string s = R"(
+[effect]
+seed = 9
+[[emitter]]
+rate = 40
+lifetime = [1, 2]
+speed = [20, 60]
+spread = 180
+acceleration = [0, -30]
+shape = { kind = "ellipse", size = [40, 40] }
+color = [[0, "#ffffff"], [1, "#ff0000"]]
+)";
+  if (forces) return s + "radial_acceleration = [-50, -50]\ntangential_acceleration = [80, 80]\n";
+  return s + R"(uniforms = { radial = -50.0 }
+program = """
+uniform float radial = 0.0;
+uniform float tangential = 80.0;
+const vec2 GRAVITY = vec2(0.0, -30.0);
+void process() {
+  float r = sqrt(POSITION.x * POSITION.x + POSITION.y * POSITION.y);
+  vec2 rh = r > 0.0 ? POSITION * (1.0 / r) : vec2(0.0);
+  vec2 th = vec2(-rh.y, rh.x);
+  VELOCITY = VELOCITY + (GRAVITY + rh * radial + th * tangential - VELOCITY * 0.0) * DELTA;
+}
+"""
+)";
+}
+
+}  // namespace
+
+TEST_CASE("program emitter: process() reproduces the built-in forces bit for bit", "[unit]") {
+  const Effect built = fx_from(swirl(true));
+  const Effect prog = fx_from(swirl(false));
+  REQUIRE(prog.emitters[0].program);
+  for (const double c : {0.0, 0.3, 1.0, 1.7, 3.25}) {
+    const Frame a = evaluate(built, c), b = evaluate(prog, c);
+    REQUIRE(a.emitters[0].particles.size() == b.emitters[0].particles.size());
+    CHECK(a.emitters[0].particles.size() > 0);
+    CHECK(same_particles(a, b));
+  }
+}
+
+TEST_CASE("program emitter: any order, rewind and threads give the same particles", "[unit]") {
+  const Effect fx = fx_from(swirl(false));
+  const Frame first = evaluate(fx, 1.4);
+  evaluate(fx, 2.9);
+  evaluate(fx, 0.2);
+  CHECK(same_particles(first, evaluate(fx, 1.4)));
+  // Pieces evaluated backwards, as another thread order would.
+  const ParallelFor backwards = [](int tasks, const std::function<void(int)>& fn) {
+    for (int t = tasks - 1; t >= 0; --t) fn(t);
+  };
+  Effect many = fx_from(swirl(false), {"emitter.0.rate=20000", "emitter.0.max_particles=100000"});
+  Frame serial, threaded;
+  evaluate(many, 1.5, serial, nullptr);
+  evaluate(many, 1.5, threaded, &backwards);
+  CHECK(serial.emitters[0].particles.size() > 20000);
+  CHECK(same_particles(serial, threaded));
+}
+
+TEST_CASE("program emitter: pose() places particles in closed form", "[unit]") {
+  const Effect fx = fx_from(R"(
+[[emitter]]
+rate = 0
+bursts = [{ time = 0, count = 16 }]
+lifetime = 10
+program = """
+void pose() {
+  POSITION = vec2(float(INDEX % 4) * 10.0, 0.5 * cos(TIME + float(INDEX)));
+}
+"""
+)");
+  const Frame f = evaluate(fx, 2.5);
+  REQUIRE(f.emitters[0].particles.size() == 16);
+  for (const Particle& p : f.emitters[0].particles) {
+    const auto j = static_cast<double>((p.key - 1) / 2);
+    CHECK(p.x == static_cast<double>(static_cast<int>(j) % 4) * 10.0);
+    CHECK(p.y == Approx(0.5 * std::cos(2.5 + j)).margin(1e-15));
+  }
+}
+
+TEST_CASE("program emitter: what a program writes is its own, the rest built in", "[unit]") {
+  const std::string head = R"(
+[[emitter]]
+rate = 10
+lifetime = 2
+size = [[0, 4], [1, 20]]
+color = [[0, "#000000"], [1, "#ffffff"]]
+program = """
+void start() { COLOR.rgb = vec3(1.0, 0.0, 0.0); }
+)";
+  const Effect fx = fx_from(head + "\"\"\"\n");
+  const Frame f = evaluate(fx, 1.9);
+  REQUIRE(!f.emitters[0].particles.empty());
+  for (const Particle& p : f.emitters[0].particles) {
+    CHECK(p.color_srgb.r == 1);  // start() wrote the colour: no curve after it
+    CHECK(p.color_srgb.g == 0);
+    CHECK(p.w == Approx(4 + 16 * p.age_s / p.life_s));  // the size curve still applies
+  }
+  // ACTIVE = false ends a particle; a NaN one is dropped and counted.
+  const Effect ends = fx_from(R"(
+[[emitter]]
+rate = 10
+lifetime = 2
+program = """
+void pose() {
+  if (AGE > 1.0) ACTIVE = false;
+  if (INDEX % 2 == 0) POSITION.x = 0.0 / 0.0;
+}
+"""
+)");
+  const Frame g = evaluate(ends, 5);
+  for (const Particle& p : g.emitters[0].particles) {
+    CHECK(p.age_s <= 1.0);
+    CHECK(((p.key / 2) % 2) == 1u);
+  }
+  CHECK(g.emitters[0].stats.dropped > 0);
+}
+
+TEST_CASE("program emitter: bad programs and uniforms are located in the effect", "[unit]") {
+  const std::string e = load_error(R"([[emitter]]
+rate = 1
+program = """
+void pose() {
+  POSITION = vec3(1.0);
+}
+"""
+)");
+  CHECK(e.find("test.toml:5:12: cannot assign this value: expected vec2, found vec3") !=
+        std::string::npos);
+  CHECK(load_error("[[emitter]]\nprogram = \"void pose() { x; }\"\n")
+            .find("test.toml:2:26: unknown name 'x'") != std::string::npos);
+  const std::string u = load_error(R"([[emitter]]
+program = "uniform vec2 d; void pose() { POSITION = d; }"
+uniforms = { dd = 1.0, d = 2.0 }
+)");
+  CHECK(u.find("the program has no uniform 'dd'; did you mean 'd'?") != std::string::npos);
+  CHECK(u.find("the uniform 'd' is a vec2, which holds 2 numbers; found 1") != std::string::npos);
+  CHECK(load_error("[[emitter]]\nprogram = \"no_such_file.glsl\"\n")
+            .find("cannot read the program file ./no_such_file.glsl: no such file") !=
+        std::string::npos);
+  CHECK(load_error("[[emitter]]\nuniforms = { a = 1 }\n").find("uniforms needs a program") !=
+        std::string::npos);
+  // --set reaches a uniform.
+  const Effect fx = fx_from(R"([[emitter]]
+rate = 0
+bursts = [{ time = 0, count = 1 }]
+program = "uniform float x = 1.0; void pose() { POSITION.x = x; }"
+)",
+                            {"emitter.0.uniforms.x=7.5"});
+  CHECK(evaluate(fx, 0.5).emitters[0].particles[0].x == 7.5);
+}
+
+TEST_CASE("program emitter: what programs cannot be combined with yet is refused", "[unit]") {
+  CHECK(load_error(R"([[emitter]]
+name = "a"
+colliders = [{ kind = "line", point = [0, -50], normal = [0, 1] }]
+program = "void process() { VELOCITY.y -= 10.0 * DELTA; }"
+)")
+            .find("colliders act on the built-in motion") != std::string::npos);
+  CHECK(load_error(R"([[emitter]]
+name = "a"
+program = "void pose() { COLOR.r = 1.0; }"
+[[emitter]]
+name = "b"
+sub = { parent = "a", on = "death", count = 3 }
+)")
+            .find("a program emitter cannot have sub-emitters yet") != std::string::npos);
+  // Colours only: colliders still move the particles.
+  CHECK(load_error(R"([[emitter]]
+colliders = [{ kind = "line", point = [0, -50], normal = [0, 1] }]
+program = "void pose() { COLOR.g = 0.5; }"
+)") == "");
+}
