@@ -20,9 +20,10 @@ namespace pg = spritz::program;
 
 constexpr uint32_t kBatch = 64;
 
-// The program's noise field: M(s_e ^ ((37 + 1) * 0x85EBCA77)), channel 37.
+// The program's noise field (model.md 11): M(s_e ^ ((37 + 1) * 0x85EBCA77)),
+// the hash unit() divides by 2^32, on channel 37.
 uint32_t noise_field(const Emitter& em) {
-  return mix32(em.seed ^ ((37u + 1u) * 0x85EBCA77u));
+  return mix32(em.seed ^ ((static_cast<uint32_t>(Channel::kProgramNoise) + 1u) * 0x85EBCA77u));
 }
 
 // A machine for the emitter's program on this thread: set up once (its

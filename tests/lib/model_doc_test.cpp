@@ -77,6 +77,7 @@ TEST_CASE("docs/model.md's channel table numbers the code's channels", "[hash]")
       {Channel::kTurbulenceEnvelope, "| 19 | turbulence amplitude envelope roll |"},
       {Channel::kDamping, "| 34 | damping (6.3) |"},
       {Channel::kOrbitVelocity, "| 35 | orbit velocity (6.4) |"},
+      {Channel::kProgramNoise, "| 37 | seed of a program's noise field"},
   };
   for (const auto& [channel, row] : rows) {
     INFO(row);

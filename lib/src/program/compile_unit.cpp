@@ -329,7 +329,8 @@ void Compiler::declare_builtins(Stage s) {
   add("COLOR", vec4, f(kFColor, 4), static_cast<int>(ProgramVar::kColor), nullptr);
   add("SIZE", vec2, f(kFSize, 2), static_cast<int>(ProgramVar::kSize), nullptr);
   add("ROTATION", fl, f(kFRotation, 1), static_cast<int>(ProgramVar::kRotation), nullptr);
-  add("EMISSION", fl, f(kFEmission, 1), static_cast<int>(ProgramVar::kEmission), nullptr);
+  add("EMISSION", fl, f(kFEmission, 1), -1,
+      "writing EMISSION per particle is not supported yet (docs/programs.md, \"Limits\")");
   add("CUSTOM", vec4, f(kFCustom, 4), static_cast<int>(ProgramVar::kCustom), nullptr);
   static const char* kUser[6] = {"USERDATA1", "USERDATA2", "USERDATA3",
                                  "USERDATA4", "USERDATA5", "USERDATA6"};
