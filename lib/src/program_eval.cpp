@@ -187,7 +187,20 @@ size_t run_batch(const Emitter& em, Particle* ps, uint32_t n, double clock,
     m.f(pg::kFDelta)[l] = 0;
     load_pose(m, l, ps[l], em, !birth, prog, stepped);
   }
-  if (prog.has(Stage::kPose)) m.run(Stage::kPose, n);
+  const pg::Compiled& code = prog.compiled();
+  if (code.tangent_offset > 0) {
+    // The velocity is the derivative of the place pose() gives (model.md
+    // 11.1): AGE and TIME move with the clock, every other input is fixed.
+    const uint32_t t = code.tangent_offset;
+    for (uint32_t s = 0; s < pg::kFBuiltins; ++s) std::fill_n(m.f(s + t), n, 0.0);
+    std::fill_n(m.f(pg::kFAge + t), n, 1.0);
+    std::fill_n(m.f(pg::kFTime + t), n, 1.0);
+    m.run_pose_tangent(n);
+    std::copy_n(m.f(pg::kFPosition + t), n, m.f(pg::kFVelocity));
+    std::copy_n(m.f(pg::kFPosition + 1 + t), n, m.f(pg::kFVelocity + 1));
+  } else if (prog.has(Stage::kPose)) {
+    m.run(Stage::kPose, n);
+  }
   size_t kept = 0;
   for (uint32_t l = 0; l < n; ++l) {
     if (!alive[l] || !m.u(pg::kUActive)[l]) continue;

@@ -220,3 +220,50 @@ colliders = [{ kind = "line", point = [0, -50], normal = [0, 1] }]
 program = "void pose() { COLOR.g = 0.5; }"
 )") == "");
 }
+
+TEST_CASE("program emitter: the velocity of a place pose() gives is its derivative", "[unit]") {
+  // A bit of everything the chain rule goes through; nothing sets VELOCITY.
+  const Effect fx = fx_from(R"(
+[[emitter]]
+rate = 20
+lifetime = [2, 3]
+speed = 30
+spread = 90
+program = """
+float wobble(float t) { return smoothstep(0.2, 1.4, t) * pow(t + 0.5, 1.7); }
+void pose() {
+  float t = AGE;
+  mat2 turn = mat2(cos(t), sin(t), -sin(t), cos(t));
+  vec2 p = turn * vec2(40.0 * wobble(t), 10.0 * exp(-t) + log(1.0 + t));
+  float s = 0.0;
+  for (int i = 0; i < 3; i++) s += mix(sqrt(t + 1.0), atan(t, 2.0), 0.25 * float(i));
+  p += vec2(s, clamp(t * 30.0, 5.0, 40.0) / (1.0 + t * t));
+  p.y += 20.0 * noise(vec2(float(INDEX) * 0.3, TIME * 0.7)) + abs(sin(TIME)) * 3.0;
+  p.x += fma(t, t, 1.0) + fract(TIME * 0.1) * 5.0 + tanh(t - 1.0) + inversesqrt(t + 2.0);
+  POSITION = POSITION + p;
+}
+"""
+)");
+  const double h = 1e-5;
+  for (const double c : {1.1, 2.37, 2.9}) {
+    const Frame f = evaluate(fx, c), before = evaluate(fx, c - h), after = evaluate(fx, c + h);
+    const auto& ps = f.emitters[0].particles;
+    REQUIRE(ps.size() > 10);
+    size_t compared = 0;
+    for (const Particle& p : ps) {
+      const Particle* a = nullptr;
+      const Particle* b = nullptr;
+      for (const Particle& q : before.emitters[0].particles)
+        if (q.key == p.key) a = &q;
+      for (const Particle& q : after.emitters[0].particles)
+        if (q.key == p.key) b = &q;
+      if (!a || !b) continue;
+      const double dx = (b->x - a->x) / (2 * h), dy = (b->y - a->y) / (2 * h);
+      INFO("key " << p.key << " at " << c);
+      CHECK(std::abs(p.vx - dx) <= 1e-4 * (1 + std::abs(dx)));
+      CHECK(std::abs(p.vy - dy) <= 1e-4 * (1 + std::abs(dy)));
+      ++compared;
+    }
+    CHECK(compared > 10);
+  }
+}

@@ -172,6 +172,7 @@ void verify(const Compiled& c) {
   };
   check(c.prologue, "the prologue");
   for (const auto& code : c.stage) check(code, "a function");
+  check(c.pose_tangent, "pose() with derivatives");
 }
 
 }  // namespace spritz::program

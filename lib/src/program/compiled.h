@@ -56,7 +56,15 @@ struct Compiled {
   std::vector<std::vector<Reg>> uniform_regs;  // each uniform's scalars
   uint32_t writes = 0;                         // bit ProgramVar: written by some function
   bool move_by_velocity = true;
+  // pose() with forward derivatives (tangent.cpp), when pose() places the
+  // particle and nothing sets its velocity: the tangent of float register r
+  // is register r + tangent_offset. 0 and empty otherwise.
+  uint32_t tangent_offset = 0;
+  std::vector<Instr> pose_tangent;
 };
+
+// Adds pose_tangent to `c` (and the registers it needs).
+void add_pose_tangents(Compiled& c);
 
 // What an instruction's operands are: 'F' a float register, 'U' a word
 // register, 'J' an instruction index, 'L' a loop, '-' unused. For d, a, b, c.

@@ -24,6 +24,8 @@ class Machine {
   // Runs function `s` for lanes [0, n) whose kUMask word is 1. Throws
   // spritz::Error when a lane's loops pass kProgramLoopBudget turns.
   void run(Stage s, uint32_t n);
+  // pose() with derivatives (compiled.h's pose_tangent).
+  void run_pose_tangent(uint32_t n) { execute(c_.pose_tangent, n); }
 
  private:
   void execute(const std::vector<Instr>& code, uint32_t n);

@@ -82,6 +82,14 @@ std::shared_ptr<const Program> Program::compile(std::string_view text, const Pro
     sort_by_location(errors);
     throw Error(std::move(errors));
   }
+  // Where pose() places the particle and nothing sets its velocity, the
+  // velocity is the position's derivative (model.md 11.1).
+  const program::Compiled& c = *p->compiled_;
+  const auto wrote = [&](ProgramVar v) { return (c.writes >> static_cast<uint32_t>(v)) & 1u; };
+  if (c.has_stage[static_cast<size_t>(Stage::kPose)] &&
+      !c.has_stage[static_cast<size_t>(Stage::kProcess)] && wrote(ProgramVar::kPosition) &&
+      !wrote(ProgramVar::kVelocity))
+    program::add_pose_tangents(*p->compiled_);
   program::verify(*p->compiled_);
   return p;
 }
