@@ -267,3 +267,18 @@ void pose() {
     CHECK(compared > 10);
   }
 }
+
+TEST_CASE("program emitter: integer, float and bool uniform values read as written", "[unit]") {
+  const Effect fx = fx_from(R"([[emitter]]
+rate = 0
+bursts = [{ time = 0, count = 1 }]
+uniforms = { a = 80, b = 2.5, on = true, v = [3, 4.5] }
+program = """
+uniform float a; uniform float b; uniform bool on; uniform vec2 v;
+void pose() { POSITION = vec2(a + b, on ? v.x * 10.0 + v.y : -1.0); }
+"""
+)");
+  const Particle& p = evaluate(fx, 0.5).emitters[0].particles[0];
+  CHECK(p.x == 82.5);
+  CHECK(p.y == 34.5);
+}

@@ -111,8 +111,9 @@ void Translator::read_uniforms(const toml::table& t, EmitterProgram& ep) {
     const UniformInfo& d = declared[i];
     std::vector<double> v;
     const auto scalar = [&](const toml::node& x) {
-      if (auto b = x.value<bool>())
-        v.push_back(*b ? 1 : 0);
+      // is_boolean first: toml++'s value<bool>() also reads an integer.
+      if (x.is_boolean())
+        v.push_back(*x.value<bool>() ? 1 : 0);
       else if (auto num = number(x, "uniform " + d.name))
         v.push_back(*num);
     };

@@ -282,7 +282,9 @@ void write_forces(std::ostream& o, const Emitter& em) {
       << "tangential_acceleration = " << range(f.tangential) << "\n";
   if (f.has_damping()) o << "damping = " << range(f.damping) << "\n";
   if (f.has_orbit_velocity()) o << "orbit_velocity = " << range(f.orbit_velocity) << "\n";
-  if (f.any()) o << "integration = { step = " << num(f.step_s) << " }\n";
+  // The step is a process() program's too (model.md 11.1).
+  const bool stepped = em.program && em.program->program->has(Stage::kProcess);
+  if (f.any() || stepped) o << "integration = { step = " << num(f.step_s) << " }\n";
   if (em.orbit.enabled) {
     const Orbit& b = em.orbit;
     o << "orbit = { radius = " << range(b.radius);
