@@ -16,11 +16,11 @@ while [ $# -gt 0 ]; do
   case "$1" in
     --runs) limit=(-runs="$2"); shift 2 ;;
     --time) limit=(-max_total_time="$2"); shift 2 ;;
-    effect|texture|diff|cli|import) targets+=("$1"); shift ;;
-    *) echo "fuzz.sh: unknown argument $1 (targets: effect texture diff cli import)" >&2; exit 2 ;;
+    effect|texture|diff|cli|import|program) targets+=("$1"); shift ;;
+    *) echo "fuzz.sh: unknown argument $1 (targets: effect texture diff cli import program)" >&2; exit 2 ;;
   esac
 done
-[ ${#targets[@]} -gt 0 ] || targets=(effect texture diff cli import)
+[ ${#targets[@]} -gt 0 ] || targets=(effect texture diff cli import program)
 
 scripts/install-missing.sh g++ cmake make pkg-config libcli11-dev libtomlplusplus-dev libstb-dev \
   catch2 libmpfr-dev libdeflate-dev libopenexr-dev libcpp-httplib-dev libpugixml-dev libtiff-dev zlib1g-dev nlohmann-json3-dev clang-14 libclang-rt-14-dev

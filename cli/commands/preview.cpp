@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cctype>
 #include <cerrno>
@@ -226,6 +227,15 @@ class Preview {
       for (const Emitter& em : loaded->emitters)
         if (!em.texture.builtin()) files.push_back(stamp(em.texture.path));
       for (const std::string& f : loaded->source_files) files.push_back(stamp(f));
+    } catch (const Error& e) {
+      errors.push_back(e.what());
+      // A program file with an error is watched too, so that saving the fix
+      // reloads (its messages name it).
+      for (const Diagnostic& d : e.diagnostics())
+        if (!d.loc.file.empty() && d.loc.file != args_.effect.effect &&
+            std::none_of(files.begin(), files.end(),
+                         [&](const FileStamp& f) { return f.path == d.loc.file; }))
+          files.push_back(stamp(d.loc.file));
     } catch (const std::exception& e) {
       errors.push_back(e.what());
     }

@@ -130,6 +130,7 @@ Effect load_effect(std::string_view text, const std::string& source_name,
   tr.read_file = read_program_file;
   Effect fx = tr.translate(root);
   for (const std::string& p : tr.program_texts) hash = fnv1a64(p, hash);
+  fx.source_files.insert(fx.source_files.end(), tr.program_files.begin(), tr.program_files.end());
   check_texture_files(tr.texture_files, tr.diagnostics);
   if (!tr.diagnostics.empty()) {
     sort_by_location(tr.diagnostics);

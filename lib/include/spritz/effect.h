@@ -361,7 +361,7 @@ struct Effect {
   std::string source_path;  // as given ("-" for stdin)
   // Files the effect was made from besides its own and its texture paths:
   // an imported effect's texture file (its texture path is the import's
-  // PNG, supplied from memory). `preview` watches them.
+  // PNG, supplied from memory), a program file. `preview` watches them.
   std::vector<std::string> source_files;
   SourceLoc effect_loc;       // the [effect] table (line 0: the file has none)
   uint64_t content_hash = 0;  // of the source text and every override

@@ -98,6 +98,6 @@ class Program {
 // The most loop turns one particle may take in one evaluation (all its
 // loops, all its steps): past it, the run stops with an error naming the
 // loop (docs/programs.md, "Limits").
-inline constexpr uint64_t kProgramLoopBudget = 1u << 24;
+inline constexpr uint32_t kProgramLoopBudget = 1u << 24;
 
 }  // namespace spritz

@@ -154,6 +154,9 @@ int fit(const std::vector<Type>& args, const Function& f, const std::vector<Type
 // parameter variables, the body compiled under the call's mask, out and
 // inout parameters copied back.
 Value Compiler::user_call(const Expr& e, const std::vector<const Function*>& overloads) {
+  // Past the size limit nothing more is inlined: calls that call calls
+  // would otherwise walk an exponential number of bodies.
+  if (too_big_) return error_value();
   // Arguments: values for `in`, lvalues for out and inout (the chosen
   // overload decides; overloads share qualifiers or are told apart by type).
   std::vector<Value> values(e.args.size());

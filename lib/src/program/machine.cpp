@@ -176,8 +176,7 @@ void Machine::loop_error(uint32_t loop) const {
   const LoopSite& site = c_.loops[loop];
   SourceLoc loc{c_.origin.file, c_.origin.line + site.pos.line - 1,
                 site.pos.line == 1 ? c_.origin.col + site.pos.col - 1 : site.pos.col};
-  throw Error(loc, "this " + site.what + " loop ran more than " +
-                       std::to_string(kProgramLoopBudget) +
+  throw Error(loc, "this " + site.what + " loop ran more than " + std::to_string(budget_) +
                        " turns for one particle in one evaluation (the program's loop budget, "
                        "docs/programs.md); check its condition");
 }
@@ -494,7 +493,7 @@ void Machine::execute(const std::vector<Instr>& code, uint32_t n) {
         bool over = false;
         LANES {
           turns[l] += m[l];
-          over = over || turns[l] > kProgramLoopBudget;
+          over = over || turns[l] > budget_;
         }
         if (over) loop_error(in.a);
         break;

@@ -18,6 +18,8 @@ class Machine {
           uint32_t noise_field);
 
   uint32_t batch() const { return batch_; }
+  // The loop budget (kProgramLoopBudget unless a test sets a smaller one).
+  void set_turn_budget(uint32_t turns) { budget_ = turns; }
   double* f(uint32_t slot) { return f_.data() + static_cast<size_t>(slot) * batch_; }
   uint32_t* u(uint32_t slot) { return u_.data() + static_cast<size_t>(slot) * batch_; }
 
@@ -33,6 +35,7 @@ class Machine {
 
   const Compiled& c_;
   uint32_t batch_;
+  uint32_t budget_ = kProgramLoopBudget;
   std::vector<double> f_;
   std::vector<uint32_t> u_;
 };

@@ -63,6 +63,7 @@ void Translator::read_program(const toml::table& t, Emitter& em) {
   } else {
     ep->file = *s;
     const fs::path p = fs::path(base_dir_) / *s;
+    program_files.push_back(p.lexically_normal().string());
     std::string why;
     if (!read_file || !read_file(p.string(), ep->source, why)) {
       error(*n, "cannot read the program file " + p.string() + (why.empty() ? "" : ": " + why));

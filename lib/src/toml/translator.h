@@ -37,6 +37,7 @@ class Translator : public TomlReader {
   std::string_view source_text;
   std::function<bool(const std::string& path, std::string& out, std::string& why)> read_file;
   std::vector<std::string> program_texts;  // program files read, for the effect's hash
+  std::vector<std::string> program_files;  // and their paths (preview watches them)
   void warn_invisible(const toml::table& t, const Emitter& em);
 
  private:
