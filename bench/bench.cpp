@@ -327,6 +327,7 @@ struct Options {
   std::string out = std::string(SPRITZ_SOURCE_DIR) + "/bench/results.json";
   const char* once = nullptr;
   bool elementary_only = false;  // table E1 alone, printed, no JSON written
+  bool programs_only = false;    // table P1 alone, printed, no JSON written
 };
 
 // false after printing the usage.
@@ -342,11 +343,13 @@ bool parse_options(int argc, char** argv, Options& o) {
       g_texture = std::atoi(argv[++i]);
     else if (!std::strcmp(argv[i], "--elementary"))
       o.elementary_only = true;
+    else if (!std::strcmp(argv[i], "--programs"))
+      o.programs_only = true;
     else {
       std::fprintf(
           stderr,
           "usage: spritz_bench [--quick] [--out results.json] [--once S1|S2|S3] [--texture N] "
-          "[--elementary]\n");
+          "[--elementary] [--programs]\n");
       return false;
     }
   }
@@ -390,6 +393,10 @@ int main(int argc, char** argv) {
     b.elementary();
     return 0;
   }
+  if (options.programs_only) {
+    b.programs();
+    return 0;
+  }
   Json& json = b.json;
   const DrawPath kernel = b.kernel;
   std::printf(
@@ -406,6 +413,7 @@ int main(int argc, char** argv) {
   b.clock_independence();
   b.collisions();
   b.elementary();
+  b.programs();
   b.png();
   b.stages();
   b.end_to_end();

@@ -163,6 +163,7 @@ class Bench {
   void clock_independence();
   void collisions();
   void elementary();
+  void programs();
   void png();
   void stages();
   void end_to_end();

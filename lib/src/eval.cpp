@@ -58,7 +58,7 @@ void evaluate_program_piece(const Emitter& em, const Piece& w, double clock, uin
   };
   const auto one = [&](uint64_t key, double birth) {
     ++visited;
-    if (detail::builtin_particle(em, key, birth, clock, batch[n], nullptr, false) &&
+    if (detail::program_base(em, key, birth, clock, batch[n], nullptr) &&
         finite_particle(batch[n]) && ++n == 64)
       flush();
   };
@@ -305,8 +305,9 @@ Rgb particle_color(const Emitter& em, uint32_t st, double tau) {
 
 bool evaluate_particle(const Emitter& em, uint64_t key, double birth_s, double clock, Particle& out,
                        const ParentState* parent) {
-  if (!detail::builtin_particle(em, key, birth_s, clock, out, parent, !em.program)) return false;
-  return !em.program || detail::run_program(em, &out, 1, clock, parent, nullptr) == 1;
+  if (!em.program) return detail::builtin_particle(em, key, birth_s, clock, out, parent);
+  return detail::program_base(em, key, birth_s, clock, out, parent) &&
+         detail::run_program(em, &out, 1, clock, parent, nullptr) == 1;
 }
 
 bool detail::builtin_particle(const Emitter& em, uint64_t key, double birth_s, double clock,

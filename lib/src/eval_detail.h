@@ -151,6 +151,12 @@ bool parent_impact(const Emitter& parent, uint32_t st, double birth, double life
 bool builtin_particle(const Emitter& em, uint64_t key, double birth_s, double clock, Particle& out,
                       const ParentState* parent, bool heading = true);
 
+// A program particle's built-in part at `clock` (model.md 11.1, step 4): the
+// whole built-in particle, or where the program owns every property, only
+// its key, birth, age, life and flipbook cell. False when it is not alive.
+bool program_base(const Emitter& em, uint64_t key, double birth_s, double clock, Particle& out,
+                  const ParentState* parent);
+
 // model.md 7.4: a rotation plus the turn to `heading` when the sprite is
 // oriented along its velocity (and a quarter more across it).
 inline double add_heading(const Emitter& em, double rot, Vec2 heading) {

@@ -216,6 +216,22 @@ size_t run_batch(const Emitter& em, Particle* ps, uint32_t n, double clock,
 
 }  // namespace
 
+bool program_base(const Emitter& em, uint64_t key, double birth_s, double clock, Particle& out,
+                  const ParentState* parent) {
+  if (!em.program->owns_all()) return builtin_particle(em, key, birth_s, clock, out, parent, false);
+  const uint32_t st = particle_stream(em.seed, static_cast<uint32_t>(key));
+  const double life = em.lifetime_s.at(unit(st, Channel::kLifetime));
+  const double age = clock - birth_s;
+  if (!(age >= 0 && age < life)) return false;
+  out = Particle{};
+  out.key = key;
+  out.birth_s = birth_s;
+  out.age_s = age;
+  out.life_s = life;
+  out.cell = em.flipbook.enabled ? flipbook_cell(em.flipbook, st, age, age / life) : 0;
+  return true;
+}
+
 size_t run_program(const Emitter& em, Particle* ps, size_t n, double clock,
                    const ParentState* parent, uint64_t* dropped) {
   size_t kept = 0;

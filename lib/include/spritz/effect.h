@@ -214,6 +214,12 @@ struct EmitterProgram {
   // Whether the program owns `v` (some function writes it): then the
   // built-in model no longer sets it.
   bool owns(ProgramVar v) const { return program && program->writes(v); }
+  // Whether the program owns every property the built-in model computes at
+  // the clock asked for: then only the particle's life is needed there.
+  bool owns_all() const {
+    return owns(ProgramVar::kPosition) && owns(ProgramVar::kVelocity) && owns(ProgramVar::kColor) &&
+           owns(ProgramVar::kSize) && owns(ProgramVar::kRotation);
+  }
   // Whether the particle's state at birth is needed: start() or process()
   // runs, or a property the program owns starts from it.
   bool needs_birth() const {
