@@ -44,8 +44,26 @@ const char* sub_event_name(SubEvent on) {
 
 namespace {
 
+// A program particle's CUSTOM and USERDATA1..6 (model.md 11) as JSON
+// members, each only when the program writes it.
+std::string program_json(const Effect& fx, const Emitter& em, const Particle& p, double clock) {
+  ProgramState st;
+  if (!em.program || !program_state(fx, em, p, clock, st)) return "";
+  static const char* kNames[7] = {"custom",    "userdata1", "userdata2", "userdata3",
+                                  "userdata4", "userdata5", "userdata6"};
+  std::string out;
+  for (int i = 0; i < 7; ++i) {
+    if (!em.program->owns(static_cast<ProgramVar>(static_cast<int>(ProgramVar::kCustom) + i)))
+      continue;
+    out += std::string(", \"") + kNames[i] + "\": [";
+    for (int k = 0; k < 4; ++k) out += (k ? ", " : "") + json_number(st.values[4 * i + k]);
+    out += "]";
+  }
+  return out;
+}
+
 // One particle as inspect --json shows it (docs/cli.md).
-std::string particle_json(const Particle& p, const Emitter& em) {
+std::string particle_json(const Particle& p, const Emitter& em, const std::string& extra) {
   return "{\"key\": " + std::to_string(p.key) + ", \"age\": " + json_number(p.age_s) +
          ", \"life\": " + json_number(p.life_s) + ", \"x\": " + json_number(p.x) +
          ", \"y\": " + json_number(p.y) + ", \"vx\": " + json_number(p.vx) +
@@ -56,7 +74,7 @@ std::string particle_json(const Particle& p, const Emitter& em) {
          ", \"brightness\": " + json_number(em.brightness) +
          ", \"light_emission\": " + json_number(em.light_emission) +
          ", \"cell\": " + std::to_string(p.cell) + ", \"impacts\": " + std::to_string(p.impacts) +
-         "}";
+         extra + "}";
 }
 
 // The frame as inspect --json prints it.
@@ -84,7 +102,7 @@ std::string frame_json(const Effect& fx, const Frame& frame, const InspectArgs& 
       if (p.trail) continue;  // a trail ghost is the particle at an earlier clock
       out += first ? "" : ", ";
       first = false;
-      out += particle_json(p, em);
+      out += particle_json(p, em, program_json(fx, em, p, frame.clock));
     }
     out += "]}";
   }
@@ -92,10 +110,12 @@ std::string frame_json(const Effect& fx, const Frame& frame, const InspectArgs& 
 }
 
 // One emitter's particles as the table's rows.
-void print_rows(const EmitterFrame& ef, const Emitter& em) {
+void print_rows(const Effect& fx, const EmitterFrame& ef, const Emitter& em, double clock) {
   const bool hits = em.collision.enabled();
-  std::printf("%10s %7s %7s %9s %9s %8s %8s %8s %6s %5s  %s%s\n", "key", "age", "life", "x", "y",
-              "w", "h", "rot", "alpha", "cell", "color", hits ? "  impacts" : "");
+  const bool custom = em.program && em.program->owns(ProgramVar::kCustom);
+  std::printf("%10s %7s %7s %9s %9s %8s %8s %8s %6s %5s  %s%s%s\n", "key", "age", "life", "x", "y",
+              "w", "h", "rot", "alpha", "cell", "color", hits ? "  impacts" : "",
+              custom ? "  custom" : "");
   for (const Particle& p : ef.particles) {
     if (p.trail) continue;
     std::printf("%10llu %s %s %s %s %s %s %s %6.3f %5d  #%02x%02x%02x",
@@ -107,6 +127,11 @@ void print_rows(const EmitterFrame& ef, const Emitter& em) {
                 static_cast<unsigned>(std::lround(p.color_srgb.g * 255)),
                 static_cast<unsigned>(std::lround(p.color_srgb.b * 255)));
     if (hits) std::printf("  %7u", p.impacts);
+    ProgramState st;
+    if (custom && program_state(fx, em, p, clock, st))
+      std::printf("  %s %s %s %s", column(st.values[0], 8, 3).c_str(),
+                  column(st.values[1], 8, 3).c_str(), column(st.values[2], 8, 3).c_str(),
+                  column(st.values[3], 8, 3).c_str());
     std::printf("\n");
   }
 }
@@ -132,7 +157,7 @@ void print_table(const Effect& fx, const Frame& frame, const InspectArgs& args, 
       std::printf(")");
     }
     std::printf("\n");
-    if (!ef.particles.empty()) print_rows(ef, em);
+    if (!ef.particles.empty()) print_rows(fx, ef, em, clock);
   }
 }
 

@@ -169,7 +169,9 @@ inline double add_heading(const Emitter& em, double rot, Vec2 heading) {
 // Runs `em`'s program (model.md 11) on the n built-in particles ps[0..n)
 // at `clock`, in place: the ones it keeps close up in order and their
 // count is returned; `dropped` (when given) counts those it left not finite.
+// `state`, when given, gets each kept particle's CUSTOM and USERDATA (28
+// numbers a particle, in the kept order).
 size_t run_program(const Emitter& em, Particle* ps, size_t n, double clock,
-                   const ParentState* parent, uint64_t* dropped);
+                   const ParentState* parent, uint64_t* dropped, double* state = nullptr);
 
 }  // namespace spritz::detail

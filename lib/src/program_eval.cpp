@@ -39,9 +39,10 @@ pg::Machine& machine_for(const Emitter& em) {
   for (Entry& e : cache)
     if (e.program == em.program && e.field == field) return *e.machine;
   if (cache.size() >= 8) cache.erase(cache.begin());
-  cache.push_back(Entry{em.program, field,
-                        std::make_unique<pg::Machine>(em.program->program->compiled(), kBatch,
-                                                      em.program->uniforms, field)});
+  cache.push_back(Entry{
+      em.program, field,
+      std::make_unique<pg::Machine>(em.program->program->compiled(), kBatch, em.program->uniforms,
+                                    field, &em.program->curves, &em.program->gradients)});
   return *cache.back().machine;
 }
 
@@ -149,7 +150,7 @@ bool store_lane(pg::Machine& m, uint32_t l, const Emitter& em, Particle& p) {
 // One batch of at most kBatch particles, run and written back from `out`
 // on (out <= ps: the survivors close up in order).
 size_t run_batch(const Emitter& em, Particle* ps, uint32_t n, double clock,
-                 const ParentState* parent, uint64_t* dropped, Particle* out) {
+                 const ParentState* parent, uint64_t* dropped, Particle* out, double* state) {
   const EmitterProgram& ep = *em.program;
   const Program& prog = *ep.program;
   pg::Machine& m = machine_for(em);
@@ -209,6 +210,8 @@ size_t run_batch(const Emitter& em, Particle* ps, uint32_t n, double clock,
       if (dropped) ++*dropped;
       continue;
     }
+    if (state)
+      for (uint32_t k = 0; k < 28; ++k) state[kept * 28 + k] = m.f(pg::kFCustom + k)[l];
     out[kept++] = p;
   }
   return kept;
@@ -233,13 +236,32 @@ bool program_base(const Emitter& em, uint64_t key, double birth_s, double clock,
 }
 
 size_t run_program(const Emitter& em, Particle* ps, size_t n, double clock,
-                   const ParentState* parent, uint64_t* dropped) {
+                   const ParentState* parent, uint64_t* dropped, double* state) {
   size_t kept = 0;
   for (size_t first = 0; first < n; first += kBatch) {
     const auto m = static_cast<uint32_t>(std::min<size_t>(kBatch, n - first));
-    kept += run_batch(em, ps + first, m, clock, parent, dropped, ps + kept);
+    kept += run_batch(em, ps + first, m, clock, parent, dropped, ps + kept,
+                      state ? state + kept * 28 : nullptr);
   }
   return kept;
 }
 
 }  // namespace spritz::detail
+
+namespace spritz {
+
+bool program_state(const Effect& fx, const Emitter& em, const Particle& p, double clock,
+                   ProgramState& out) {
+  if (!em.program || !em.program->program) return false;
+  ParentState parent;
+  const ParentState* from = nullptr;
+  if (em.is_sub()) {
+    if (!sub_parent_state(fx, em, p.key, p.birth_s, parent)) return false;
+    from = &parent;
+  }
+  Particle q;
+  return detail::program_base(em, p.key, p.birth_s, clock, q, from) &&
+         detail::run_program(em, &q, 1, clock, from, nullptr, out.values) == 1;
+}
+
+}  // namespace spritz

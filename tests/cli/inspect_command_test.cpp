@@ -112,3 +112,27 @@ TEST_CASE("inspect lists an emitter's particles, not their trail ghosts", "[cli]
   const Run table = run_spritz("inspect " + kConfigs + "/comets.toml --time 1", d);
   CHECK_THAT(table.out, Catch::Contains("emitter comets: " + std::to_string(listed) + " alive"));
 }
+
+TEST_CASE("inspect shows a program's CUSTOM and USERDATA as the program left them", "[cli]") {
+  const fs::path d = fresh_dir("inspect-program");
+  // CUSTOM.x counts process() steps; USERDATA2 is set once in start().
+  write(d / "p.toml", R"([[emitter]]
+rate = 0
+bursts = [{ time = 0, count = 2 }]
+lifetime = 5
+integration = { step = 0.25 }
+program = """
+void start() { USERDATA2 = vec4(float(INDEX), 2.0, 3.0, 4.0); }
+void process() { CUSTOM.x += 1.0; }
+"""
+)");
+  const Run r = run_spritz("inspect p.toml --time 1.1 --json", d);
+  CHECK(r.code == 0);
+  // 1.1 s: 4 whole steps of 0.25 s and one of 0.1 s.
+  CHECK_THAT(r.out, Catch::Contains("\"custom\": [5, 0, 0, 0], \"userdata2\": [0, 2, 3, 4]}"));
+  CHECK_THAT(r.out, Catch::Contains("\"custom\": [5, 0, 0, 0], \"userdata2\": [1, 2, 3, 4]}"));
+  CHECK_THAT(r.out, !Catch::Contains("userdata1"));
+  const Run table = run_spritz("inspect p.toml --time 1.1", d);
+  CHECK_THAT(table.out, Catch::Contains("color  custom"));
+  CHECK_THAT(table.out, Catch::Contains("   5.000    0.000    0.000    0.000"));
+}

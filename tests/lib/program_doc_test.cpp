@@ -55,10 +55,13 @@ std::vector<std::vector<std::string>> table(const std::string& doc, const std::s
   return rows;
 }
 
+// The docs' examples name a curve `fade` and a gradient `heat`.
+const ProgramNames kNames{{"fade"}, {"heat"}};
+
 bool compiles(const std::string& text, std::string* why = nullptr) {
   try {
     std::vector<Diagnostic> w;
-    Program::compile(text, ProgramOrigin{"doc", 1, 1}, w);
+    Program::compile(text, ProgramOrigin{"doc", 1, 1}, w, kNames);
     return true;
   } catch (const Error& e) {
     if (why) *why = e.diagnostics()[0].message;
@@ -135,6 +138,7 @@ TEST_CASE("docs/programs.md: every built-in function's example gives its value",
       vec4 out4(uint x) { return vec4(float(x), 0.0, 0.0, 0.0); }
       vec4 out4(bool x) { return vec4(x ? 1.0 : 0.0, 0.0, 0.0, 0.0); }
       vec4 out4(vec2 x) { return vec4(x, 0.0, 0.0); }
+      vec4 out4(vec3 x) { return vec4(x, 0.0); }
       vec4 out4(bvec2 x) { return vec4(x.x ? 1.0 : 0.0, x.y ? 1.0 : 0.0, 0.0, 0.0); }
       void pose() { float w; CUSTOM = out4()" +
                              example + "); }";
@@ -142,8 +146,10 @@ TEST_CASE("docs/programs.md: every built-in function's example gives its value",
     REQUIRE(compiles(text, &why));
     if (want.empty()) continue;  // a value that depends on the particle
     std::vector<Diagnostic> warnings;
-    const auto p = Program::compile(text, ProgramOrigin{"doc", 1, 1}, warnings);
-    program::Machine m(p->compiled(), 1, {}, 1u);
+    const auto p = Program::compile(text, ProgramOrigin{"doc", 1, 1}, warnings, kNames);
+    const std::vector<Curve> curves{Curve::line(1, 0)};
+    const std::vector<ColorCurve> gradients{ColorCurve::constant({1, 0.5, 0})};
+    program::Machine m(p->compiled(), 1, {}, 1u, &curves, &gradients);
     m.run(Stage::kPose, 1);
     for (size_t i = 0; i < want.size(); ++i)
       CHECK(m.f(program::kFCustom + static_cast<uint32_t>(i))[0] ==

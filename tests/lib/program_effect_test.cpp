@@ -9,6 +9,7 @@
 
 #include "spritz/eval.h"
 #include "spritz/load.h"
+#include "spritz/write.h"
 
 using namespace spritz;
 
@@ -281,4 +282,39 @@ void pose() { POSITION = vec2(a + b, on ? v.x * 10.0 + v.y : -1.0); }
   const Particle& p = evaluate(fx, 0.5).emitters[0].particles[0];
   CHECK(p.x == 82.5);
   CHECK(p.y == 34.5);
+}
+
+TEST_CASE("program emitter: curve() and gradient() read the emitter's curves", "[unit]") {
+  const Effect fx = fx_from(R"([[emitter]]
+rate = 0
+bursts = [{ time = 0, count = 1 }]
+lifetime = 4
+curves = { rise = [[0, 0], [0.5, 10], [1, 30]] }
+gradients = { heat = [[0, "#000000"], [1, "#ff8000"]] }
+program = """
+void pose() {
+  POSITION = vec2(curve(rise, AGE / LIFETIME), 0.0);
+  COLOR.rgb = gradient(heat, AGE / LIFETIME);
+  POSITION.y = curve(rise, TIME * 0.25) * 2.0;
+}
+"""
+)");
+  const Particle& p = evaluate(fx, 3).emitters[0].particles[0];
+  CHECK(p.x == Approx(20));  // halfway from 10 to 30
+  CHECK(p.y == Approx(40));
+  CHECK(p.vx == Approx(40 / 4.0));  // the slope 40 a unit of tau, tau = age / 4
+  CHECK(p.vy == Approx(40 * 0.25 * 2));
+  CHECK(p.color_srgb.r == Approx(0.75));
+  CHECK(p.color_srgb.g == Approx(0.75 * 128 / 255.0));
+  CHECK(load_error(R"([[emitter]]
+curves = { rise = [[0, 0], [1, 1]] }
+program = "void pose() { POSITION.x = curve(fall, AGE); }"
+)")
+            .find("the emitter has no curve named 'fall' (its curves: rise)") != std::string::npos);
+  CHECK(load_error("[[emitter]]\ncurves = { \"a b\" = [[0, 0], [1, 1]] }\nprogram = \"void "
+                   "pose() { }\"\n")
+            .find("curves.a b: a name the program can write") != std::string::npos);
+  // load(write(e)) keeps them.
+  const Effect back = load_effect(write_effect(fx), "test.toml", ".");
+  CHECK(same_particles(evaluate(fx, 3), evaluate(back, 3)));
 }

@@ -208,6 +208,11 @@ struct EmitterProgram {
   std::shared_ptr<const Program> program;
   // By the program's uniform index (Program::uniforms); empty: its default.
   std::vector<std::vector<double>> uniforms;
+  // The emitter's `curves` and `gradients`, read by curve(NAME, x) and
+  // gradient(NAME, x), by the index the program compiled them to.
+  std::vector<std::string> curve_names, gradient_names;
+  std::vector<Curve> curves;
+  std::vector<ColorCurve> gradients;
   std::string source;  // the program's text
   std::string file;    // the file as the effect names it; empty when inline
   SourceLoc loc;       // the `program` key

@@ -127,6 +127,18 @@ bool evaluate_particle(const Emitter& em, uint64_t key, double birth_s, double c
 bool sub_parent_state(const Effect& fx, const Emitter& em, uint64_t key, double birth_s,
                       ParentState& out);
 
+// A program particle's own state (model.md 11): CUSTOM, then USERDATA1 ..
+// USERDATA6, four numbers each, as its program left them at a clock.
+struct ProgramState {
+  double values[28] = {};
+};
+
+// The state of program emitter `em`'s particle `p` (as evaluate() gave it)
+// at `clock`, worked out again from its birth, as every evaluation does.
+// False when `em` runs no program or the particle is not alive then.
+bool program_state(const Effect& fx, const Emitter& em, const Particle& p, double clock,
+                   ProgramState& out);
+
 // An axis-aligned box in design px (y up) holding particles' rectangles.
 struct Bounds {
   double x0 = 0, y0 = 0, x1 = 0, y1 = 0;

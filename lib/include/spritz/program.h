@@ -53,6 +53,12 @@ struct ProgramOrigin {
   uint32_t line = 1, col = 1;
 };
 
+// The names an effect gives a program besides its own: the emitter's
+// `curves` and `gradients`, which curve(NAME, x) and gradient(NAME, x) read.
+struct ProgramNames {
+  std::vector<std::string> curves, gradients;
+};
+
 // A uniform as the program declares it.
 struct UniformInfo {
   std::string name;
@@ -76,7 +82,8 @@ class Program {
   // Compiles `text`. Throws spritz::Error with every problem found (each at
   // its file:line:col, with the line and a caret); `warnings` gets the rest.
   static std::shared_ptr<const Program> compile(std::string_view text, const ProgramOrigin& origin,
-                                                std::vector<Diagnostic>& warnings);
+                                                std::vector<Diagnostic>& warnings,
+                                                const ProgramNames& names = {});
   ~Program();
 
   bool has(Stage s) const;

@@ -122,8 +122,14 @@ enum class Op : uint8_t {
   // One more turn of loop `a` for the lanes of mask `b`: each lane counts its
   // turns, and a lane past the budget stops the run with loop a's error.
   kTick,
+  // The effect's curves (docs/programs.md): d = curve b at a; its slope
+  // there; channel c (0 r, 1 g, 2 b) of gradient b at a.
+  kCurve,
+  kCurveSlope,
+  kGradient,
 };
 
+// b and c of kCurve, kCurveSlope and kGradient are numbers, not registers.
 struct Instr {
   Op op;
   uint32_t d = 0, a = 0, b = 0, c = 0;

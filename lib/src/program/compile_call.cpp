@@ -26,6 +26,7 @@ Value Compiler::call(const Expr& e) {
   }
   const auto user = functions_.find(e.name);
   if (user != functions_.end()) return user_call(e, user->second);
+  if (e.name == "curve" || e.name == "gradient") return effect_curve(e);
   if (!is_builtin_function(e.name)) {
     unknown_name(e.name, e.pos, true);
     for (const ExprPtr& a : e.args) expr(*a);  // their own errors still count
@@ -45,6 +46,44 @@ Value Compiler::call(const Expr& e) {
   if (bad) return error_value();
   Value out;
   builtin_call(e, args, out);
+  return out;
+}
+
+// curve(NAME, x) and gradient(NAME, x): the emitter's `curves` and
+// `gradients` (docs/programs.md), NAME a bare name the effect declares.
+Value Compiler::effect_curve(const Expr& e) {
+  const bool colour = e.name == "gradient";
+  const std::vector<std::string>& declared = colour ? names.gradients : names.curves;
+  const std::string table = colour ? "gradients" : "curves";
+  if (e.args.size() != 2 || e.args[0]->kind != Expr::Kind::kName) {
+    error(e.pos,
+          e.name + "(NAME, x) takes the name of one of the emitter's " + table + " and a float");
+    for (const ExprPtr& a : e.args) expr(*a);
+    return error_value();
+  }
+  const std::string& n = e.args[0]->name;
+  uint32_t index = 0;
+  while (index < declared.size() && declared[index] != n) ++index;
+  Value x = expr(*e.args[1]);
+  if (index == declared.size()) {
+    std::string known;
+    for (const std::string& d : declared) known += (known.empty() ? "" : ", ") + d;
+    error(e.args[0]->pos, "the emitter has no " + std::string(colour ? "gradient" : "curve") +
+                              " named '" + n + "'" +
+                              (known.empty() ? "; declare it in its " + table + " table"
+                                             : " (its " + table + ": " + known + ")"));
+    return error_value();
+  }
+  if (x.type.is_error()) return x;
+  x = convert(x, Type::scalar(Base::kFloat), e.args[1]->pos, e.name + "()'s x");
+  if (x.type.is_error()) return x;
+  Value out = temp(colour ? Type::vector(Base::kFloat, 3) : Type::scalar(Base::kFloat));
+  if (colour) {
+    for (uint32_t ch = 0; ch < 3; ++ch)
+      emit(Op::kGradient, out.regs[ch].slot, x.regs[0].slot, index, ch);
+  } else {
+    emit(Op::kCurve, out.regs[0].slot, x.regs[0].slot, index);
+  }
   return out;
 }
 

@@ -402,6 +402,8 @@ void Compiler::compile(const Unit& unit) {
   if (!out_.has_stage[0] && !out_.has_stage[1] && !out_.has_stage[2] && errors.empty())
     error(Pos{1, 1}, "the program defines none of start(), process() and pose()");
   out_.writes = writes_;
+  out_.curves = static_cast<uint32_t>(names.curves.size());
+  out_.gradients = static_cast<uint32_t>(names.gradients.size());
   place_constants();
 }
 

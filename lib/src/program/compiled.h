@@ -56,6 +56,7 @@ struct Compiled {
   std::vector<std::vector<Reg>> uniform_regs;  // each uniform's scalars
   uint32_t writes = 0;                         // bit ProgramVar: written by some function
   bool move_by_velocity = true;
+  uint32_t curves = 0, gradients = 0;  // how many the effect names (ProgramNames)
   // pose() with forward derivatives (tangent.cpp), when pose() places the
   // particle and nothing sets its velocity: the tangent of float register r
   // is register r + tangent_offset. 0 and empty otherwise.
@@ -67,7 +68,8 @@ struct Compiled {
 void add_pose_tangents(Compiled& c);
 
 // What an instruction's operands are: 'F' a float register, 'U' a word
-// register, 'J' an instruction index, 'L' a loop, '-' unused. For d, a, b, c.
+// register, 'J' an instruction index, 'L' a loop, 'C' a curve, 'G' a
+// gradient, 'I' a small number, '-' unused. For d, a, b, c.
 const char* operand_kinds(Op op);
 
 // The code as text, one instruction a line (tests, debugging).

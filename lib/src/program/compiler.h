@@ -67,6 +67,7 @@ class Compiler {
   explicit Compiler(Compiled& out) : out_(out) {}
   void compile(const Unit& unit);
   std::vector<CompileError> errors;
+  ProgramNames names;  // the effect's curves and gradients
 
   // ---- shared with the built-in functions (builtins.cpp)
   void error(Pos p, std::string message);
@@ -149,6 +150,7 @@ class Compiler {
   Value member(const Expr& e);
   Value index(const Expr& e);
   Value call(const Expr& e);
+  Value effect_curve(const Expr& e);
   Value construct(const Expr& e, const Type& t, std::vector<Value>& args);
   Value user_call(const Expr& e, const std::vector<const Function*>& overloads);
   bool swizzle(const std::string& s, uint32_t size, std::vector<uint32_t>& out, Pos p);

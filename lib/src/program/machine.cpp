@@ -141,8 +141,11 @@ double program_unit(uint32_t st, uint32_t k) {
 }  // namespace
 
 Machine::Machine(const Compiled& c, uint32_t batch,
-                 const std::vector<std::vector<double>>& uniforms, uint32_t noise_field)
-    : c_(c), batch_(batch) {
+                 const std::vector<std::vector<double>>& uniforms, uint32_t noise_field,
+                 const std::vector<Curve>* curves, const std::vector<ColorCurve>* gradients)
+    : c_(c), batch_(batch), curves_(curves), gradients_(gradients) {
+  if ((curves ? curves->size() : 0) < c.curves || (gradients ? gradients->size() : 0) < c.gradients)
+    throw Error("internal error: a program runs without the curves it was compiled with");
   f_.assign(static_cast<size_t>(c.f_slots) * batch, 0.0);
   u_.assign(static_cast<size_t>(c.u_slots) * batch, 0u);
   for (const FConst& k : c.fconsts) std::fill_n(f(k.slot), batch, k.value);
@@ -485,6 +488,27 @@ void Machine::execute(const std::vector<Instr>& code, uint32_t n) {
         bool any = false;
         LANES any = any || m[l] != 0;
         if (any == (in.op == Op::kJumpAny)) pc = in.a;
+        break;
+      }
+      case Op::kCurve:
+      case Op::kCurveSlope: {
+        double* d = FD;
+        const double* a = FA;
+        const Curve& cv = (*curves_)[in.b];
+        if (in.op == Op::kCurve)
+          LANES d[l] = cv.evaluate(a[l], 0);
+        else
+          LANES d[l] = cv.slope(a[l], 0);
+        break;
+      }
+      case Op::kGradient: {
+        double* d = FD;
+        const double* a = FA;
+        const ColorCurve& g = (*gradients_)[in.b];
+        LANES {
+          const Rgb c = g.evaluate(a[l], 0);
+          d[l] = in.c == 0 ? c.r : (in.c == 1 ? c.g : c.b);
+        }
         break;
       }
       case Op::kTick: {

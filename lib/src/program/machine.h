@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "compiled.h"
+#include "spritz/curve.h"
 
 namespace spritz::program {
 
@@ -15,7 +16,8 @@ class Machine {
   // (global consts, uniforms' defaults), then `uniforms` over the defaults
   // (uniforms[i] for compiled.uniforms[i]; an empty one keeps its default).
   Machine(const Compiled& c, uint32_t batch, const std::vector<std::vector<double>>& uniforms,
-          uint32_t noise_field);
+          uint32_t noise_field, const std::vector<Curve>* curves = nullptr,
+          const std::vector<ColorCurve>* gradients = nullptr);
 
   uint32_t batch() const { return batch_; }
   // The loop budget (kProgramLoopBudget unless a test sets a smaller one).
@@ -36,6 +38,8 @@ class Machine {
   const Compiled& c_;
   uint32_t batch_;
   uint32_t budget_ = kProgramLoopBudget;
+  const std::vector<Curve>* curves_;
+  const std::vector<ColorCurve>* gradients_;
   std::vector<double> f_;
   std::vector<uint32_t> u_;
 };

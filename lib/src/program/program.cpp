@@ -60,7 +60,8 @@ Program::Program() : compiled_(std::make_unique<program::Compiled>()) {}
 Program::~Program() = default;
 
 std::shared_ptr<const Program> Program::compile(std::string_view text, const ProgramOrigin& origin,
-                                                std::vector<Diagnostic>& warnings) {
+                                                std::vector<Diagnostic>& warnings,
+                                                const ProgramNames& names) {
   std::shared_ptr<Program> p(new Program());
   p->compiled_->origin = origin;
   std::vector<Diagnostic> errors;
@@ -74,6 +75,7 @@ std::shared_ptr<const Program> Program::compile(std::string_view text, const Pro
   for (const auto& e : parse_errors) errors.push_back(located(origin, text, e.pos, e.message));
   if (errors.empty()) {
     program::Compiler c(*p->compiled_);
+    c.names = names;
     c.compile(unit);
     for (const auto& e : c.errors)
       (e.warning ? warnings : errors).push_back(located(origin, text, e.pos, e.message));

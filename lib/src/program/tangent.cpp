@@ -137,7 +137,7 @@ class Tangent {
         return emit(Op::kFNeg, div(A, emit(Op::kFSqrt, sub(one, mul(a, a)))));
       case Op::kFAtan:
         return div(A, add(one, mul(a, a)));
-      case Op::kFAtan2:  // atan2(y = a, x = b)
+      case Op::kFAtan2:  // the angle of (x = b, y = a)
         return div(sub(mul(b, A), mul(a, B)), add(mul(a, a), mul(b, b)));
       case Op::kFSinh:
         return mul(emit(Op::kFCosh, a), A);
@@ -181,6 +181,18 @@ class Tangent {
         return emit(Op::kFSel, A, B, c);
       case Op::kNoise:
         return noise_rule(a, b, c, A, B, C);
+      case Op::kCurve: {  // the curve's own slope
+        const uint32_t slope = temp();
+        out_.push_back(Instr{Op::kCurveSlope, slope, a, in.b, 0});
+        return mul(slope, A);
+      }
+      case Op::kGradient: {  // a centred difference of step 2^-20
+        const uint32_t above = add(a, k(1.0 / 1048576)), below = sub(a, k(1.0 / 1048576));
+        const uint32_t up = temp(), down = temp();
+        out_.push_back(Instr{Op::kGradient, up, above, in.b, in.c});
+        out_.push_back(Instr{Op::kGradient, down, below, in.b, in.c});
+        return mul(mul(sub(up, down), k(524288.0)), A);
+      }
       default:
         return emit(Op::kFMov, zero);
     }

@@ -72,7 +72,9 @@ inline const Keys kEmitterKeys = {"name",
                                   "collision",
                                   "colliders",
                                   "program",
-                                  "uniforms"};
+                                  "uniforms",
+                                  "curves",
+                                  "gradients"};
 inline const Keys kRampKeys = {"start", "end"};
 inline const Keys kIntegrationKeys = {"step"};
 inline const Keys kOrbitKeys = {"radius", "radius_end", "angular_speed"};

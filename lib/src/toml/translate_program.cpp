@@ -48,8 +48,9 @@ bool is_inline(const std::string& s) {
 void Translator::read_program(const toml::table& t, Emitter& em) {
   const toml::node* n = t.get("program");
   if (!n) {
-    if (const toml::node* u = t.get("uniforms"))
-      error(*u, "uniforms needs a program on the same emitter");
+    for (const char* key : {"uniforms", "curves", "gradients"})
+      if (const toml::node* u = t.get(key))
+        error(*u, std::string(key) + " needs a program on the same emitter");
     return;
   }
   const auto s = string(*n, "program");
@@ -72,8 +73,10 @@ void Translator::read_program(const toml::table& t, Emitter& em) {
     program_texts.push_back(ep->source);
     origin = ProgramOrigin{p.lexically_normal().string(), 1, 1};
   }
+  read_program_curves(t, *ep);
   try {
-    ep->program = Program::compile(ep->source, origin, warnings);
+    ProgramNames names{ep->curve_names, ep->gradient_names};
+    ep->program = Program::compile(ep->source, origin, warnings, names);
   } catch (const Error& e) {
     for (const Diagnostic& d : e.diagnostics()) diagnostics.push_back(d);
     return;
@@ -84,6 +87,50 @@ void Translator::read_program(const toml::table& t, Emitter& em) {
           "is above 1e6 steps; raise integration.step or shorten the lifetime");
   read_uniforms(t, *ep);
   em.program = std::move(ep);
+}
+
+// `curves = { NAME = curve, ... }` and `gradients = { NAME = colour curve,
+// ... }`: what curve(NAME, x) and gradient(NAME, x) read (docs/programs.md).
+void Translator::read_program_curves(const toml::table& t, EmitterProgram& ep) {
+  for (const bool colour : {false, true}) {
+    const char* key = colour ? "gradients" : "curves";
+    const toml::node* n = t.get(key);
+    if (!n) continue;
+    const toml::table* table = n->as_table();
+    if (!table) {
+      error(*n, std::string(key) + " must be a table { NAME = " +
+                    (colour ? "[[0, \"#ffffff\"], [1, \"#ff0000\"]]" : "[[0, 1], [1, 0]]") +
+                    ", ... }");
+      continue;
+    }
+    if (table->size() > 64) {
+      error(*n, std::string("at most 64 ") + key);
+      continue;
+    }
+    for (const auto& [name, value] : *table) {
+      const std::string what = std::string(key) + "." + std::string(name.str());
+      const std::string_view id = name.str();
+      const bool identifier =
+          !id.empty() && !(id[0] >= '0' && id[0] <= '9') &&
+          id.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") ==
+              std::string_view::npos;
+      if (!identifier) {
+        error(value, what +
+                         ": a name the program can write: letters, digits and _, not "
+                         "starting with a digit");
+        continue;
+      }
+      if (colour) {
+        if (auto c = color_curve(value, what)) {
+          ep.gradient_names.emplace_back(name.str());
+          ep.gradients.push_back(*c);
+        }
+      } else if (auto c = curve(value, what)) {
+        ep.curve_names.emplace_back(name.str());
+        ep.curves.push_back(*c);
+      }
+    }
+  }
 }
 
 // `uniforms = { NAME = value, ... }`: each a number, a bool or an array of

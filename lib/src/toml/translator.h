@@ -53,6 +53,7 @@ class Translator : public TomlReader {
   void read_texture(const toml::table& t, Emitter& em);
   void read_program(const toml::table& t, Emitter& em);
   void read_uniforms(const toml::table& t, EmitterProgram& ep);
+  void read_program_curves(const toml::table& t, EmitterProgram& ep);
   void check_programs(const Effect& fx);
   void read_forces(const toml::table& t, Emitter& em);
   void read_orbit(const toml::node& n, Orbit& orbit);

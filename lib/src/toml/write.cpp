@@ -272,6 +272,13 @@ void write_program(std::ostream& o, const EmitterProgram& ep) {
     }
   }
   if (!values.empty()) o << "uniforms = { " << values << " }\n";
+  std::string curves, gradients;
+  for (size_t i = 0; i < ep.curves.size(); ++i)
+    curves += (i ? ", " : "") + ep.curve_names[i] + " = " + curve(ep.curves[i]);
+  for (size_t i = 0; i < ep.gradients.size(); ++i)
+    gradients += (i ? ", " : "") + ep.gradient_names[i] + " = " + color_curve(ep.gradients[i]);
+  if (!curves.empty()) o << "curves = { " << curves << " }\n";
+  if (!gradients.empty()) o << "gradients = { " << gradients << " }\n";
 }
 
 // Radial and tangential acceleration and the orbit (model.md 6.1, 6.2).
