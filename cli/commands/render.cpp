@@ -48,6 +48,7 @@ struct Totals {
   uint64_t covered = 0;         // pixels touched by particles, over all frames
   bool out_of_space = false;    // a write met a full disk: the run stopped there
   uint64_t motion_clamped = 0;  // --motion-vectors: pixels beyond the scale, over all frames
+  uint64_t dropped = 0;         // particles programs left NaN or infinite (model.md 11)
 };
 
 // One frame's result, from a worker to the report.
@@ -63,6 +64,7 @@ struct Slot {
   std::exception_ptr fatal;     // rendering itself failed; the run stops here
   std::vector<uint8_t> rgba;    // raw output, written to stdout in order
   uint64_t motion_clamped = 0;  // --motion-vectors: pixels beyond the scale
+  uint64_t dropped = 0;         // particles programs left NaN or infinite, not drawn
 };
 
 // What every frame of one effect's run shares: the options, the job and the
@@ -216,6 +218,7 @@ Slot render_frame(const FrameContext& ctx, uint64_t i, std::unique_ptr<FrameRend
       else
         write_frame(ctx, r, slot);
       slot.covered = r.covered_pixels();
+      for (const EmitterFrame& ef : r.frame().emitters) slot.dropped += ef.stats.dropped;
       if (ctx.job.motion && slot.error.empty()) write_motion(ctx, slot);
     }
   } catch (...) {  // rendering failed, or a directory on the path cannot be searched
@@ -235,6 +238,7 @@ void report_frame(const RenderArgs& args, Slot& slot, bool raw, const std::strin
   totals.particles += slot.particles;  // 0 for a skipped frame
   totals.covered += slot.covered;
   totals.motion_clamped += slot.motion_clamped;
+  totals.dropped += slot.dropped;
   std::string line;
   if (slot.skipped) {
     ++totals.skipped;
@@ -392,6 +396,13 @@ void report_run(const RenderArgs& args, const RenderRequest& request, const Tota
                  "spritz: warning: %llu pixels moved farther than --mv-scale %g frames per frame; "
                  "their vectors are clamped (raise --mv-scale)\n",
                  static_cast<unsigned long long>(totals.motion_clamped), request.motion_scale);
+  // A program's NaN never reaches a pixel (model.md 11.1); say once that
+  // some particles were left out for it.
+  if (totals.dropped && !args.quiet)
+    std::fprintf(stderr,
+                 "spritz: warning: programs left %llu particles NaN or infinite over the frames; "
+                 "they were not drawn (inspect --time T --stats counts them per emitter)\n",
+                 static_cast<unsigned long long>(totals.dropped));
   if (totals.out_of_space && !args.quiet)
     std::fprintf(
         stderr,

@@ -564,3 +564,23 @@ TEST_CASE("a decompression-bomb texture is refused from its header, at once", "[
   CHECK_THAT(bad.err, Catch::Contains("SPRITZ_TEXTURE_MEMORY_MB must be a whole number of "
                                       "megabytes from 1 to 999999999, got 'lots'"));
 }
+
+TEST_CASE("a program's NaN particles are not drawn, and the run says so once", "[cli]") {
+  const fs::path d = fresh_dir("program-nan");
+  write(d / "nan.toml", R"([canvas]
+size = [32, 32]
+[[emitter]]
+rate = 20
+lifetime = 2
+program = """
+void pose() { if (INDEX % 2 == 0) POSITION.x = sqrt(-1.0); }
+"""
+)");
+  const Run r = run_spritz("render nan.toml -f 0-5 -o f_#.png", d);
+  CHECK(r.code == 0);
+  CHECK(count_of(r.err, "warning: programs left") == 1);
+  CHECK_THAT(r.err,
+             Catch::Contains("particles NaN or infinite over the frames; they were not drawn"));
+  const Run stats = run_spritz("inspect nan.toml --time 1 --stats", d);
+  CHECK_THAT(stats.out, Catch::Contains("dropped by its program 1"));  // 10 or 11 of 21
+}
