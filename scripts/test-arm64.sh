@@ -37,6 +37,6 @@ fi
 
 cmake -S . -B build-arm64 -DCMAKE_BUILD_TYPE=Release -DSPRITZ_MAN=OFF -DCMAKE_TOOLCHAIN_FILE="$PWD/scripts/aarch64-linux-gnu.cmake" \
   -DOpenEXR_DIR="$exr/usr/lib/aarch64-linux-gnu/cmake/OpenEXR" >/dev/null
-cmake --build build-arm64 -j"$(nproc)" --target spritz spritz_system_tests spritz_lib_tests spritz_raster_tests spritz_import_tests spritz_cli_tests fuzz_effect fuzz_texture fuzz_diff fuzz_cli fuzz_import
+cmake --build build-arm64 -j"$(nproc)" --target spritz spritz_system_tests spritz_lib_tests spritz_raster_tests spritz_import_tests spritz_cli_tests fuzz_effect fuzz_texture fuzz_diff fuzz_cli fuzz_import fuzz_program
 readelf -h build-arm64/spritz | grep -q AArch64  # a cross build, not a native one
 ctest --test-dir build-arm64 --output-on-failure -j"$(nproc)" "$@"
