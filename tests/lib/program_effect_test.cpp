@@ -279,7 +279,8 @@ uniform float a; uniform float b; uniform bool on; uniform vec2 v;
 void pose() { POSITION = vec2(a + b, on ? v.x * 10.0 + v.y : -1.0); }
 """
 )");
-  const Particle& p = evaluate(fx, 0.5).emitters[0].particles[0];
+  const Frame f = evaluate(fx, 0.5);
+  const Particle& p = f.emitters[0].particles[0];
   CHECK(p.x == 82.5);
   CHECK(p.y == 34.5);
 }
@@ -299,7 +300,8 @@ void pose() {
 }
 """
 )");
-  const Particle& p = evaluate(fx, 3).emitters[0].particles[0];
+  const Frame f = evaluate(fx, 3);
+  const Particle& p = f.emitters[0].particles[0];
   CHECK(p.x == Approx(20));  // halfway from 10 to 30
   CHECK(p.y == Approx(40));
   CHECK(p.vx == Approx(40 / 4.0));  // the slope 40 a unit of tau, tau = age / 4

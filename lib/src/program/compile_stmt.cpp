@@ -273,25 +273,29 @@ void Compiler::jump(const Stmt& s) {
       }
       emit(Op::kOr, entry_returned_, entry_returned_, mask_);
     } else {
-      FunctionFrame& f = calls_.back();
+      // By index: the returned expression may inline calls, which grow
+      // calls_ (and may move its frames).
+      const size_t at = calls_.size() - 1;
       if (s.expr) {
         const Value v = expr(*s.expr);
+        const FunctionFrame& f = calls_[at];
         if (f.result_type.base == Base::kVoid) {
           error(s.expr->pos, f.f->name + "() returns void, so return takes no value");
         } else if (!v.type.is_error()) {
           const Value c = convert(v, f.result_type, s.expr->pos, "the value returned");
           if (!c.type.is_error()) {
             LValue lv;
-            lv.type = f.result_type;
-            for (const Reg r : f.result.regs) lv.scalars.push_back({Target{r, kAlways}});
+            lv.type = calls_[at].result_type;
+            for (const Reg r : calls_[at].result.regs) lv.scalars.push_back({Target{r, kAlways}});
             lv.ok = true;
             store(lv, c);
           }
         }
-      } else if (f.result_type.base != Base::kVoid) {
-        error(s.pos, f.f->name + "() must return a " + name_of(f.result_type));
+      } else if (calls_[at].result_type.base != Base::kVoid) {
+        error(s.pos, calls_[at].f->name + "() must return a " + name_of(calls_[at].result_type));
       }
-      emit(Op::kOr, f.returned, f.returned, mask_);
+      const uint32_t returned = calls_[at].returned;
+      emit(Op::kOr, returned, returned, mask_);
     }
     ++returns_;
   } else {
