@@ -2,6 +2,7 @@
 // rasterize a small frame on 1 and on 3 threads. Every pixel must be finite
 // and both thread counts must give the same bytes. Textures resolve against
 // the bundled effects' folder (configs/), as for the seeds.
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <vector>
@@ -53,6 +54,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     return 0;
   }
   const double samples = fx.canvas.blur_samples;
+  // A process() program replays each particle's steps from its birth
+  // (model.md 11.1): its particles weigh their steps too.
+  double steps = 1;
+  for (const Emitter& em : fx.emitters)
+    if (em.program && em.program->program && em.program->program->has(Stage::kProcess))
+      steps = std::max(steps, 1 + em.lifetime_s.max / em.forces.step_s);
   for (double t : {0.0, 0.37, 2.5, 1e6, 1e15}) {
     double clock = 0;
     try {
@@ -61,7 +68,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       continue;
     }
     FUZZ_REQUIRE(std::isfinite(clock));
-    if (static_cast<double>(window_size(fx, clock)) * samples > kMaxWork) continue;
+    if (static_cast<double>(window_size(fx, clock)) * samples * steps > kMaxWork) continue;
     try {
       const std::vector<uint8_t> one = render(fx, tex, clock, 1);
       const std::vector<uint8_t> three = render(fx, tex, clock, 3);
