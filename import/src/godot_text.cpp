@@ -40,8 +40,14 @@ class Parser {
     }
     for (const Section& sec : doc.sections)
       if (sec.tag == "gd_scene" || sec.tag == "gd_resource")
-        if (const Value* f = sec.attr("format"); f && f->is_number())
+        if (const Value* f = sec.attr("format"); f && f->is_number()) {
+          // Godot has written formats 1 to 4; a number that is no small whole
+          // number is not a format any Godot wrote (and must not reach a cast).
+          if (!(f->number >= 1 && f->number <= 99 && f->number == static_cast<int>(f->number)))
+            throw Error(f->loc, "format=" + f->as_text() +
+                                    " is not a Godot scene format (Godot writes 1 to 4)");
           doc.format = static_cast<int>(f->number);
+        }
     return doc;
   }
 

@@ -503,6 +503,11 @@ TEST_CASE("bad Godot and Roblox input: located messages, never a crash", "[impor
   CHECK(import_error("[gd_scene format=3]\n[node name=\"P\" type=\"CPUParticles2D\"]\nlifetime "
                      "= 1e300\n")
             .find("bad.tscn:3:12: lifetime must be a finite number") == 0);
+  // A format past any int (found by fuzz_import): refused where it stands.
+  CHECK(import_error("[gd_scene load_steps=4 format=21e308]\n")
+            .find("bad.tscn:1:31: format=inf is not a Godot scene format") == 0);
+  CHECK(import_error("[gd_scene format=2.5]\n").find("is not a Godot scene format") !=
+        std::string::npos);
   std::string deep = "[gd_scene format=3]\n[node name=\"P\" type=\"CPUParticles2D\"]\nx = ";
   for (int i = 0; i < 100; ++i) deep += "[";
   CHECK(import_error(deep).find("nested too deeply") != std::string::npos);
