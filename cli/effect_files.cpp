@@ -7,6 +7,7 @@
 
 #include "io/io.h"
 #include "spritz/load.h"
+#include "spritz/raster/png.h"
 
 namespace spritz {
 
@@ -62,8 +63,10 @@ Effect EffectFiles::load_imported(const std::string& text, const std::string& na
   return fx;
 }
 
-Effect EffectFiles::load_source(const std::string& path, const LoadOptions& options,
+Effect EffectFiles::load_source(const std::string& path, const LoadOptions& given,
                                 const std::string& from) {
+  LoadOptions options = given;
+  if (!options.decode_image) options.decode_image = decode_program_image;  // PNG for samplers
   if (path.empty()) return load_effect(default_effect_text(), kDefaultEffectName, ".", options);
   std::string name = path, base = ".";
   const std::string* text = nullptr;

@@ -11,6 +11,7 @@
 #include "io/inputs.h"
 #include "json.h"
 #include "spritz/load.h"
+#include "spritz/raster/png.h"
 
 namespace spritz {
 
@@ -88,6 +89,7 @@ int run_import(const ImportArgs& args, const RunSettings& settings) {
   LoadOptions lo;
   const std::string load_base = dir.empty() ? "." : dir.string();
   lo.provided_textures = texture_paths;
+  lo.decode_image = decode_program_image;
   load_effect(r.toml, to_stdout ? "<stdout>" : toml_path, load_base, lo);
 
   for (size_t i = 0; i < r.textures.size(); ++i)

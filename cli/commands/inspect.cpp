@@ -72,7 +72,7 @@ std::string particle_json(const Particle& p, const Emitter& em, const std::strin
          ", \"color\": [" + json_number(p.color_srgb.r) + ", " + json_number(p.color_srgb.g) +
          ", " + json_number(p.color_srgb.b) + "], \"alpha\": " + json_number(p.alpha) +
          ", \"brightness\": " + json_number(em.brightness) +
-         ", \"light_emission\": " + json_number(em.light_emission) +
+         ", \"light_emission\": " + json_number(p.emission >= 0 ? p.emission : em.light_emission) +
          ", \"cell\": " + std::to_string(p.cell) + ", \"impacts\": " + std::to_string(p.impacts) +
          extra + "}";
 }

@@ -62,12 +62,30 @@ double collision_weight(const Emitter& em) {
                    (static_cast<double>(em.collision.max_impacts()) + 1);
 }
 
+// A program particle's evaluation (model.md 11.5): start() and pose() once,
+// process() once a step from birth, at most lifetime.max / step + 1 steps;
+// 64 instructions weigh as much as a built-in particle's evaluation.
+double program_weight(const Emitter& em) {
+  if (!em.program || !em.program->program) return 1;
+  const Program& p = *em.program->program;
+  double instructions = static_cast<double>(p.instructions(Stage::kStart)) +
+                        static_cast<double>(p.instructions(Stage::kPose));
+  if (p.has(Stage::kProcess))
+    instructions += (std::ceil(em.lifetime_s.max / em.forces.step_s) + 1) *
+                    static_cast<double>(p.instructions(Stage::kProcess));
+  return 1.0 + instructions / 64;
+}
+
 // The keys of every enabled emitter that can be alive at `clock`, each with
 // its trail ghosts and, with `collisions`, weighted by collision_weight (and
-// a colliding parent whose children read its impacts, by its flights).
+// a colliding parent whose children read its impacts, by its flights), and
+// weighted by what their programs run (a program parent's children run it
+// for their start).
 uint64_t weighted_window(const Effect& fx, double clock, bool collisions) {
   double total = 0;  // in double, like max_alive: no 64-bit wrap-around
-  const auto weight = [&](const Emitter& em) { return collisions ? collision_weight(em) : 1.0; };
+  const auto weight = [&](const Emitter& em) {
+    return collisions ? collision_weight(em) + program_weight(em) - 1 : 1.0;
+  };
   for (uint32_t e : fx.draw_order) {
     const Emitter& em = fx.emitters[e];
     const double each = (1.0 + em.trail.count) * weight(em);  // a particle and its trail
@@ -83,7 +101,11 @@ uint64_t weighted_window(const Effect& fx, double clock, bool collisions) {
     if (!em.is_sub() || !(em.lifetime_s.max > 0)) continue;
     const Emitter& parent = fx.emitters[static_cast<size_t>(em.sub.parent)];
     if (!parent.enabled) continue;
-    const double per_parent = detail::children_per_parent(em) * each + (weight(parent) - 1);
+    // The parent's own work once for its event, or once per child born
+    // through its life.
+    const double parent_runs = em.sub.on == SubEvent::kLife ? detail::children_per_parent(em) : 1.0;
+    const double per_parent =
+        detail::children_per_parent(em) * each + (weight(parent) - 1) * parent_runs;
     detail::for_each_window(fx, parent, clock, add(per_parent), burst(per_parent),
                             parent.lifetime_s.max + em.lifetime_s.max);
   }

@@ -246,6 +246,9 @@ bool sub_parent_state(const Effect& fx, const Emitter& em, uint64_t key, double 
     parent_birth = birth_s - life;
   else if (em.sub.on == SubEvent::kLife)
     parent_birth = birth_s - static_cast<double>(j) / em.sub.rate_per_s;
+  if (parent.program && parent.program->program)
+    return detail::program_parent_state(parent, parent_key, parent_birth, birth_s,
+                                        em.sub.on == SubEvent::kDeath, out);
   const detail::ParticleMotion pm = detail::particle_motion(
       parent, st, parent_birth, birth_s, nullptr, /*at_death=*/em.sub.on == SubEvent::kDeath);
   out = {pm.m.position, pm.m.velocity};

@@ -147,15 +147,23 @@ bool parent_impact(const Emitter& parent, uint32_t st, double birth, double life
 // The built-in model's particle (evaluate_particle without the program);
 // without `heading`, its rotation leaves out the turn along the velocity
 // that orientation adds (a program's particle takes it from its own
-// velocity after the program ran: add_heading).
+// velocity after the program ran: add_heading). `at_death`: the particle at
+// the end of its life (age = lifetime exactly, model.md 9.3's death state),
+// where it is otherwise no longer alive.
 bool builtin_particle(const Emitter& em, uint64_t key, double birth_s, double clock, Particle& out,
-                      const ParentState* parent, bool heading = true);
+                      const ParentState* parent, bool heading = true, bool at_death = false);
 
 // A program particle's built-in part at `clock` (model.md 11.1, step 4): the
 // whole built-in particle, or where the program owns every property, only
 // its key, birth, age, life and flipbook cell. False when it is not alive.
 bool program_base(const Emitter& em, uint64_t key, double birth_s, double clock, Particle& out,
-                  const ParentState* parent);
+                  const ParentState* parent, bool at_death = false);
+
+// A program parent's place and velocity at a sub-emitter's event (model.md
+// 11.5): its program run to `clock` (to the end of its life, `at_death`).
+// False when the program ended it earlier or left it not finite.
+bool program_parent_state(const Emitter& parent, uint64_t key, double birth_s, double clock,
+                          bool at_death, ParentState& out);
 
 // model.md 7.4: a rotation plus the turn to `heading` when the sprite is
 // oriented along its velocity (and a quarter more across it).

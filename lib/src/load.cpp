@@ -71,10 +71,9 @@ void check_texture_files(const std::vector<toml_load::Translator::TextureFile>& 
   }
 }
 
-// A program file an effect names (docs/programs.md): the one kind of file
-// the model reads itself, since the effect is not valid until its program
-// compiles. At most 1 MiB.
-bool read_program_file(const std::string& path, std::string& out, std::string& why) {
+// A file of at most `max` bytes, whole; false with the reason.
+bool read_capped(const std::string& path, std::string& out, std::string& why, size_t max,
+                 const char* max_text) {
   namespace fs = std::filesystem;
   std::error_code ec;
   const auto status = fs::status(path, ec);
@@ -91,14 +90,29 @@ bool read_program_file(const std::string& path, std::string& out, std::string& w
     why = "cannot open it";
     return false;
   }
-  constexpr size_t kMax = 1u << 20;
-  out.assign(kMax + 1, '\0');
+  out.assign(max + 1, '\0');
   in.read(out.data(), static_cast<std::streamsize>(out.size()));
   out.resize(static_cast<size_t>(in.gcount()));
-  if (out.size() > kMax) {
-    why = "larger than 1 MiB";
+  if (out.size() > max) {
+    why = std::string("larger than ") + max_text;
     return false;
   }
+  return true;
+}
+
+// A program file an effect names (docs/programs.md): the one kind of file
+// the model reads itself (with the images its samplers read), since the
+// effect is not valid until its program compiles. At most 1 MiB.
+bool read_program_file(const std::string& path, std::string& out, std::string& why) {
+  return read_capped(path, out, why, 1u << 20, "1 MiB");
+}
+
+// An image a program's sampler2D reads (docs/programs.md, "Textures"),
+// read for the same reason as a program file: at most 64 MiB.
+bool read_image_file(const std::string& path, std::vector<unsigned char>& out, std::string& why) {
+  std::string text;
+  if (!read_capped(path, text, why, 64u << 20, "64 MiB")) return false;
+  out.assign(text.begin(), text.end());
   return true;
 }
 
@@ -128,6 +142,8 @@ Effect load_effect(std::string_view text, const std::string& source_name,
   tr.provided_textures = options.provided_textures;
   tr.source_text = text;
   tr.read_file = read_program_file;
+  tr.read_binary = read_image_file;
+  tr.decode_image = options.decode_image;
   Effect fx = tr.translate(root);
   for (const std::string& p : tr.program_texts) hash = fnv1a64(p, hash);
   fx.source_files.insert(fx.source_files.end(), tr.program_files.begin(), tr.program_files.end());

@@ -26,12 +26,34 @@ uint32_t noise_field(const Emitter& em) {
   return mix32(em.seed ^ ((static_cast<uint32_t>(Channel::kProgramNoise) + 1u) * 0x85EBCA77u));
 }
 
+// What each of the program's samplers reads, as the effect binds it.
+std::unique_ptr<std::vector<pg::Sampler>> samplers_of(const EmitterProgram& ep) {
+  auto out = std::make_unique<std::vector<pg::Sampler>>();
+  const std::vector<SamplerInfo>& declared = ep.program->samplers();
+  for (size_t i = 0; i < declared.size(); ++i) {
+    pg::Sampler s;
+    s.info = declared[i];
+    const SamplerBinding* b = i < ep.samplers.size() ? &ep.samplers[i] : nullptr;
+    if (b && b->kind == SamplerBinding::Kind::kCurve && b->index < ep.curves.size())
+      s.curve = &ep.curves[b->index];
+    else if (b && b->kind == SamplerBinding::Kind::kGradient && b->index < ep.gradients.size())
+      s.gradient = &ep.gradients[b->index];
+    else if (b && b->kind == SamplerBinding::Kind::kImage && b->image && b->image->width > 0 &&
+             b->image->height > 0 &&
+             b->image->rgba.size() == static_cast<size_t>(b->image->width) * b->image->height * 4)
+      s.image = b->image.get();
+    out->push_back(s);
+  }
+  return out;
+}
+
 // A machine for the emitter's program on this thread: set up once (its
 // constants, prologue and uniforms) and kept for the next batches.
 pg::Machine& machine_for(const Emitter& em) {
   struct Entry {
     std::shared_ptr<const EmitterProgram> program;
     uint32_t field;
+    std::unique_ptr<std::vector<pg::Sampler>> samplers;  // the machine points at it
     std::unique_ptr<pg::Machine> machine;
   };
   thread_local std::vector<Entry> cache;
@@ -39,10 +61,11 @@ pg::Machine& machine_for(const Emitter& em) {
   for (Entry& e : cache)
     if (e.program == em.program && e.field == field) return *e.machine;
   if (cache.size() >= 8) cache.erase(cache.begin());
-  cache.push_back(Entry{
-      em.program, field,
-      std::make_unique<pg::Machine>(em.program->program->compiled(), kBatch, em.program->uniforms,
-                                    field, &em.program->curves, &em.program->gradients)});
+  auto samplers = samplers_of(*em.program);
+  auto machine = std::make_unique<pg::Machine>(em.program->program->compiled(), kBatch,
+                                               em.program->uniforms, field, &em.program->curves,
+                                               &em.program->gradients, samplers.get());
+  cache.push_back(Entry{em.program, field, std::move(samplers), std::move(machine)});
   return *cache.back().machine;
 }
 
@@ -144,6 +167,11 @@ bool store_lane(pg::Machine& m, uint32_t l, const Emitter& em, Particle& p) {
   p.w = std::max(w, 0.0);
   p.h = std::max(hh, 0.0);
   p.rotation_deg = add_heading(em, f(pg::kFRotation), {p.vx, p.vy});
+  if (em.program->program->writes(ProgramVar::kEmission)) {
+    const double e = f(pg::kFEmission);
+    if (!std::isfinite(e)) return false;
+    p.emission = std::clamp(e, 0.0, 1.0);  // as light_emission's range (model.md 7.6)
+  }
   return finite_particle(p);
 }
 
@@ -220,12 +248,13 @@ size_t run_batch(const Emitter& em, Particle* ps, uint32_t n, double clock,
 }  // namespace
 
 bool program_base(const Emitter& em, uint64_t key, double birth_s, double clock, Particle& out,
-                  const ParentState* parent) {
-  if (!em.program->owns_all()) return builtin_particle(em, key, birth_s, clock, out, parent, false);
+                  const ParentState* parent, bool at_death) {
+  if (!em.program->owns_all())
+    return builtin_particle(em, key, birth_s, clock, out, parent, false, at_death);
   const uint32_t st = particle_stream(em.seed, static_cast<uint32_t>(key));
   const double life = em.lifetime_s.at(unit(st, Channel::kLifetime));
-  const double age = clock - birth_s;
-  if (!(age >= 0 && age < life)) return false;
+  const double age = at_death ? life : clock - birth_s;
+  if (!(age >= 0 && (age < life || at_death))) return false;
   out = Particle{};
   out.key = key;
   out.birth_s = birth_s;
@@ -233,6 +262,16 @@ bool program_base(const Emitter& em, uint64_t key, double birth_s, double clock,
   out.life_s = life;
   out.cell = em.flipbook.enabled ? flipbook_cell(em.flipbook, st, age, age / life) : 0;
   return true;
+}
+
+bool program_parent_state(const Emitter& parent, uint64_t key, double birth_s, double clock,
+                          bool at_death, ParentState& out) {
+  Particle p;
+  if (!program_base(parent, key, birth_s, clock, p, nullptr, at_death) ||
+      run_program(parent, &p, 1, clock, nullptr, nullptr) != 1)
+    return false;
+  out = {{p.x, p.y}, {p.vx, p.vy}};
+  return true;  // run_program keeps only finite particles
 }
 
 size_t run_program(const Emitter& em, Particle* ps, size_t n, double clock,

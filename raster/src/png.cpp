@@ -274,4 +274,31 @@ DecodedPng decode_png(const std::vector<uint8_t>& bytes, const std::string& name
   return d;
 }
 
+ProgramImage decode_program_image(const std::vector<uint8_t>& bytes, const std::string& name) {
+  if (bytes.size() > static_cast<size_t>(std::numeric_limits<int>::max()))
+    throw Error(name + ": file too large");
+  const PngLayout layout = check_png_size(bytes, name, kMaxProgramImageSide);
+  const std::vector<uint8_t> cleaned =
+      layout.empty_idat ? without_empty_idat(bytes) : std::vector<uint8_t>();
+  const std::vector<uint8_t>& in = layout.empty_idat ? cleaned : bytes;
+  const bool sixteen = bytes.size() > 24 && bytes[24] == 16;  // IHDR's bit depth
+  ProgramImage img;
+  int comp = 0;
+  const int size = static_cast<int>(in.size());
+  if (sixteen) {
+    stbi_us* px = stbi_load_16_from_memory(in.data(), size, &img.width, &img.height, &comp, 4);
+    if (!px) throw Error("cannot decode " + name + ": " + png_decode_failure(bytes));
+    img.rgba.assign(px, px + static_cast<size_t>(img.width) * static_cast<size_t>(img.height) * 4);
+    stbi_image_free(px);
+  } else {
+    unsigned char* px = stbi_load_from_memory(in.data(), size, &img.width, &img.height, &comp, 4);
+    if (!px) throw Error("cannot decode " + name + ": " + png_decode_failure(bytes));
+    const size_t n = static_cast<size_t>(img.width) * static_cast<size_t>(img.height) * 4;
+    img.rgba.resize(n);
+    for (size_t i = 0; i < n; ++i) img.rgba[i] = static_cast<uint16_t>(px[i] * 257u);
+    stbi_image_free(px);
+  }
+  return img;
+}
+
 }  // namespace spritz

@@ -43,11 +43,10 @@ float srgb_to_linear_fast(double c) {
 Float4 particle_colour(const Particle& p, const Emitter& em, Rgb ambient_linear, double thin,
                        LightPass pass) {
   const double li = em.light_influence;
+  const double e = p.emission >= 0 ? p.emission : em.light_emission;
   // A light pass keeps its share of the light; the occlusion (w) is the
   // whole image's either way.
-  const double share = pass == LightPass::kAll     ? 1.0
-                       : pass == LightPass::kAlpha ? 1 - em.light_emission
-                                                   : em.light_emission;
+  const double share = pass == LightPass::kAll ? 1.0 : pass == LightPass::kAlpha ? 1 - e : e;
   const double k = em.brightness * p.alpha * thin * share;
   // Blending in sRGB values (canvas.blend): the colour as it is stored.
   const auto space = [&em](double c) {
@@ -56,7 +55,7 @@ Float4 particle_colour(const Particle& p, const Emitter& em, Rgb ambient_linear,
   return Float4{static_cast<float>(space(p.color_srgb.r) * k * (1 - li + li * ambient_linear.r)),
                 static_cast<float>(space(p.color_srgb.g) * k * (1 - li + li * ambient_linear.g)),
                 static_cast<float>(space(p.color_srgb.b) * k * (1 - li + li * ambient_linear.b)),
-                static_cast<float>(p.alpha * thin * (1 - em.light_emission))};
+                static_cast<float>(p.alpha * thin * (1 - e))};
 }
 
 }  // namespace detail

@@ -136,3 +136,43 @@ void process() { CUSTOM.x += 1.0; }
   CHECK_THAT(table.out, Catch::Contains("color  custom"));
   CHECK_THAT(table.out, Catch::Contains("   5.000    0.000    0.000    0.000"));
 }
+
+TEST_CASE("a program's sampler reads a PNG next to the effect, 8 or 16 bits", "[cli]") {
+  const fs::path d = fresh_dir("inspect-sampler");
+  // One particle per texel of a 4x1 map: x from red, y from green.
+  const uint8_t px8[16] = {0, 255, 0, 255, 51, 102, 0, 255, 102, 51, 0, 255, 255, 0, 0, 255};
+  const std::vector<uint8_t> png8 = spritz::encode_png(px8, 4, 1);
+  write(d / "map.png", std::string(png8.begin(), png8.end()));
+  const uint16_t px16[4] = {1, 2, 3, 65535};
+  const std::vector<uint8_t> png16 = spritz::encode_png16(px16, 1, 1);
+  write(d / "deep.png", std::string(png16.begin(), png16.end()));
+  write(d / "p.toml", R"([[emitter]]
+rate = 0
+bursts = [{ time = 0, count = 4 }]
+lifetime = 5
+uniforms = { map = "map.png", deep = "deep.png" }
+program = """
+uniform sampler2D map : filter_nearest;
+uniform sampler2D deep;
+void pose() {
+  vec4 t = texelFetch(map, ivec2(INDEX, 0), 0);
+  POSITION = vec2(t.r, t.g) * 100.0;
+  SIZE.x = round(texture(deep, vec2(0.5)).r * 65535.0);
+  SIZE.y = float(textureSize(map, 0).x);
+}
+"""
+)");
+  const Run r = run_spritz("inspect p.toml --time 1 --json", d);
+  REQUIRE(r.code == 0);
+  CHECK_THAT(r.out, Catch::Contains("\"x\": 0, \"y\": 100,"));
+  CHECK_THAT(r.out, Catch::Contains("\"x\": 20, \"y\": 40,"));
+  CHECK_THAT(r.out, Catch::Contains("\"x\": 40, \"y\": 20,"));
+  CHECK_THAT(r.out, Catch::Contains("\"x\": 100, \"y\": 0,"));
+  CHECK_THAT(r.out, Catch::Contains("\"w\": 1, \"h\": 4,"));
+  // A file that is not a PNG: exit 2 at the binding.
+  write(d / "map.png", "not a png");
+  const Run bad = run_spritz("validate p.toml", d);
+  CHECK(bad.code == 2);
+  CHECK_THAT(bad.err, Catch::Contains("p.toml:5:20:"));
+  CHECK_THAT(bad.err, Catch::Contains("map.png"));
+}

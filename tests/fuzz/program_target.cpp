@@ -75,11 +75,22 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   // Far fewer registers than a real program could take, so that one
   // execution stays small; the compiler's own limits are tested apart.
   if (static_cast<uint64_t>(c.f_slots) * kLanes > (1u << 22)) return 0;
-  pg::Machine batch(c, kLanes, {}, 77u);
+  // Samplers bound in turn to nothing, a 3x2 image and a curve.
+  static const ProgramImage image{
+      3, 2, {0,     1, 2,     65535, 9000,  65535, 0,     1,     400, 500, 600, 700,
+             65535, 0, 65535, 0,     12345, 23456, 34567, 45678, 1,   2,   3,   4}};
+  static const Curve ramp = Curve::line(-2, 5);
+  std::vector<pg::Sampler> samplers(c.samplers.size());
+  for (size_t i = 0; i < samplers.size(); ++i) {
+    samplers[i].info = c.samplers[i];
+    if (i % 3 == 1) samplers[i].image = &image;
+    if (i % 3 == 2) samplers[i].curve = &ramp;
+  }
+  pg::Machine batch(c, kLanes, {}, 77u, nullptr, nullptr, &samplers);
   batch.set_turn_budget(kTurns);
   if (!run(batch, c, 0, kLanes)) return 0;
   for (uint32_t l = 0; l < kLanes; ++l) {
-    pg::Machine one(c, 1, {}, 77u);
+    pg::Machine one(c, 1, {}, 77u, nullptr, nullptr, &samplers);
     one.set_turn_budget(kTurns);
     FUZZ_REQUIRE(run(one, c, l, 1));
     // The built-in variables hold each particle's results (the other

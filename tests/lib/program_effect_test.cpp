@@ -1,9 +1,12 @@
 // Programs on emitters (model.md 11): loaded from the effect file, run on
 // every particle, still a pure function of the key and the clock.
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -12,6 +15,7 @@
 #include "spritz/write.h"
 
 using namespace spritz;
+namespace fs = std::filesystem;
 
 namespace {
 
@@ -207,14 +211,6 @@ colliders = [{ kind = "line", point = [0, -50], normal = [0, 1] }]
 program = "void process() { VELOCITY.y -= 10.0 * DELTA; }"
 )")
             .find("colliders act on the built-in motion") != std::string::npos);
-  CHECK(load_error(R"([[emitter]]
-name = "a"
-program = "void pose() { COLOR.r = 1.0; }"
-[[emitter]]
-name = "b"
-sub = { parent = "a", on = "death", count = 3 }
-)")
-            .find("a program emitter cannot have sub-emitters yet") != std::string::npos);
   // Colours only: colliders still move the particles.
   CHECK(load_error(R"([[emitter]]
 colliders = [{ kind = "line", point = [0, -50], normal = [0, 1] }]
@@ -319,4 +315,186 @@ program = "void pose() { POSITION.x = curve(fall, AGE); }"
   // load(write(e)) keeps them.
   const Effect back = load_effect(write_effect(fx), "test.toml", ".");
   CHECK(same_particles(evaluate(fx, 3), evaluate(back, 3)));
+}
+
+TEST_CASE("program emitter: EMISSION written is the particle's, clamped to [0, 1]", "[unit]") {
+  const std::string base = R"([[emitter]]
+rate = 0
+bursts = [{ time = 0, count = 3 }]
+lifetime = 4
+light_emission = 0.25
+)";
+  const Effect fx = fx_from(base + R"(program = """
+void pose() { EMISSION = float(INDEX) - 0.5 + AGE / LIFETIME; }
+"""
+)");
+  const Frame frame = evaluate(fx, 2);
+  const auto& ps = frame.emitters[0].particles;
+  REQUIRE(ps.size() == 3);
+  std::vector<double> e;
+  for (const Particle& p : ps) e.push_back(p.emission);
+  std::sort(e.begin(), e.end());
+  CHECK(e == std::vector<double>{0.0, 1.0, 1.0});  // -0.5 + 0.5, 0.5 + 0.5, 1.5 + 0.5 clamped
+  // A program that reads EMISSION and writes something else leaves it the emitter's.
+  const Effect reads = fx_from(base + "program = \"void pose() { SIZE.x = EMISSION * 8.0; }\"\n");
+  const Frame read = evaluate(reads, 2);
+  for (const Particle& p : read.emitters[0].particles) {
+    CHECK(p.emission < 0);
+    CHECK(p.w == 2.0);
+  }
+  // Not a number: the particle is dropped, as for every property.
+  const Effect nan = fx_from(base + "program = \"void pose() { EMISSION = sqrt(-1.0); }\"\n");
+  CHECK(evaluate(nan, 2).emitters[0].particles.empty());
+}
+
+TEST_CASE("program emitter: samplers bound to curves, gradients and image files", "[unit]") {
+  // A stand-in decoder (the library decodes no image format): "W H v v v ..."
+  // as text, the values 16-bit.
+  LoadOptions o;
+  o.decode_image = [](const std::vector<unsigned char>& bytes, const std::string& name) {
+    std::istringstream in(std::string(bytes.begin(), bytes.end()));
+    ProgramImage im;
+    in >> im.width >> im.height;
+    uint32_t v = 0;
+    while (in >> v) im.rgba.push_back(static_cast<uint16_t>(v));
+    if (im.rgba.size() != static_cast<size_t>(im.width) * im.height * 4)
+      throw Error("cannot decode " + name + ": wrong length");
+    return im;
+  };
+  const fs::path dir = fs::temp_directory_path() / "spritz_sampler_test";
+  fs::create_directories(dir);
+  std::ofstream(dir / "two.img") << "2 1  65535 0 0 65535  0 0 0 0";
+  std::ofstream(dir / "bad.img") << "2 1  1 2 3";
+  const std::string base = R"([[emitter]]
+rate = 0
+bursts = [{ time = 0, count = 1 }]
+lifetime = 4
+curves = { rise = [[0, 0], [1, 40]] }
+gradients = { heat = [[0, "#000000"], [1, "#ff8000"]] }
+)";
+  const std::string prog = R"(program = """
+uniform sampler2D along;
+uniform sampler2D tint;
+uniform sampler2D map;
+void pose() {
+  POSITION = vec2(texture(along, vec2(AGE / LIFETIME, 0.0)).r, texture(map, vec2(0.25, 0.5)).r);
+  COLOR = texture(tint, vec2(AGE / LIFETIME, 0.0));
+}
+"""
+)";
+  const Effect fx = load_effect(
+      base + prog + "uniforms = { along = \"rise\", tint = \"heat\", map = \"two.img\" }\n",
+      (dir / "s.toml").string(), dir.string(), o);
+  const Frame f = evaluate(fx, 3);
+  const Particle& p = f.emitters[0].particles[0];
+  CHECK(p.x == Approx(30));
+  CHECK(p.y == 1);                  // the left texel, exactly
+  CHECK(p.vx == Approx(40 / 4.0));  // the curve's slope through texture()
+  CHECK(p.color_srgb.r == Approx(0.75));
+  // The image is one of the effect's files (preview watches it).
+  CHECK(std::find(fx.source_files.begin(), fx.source_files.end(),
+                  (dir / "two.img").lexically_normal().string()) != fx.source_files.end());
+  // load(write(e)) keeps the bindings.
+  const Effect back = load_effect(write_effect(fx), (dir / "w.toml").string(), dir.string(), o);
+  CHECK(same_particles(evaluate(fx, 3), evaluate(back, 3)));
+  // Unbound: a warning naming it.
+  const Effect loose =
+      load_effect(base + prog + "uniforms = { along = \"rise\", tint = \"heat\" }\n", "s.toml",
+                  dir.string(), o);
+  bool warned = false;
+  for (const Diagnostic& w : loose.warnings)
+    warned = warned || w.message.find("the sampler2D 'map' is bound to nothing") == 0;
+  CHECK(warned);
+  // Errors, located at the value.
+  const auto error_with = [&](const std::string& uniforms, const LoadOptions& opts) {
+    try {
+      load_effect(base + prog + uniforms, "s.toml", dir.string(), opts);
+    } catch (const Error& e) {
+      return e.diagnostics().front().to_string();
+    }
+    return std::string();
+  };
+  CHECK(error_with("uniforms = { map = \"gone.png\" }\n", o)
+            .find("cannot read the image " + (dir / "gone.png").string() +
+                  " for the sampler2D 'map': no such file (nor is it one of the emitter's "
+                  "curves or gradients)") != std::string::npos);
+  CHECK(error_with("uniforms = { map = \"bad.img\" }\n", o).find("wrong length") !=
+        std::string::npos);
+  CHECK(error_with("uniforms = { map = 3 }\n", o).find("'map' is a sampler2D") !=
+        std::string::npos);
+  CHECK(error_with("uniforms = { map = \"two.img\" }\n", LoadOptions{}).find("no image decoder") !=
+        std::string::npos);
+  CHECK(error_with("uniforms = { mapp = \"two.img\" }\n", o).find("did you mean 'map'?") !=
+        std::string::npos);
+  fs::remove_all(dir);
+}
+
+TEST_CASE("program emitter: sub-emitters start where the program puts their parent", "[unit]") {
+  // The parent moves only by its program (up at 10 px/s, x = its index *
+  // 100); children of its birth, its life and its death start from its
+  // place then and inherit its velocity.
+  const std::string parent = R"([[emitter]]
+name = "p"
+rate = 0
+bursts = [{ time = 0, count = 2 }]
+lifetime = 2
+integration = { step = 0.1 }
+program = """
+void start() { POSITION = vec2(float(INDEX) * 100.0, 0.0); VELOCITY = vec2(0.0, 10.0); }
+void process() { }
+"""
+[[emitter]]
+name = "c"
+speed = 0
+lifetime = 5
+inherit_velocity = 1
+)";
+  for (const char* on : {"birth", "life", "death"}) {
+    INFO(on);
+    const std::string sub = std::string("sub = { parent = \"p\", on = \"") + on +
+                            (std::string(on) == "life" ? "\" }\nrate = 2\n" : "\", count = 1 }\n");
+    const Effect fx = fx_from(parent + sub);
+    const Frame f = evaluate(fx, 2.5);
+    const auto& kids = f.emitters[1].particles;
+    REQUIRE(kids.size() == (std::string(on) == "life" ? 8u : 2u));
+    for (const Particle& k : kids) {
+      const double event = k.birth_s;  // the parent's age then: its birth is 0
+      CHECK((k.x == Approx(0) || k.x == Approx(100)));
+      // Its start is the parent's place at the event, then it moves on at
+      // the parent's velocity.
+      CHECK(k.y == Approx(10 * event + 10 * (2.5 - event)));
+      CHECK(k.vy == Approx(10));
+    }
+  }
+  // A parent its program ends early has no death children.
+  std::string early = parent;
+  early.replace(early.find("void process() { }"), 18,
+                "void process() { if (AGE >= 1.0) ACTIVE = false; }");
+  const Effect ended = fx_from(early + "sub = { parent = \"p\", on = \"death\", count = 1 }\n");
+  CHECK(evaluate(ended, 2.5).emitters[1].particles.empty());
+}
+
+TEST_CASE("program emitter: the work limit weighs what a program runs", "[unit]") {
+  const std::string base = R"([[emitter]]
+rate = 100
+lifetime = 2
+integration = { step = 0.01 }
+)";
+  const Effect plain = fx_from(base);
+  const Effect posed = fx_from(base + "program = \"void pose() { COLOR.r = 0.5; }\"\n");
+  const Effect stepped =
+      fx_from(base + "program = \"void process() { VELOCITY.y -= 10.0 * DELTA; }\"\n");
+  const uint64_t count = window_size(plain, 5);
+  REQUIRE(count > 100);
+  CHECK(frame_work(plain, 5) == count);
+  const auto n = static_cast<double>(count);
+  const auto pose_n =
+      static_cast<double>(posed.emitters[0].program->program->instructions(Stage::kPose));
+  const auto step_n =
+      static_cast<double>(stepped.emitters[0].program->program->instructions(Stage::kProcess));
+  // 1 + instructions / 64, process() 2 / 0.01 + 1 times.
+  CHECK(static_cast<double>(frame_work(posed, 5)) == Approx(n * (1 + pose_n / 64)).margin(1));
+  CHECK(static_cast<double>(frame_work(stepped, 5)) ==
+        Approx(n * (1 + 201 * step_n / 64)).margin(1));
+  CHECK(frame_work(stepped, 5) > 10 * count);  // 201 steps of a few instructions
 }

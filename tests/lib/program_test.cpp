@@ -354,3 +354,118 @@ TEST_CASE("program: a loop past the budget stops with an error naming it", "[uni
           std::string::npos);
   }
 }
+
+namespace {
+
+// CUSTOM after pose() with `samplers` bound to the program's samplers.
+std::array<double, 4> sampled(const std::string& text, const std::vector<program::Sampler>& bound) {
+  const auto p = compile(text);
+  std::vector<program::Sampler> s = bound;
+  for (size_t i = 0; i < s.size() && i < p->samplers().size(); ++i) s[i].info = p->samplers()[i];
+  const std::vector<Curve> curves;
+  const std::vector<ColorCurve> gradients;
+  program::Machine m(p->compiled(), 1, {}, 1u, &curves, &gradients, &s);
+  m.run(Stage::kPose, 1);
+  return {m.f(program::kFCustom)[0], m.f(program::kFCustom + 1)[0], m.f(program::kFCustom + 2)[0],
+          m.f(program::kFCustom + 3)[0]};
+}
+
+}  // namespace
+
+TEST_CASE("program: texture reads are GLSL's bilinear, clamped or wrapped", "[unit]") {
+  // A 2x2 image: red, green / blue, white with alpha 0 (values as stored).
+  ProgramImage im;
+  im.width = im.height = 2;
+  im.rgba = {65535, 0, 0, 65535, 0, 65535, 0, 65535, 0, 0, 65535, 65535, 65535, 65535, 65535, 0};
+  program::Sampler s;
+  s.image = &im;
+  const auto read = [&](const std::string& hints, const std::string& call) {
+    return sampled("uniform sampler2D t" + hints + ";\nvoid pose() { CUSTOM = " + call + "; }",
+                   {s});
+  };
+  // Texel centres are at (i + 0.5) / 2: exact there.
+  CHECK(read("", "texture(t, vec2(0.25, 0.25))") == std::array<double, 4>{1, 0, 0, 1});
+  CHECK(read("", "texture(t, vec2(0.75, 0.75))") == std::array<double, 4>{1, 1, 1, 0});
+  // The middle is the mean of the four; halfway along the top row, of two.
+  CHECK(read("", "texture(t, vec2(0.5))") == std::array<double, 4>{0.5, 0.5, 0.5, 0.75});
+  CHECK(read("", "texture(t, vec2(0.5, 0.25))") == std::array<double, 4>{0.5, 0.5, 0, 1});
+  // Clamped: past the edge is the edge texel; wrapped: the far side blends in.
+  CHECK(read("", "texture(t, vec2(-3.0, 0.25))") == std::array<double, 4>{1, 0, 0, 1});
+  CHECK(read(" : repeat_enable", "texture(t, vec2(0.0, 0.25))") ==
+        std::array<double, 4>{0.5, 0.5, 0, 1});
+  CHECK(read(" : repeat_enable", "texture(t, vec2(2.25, -0.75))") ==
+        std::array<double, 4>{1, 0, 0, 1});
+  // Nearest: the texel under the point.
+  CHECK(read(" : filter_nearest", "texture(t, vec2(0.49, 0.51))") ==
+        std::array<double, 4>{0, 0, 1, 1});
+  // textureLod and a bias read level 0; NaN reads as 0; texelFetch clamps.
+  CHECK(read("", "textureLod(t, vec2(0.5), 3.0)") == read("", "texture(t, vec2(0.5), 1.0)"));
+  CHECK(read("", "texture(t, vec2(0.0 / 0.0))") == read("", "texture(t, vec2(0.0))"));
+  CHECK(read("", "texelFetch(t, ivec2(1, 0), 0)") == std::array<double, 4>{0, 1, 0, 1});
+  CHECK(read("", "texelFetch(t, ivec2(-7, 99), 0)") == std::array<double, 4>{0, 0, 1, 1});
+  CHECK(read("", "vec4(vec2(textureSize(t, 0)), vec2(textureSize(t, 1)))") ==
+        std::array<double, 4>{2, 2, 1, 1});
+  // 8-bit values are exact: 51 * 257 / 65535 = 51 / 255 = 0.2.
+  ProgramImage one;
+  one.width = one.height = 1;
+  one.rgba = {51 * 257, 0, 0, 65535};
+  program::Sampler o;
+  o.image = &one;
+  CHECK(sampled("uniform sampler2D t;\nvoid pose() { CUSTOM = texture(t, vec2(0.3)); }", {o})[0] ==
+        51 / 255.0);
+}
+
+TEST_CASE("program: samplers bound to curves and gradients, or to nothing", "[unit]") {
+  const Curve ramp = Curve::line(0, 10);
+  const ColorCurve heat = ColorCurve::constant({1, 0.5, 0.25});
+  program::Sampler c, g, none;
+  c.curve = &ramp;
+  g.gradient = &heat;
+  const std::string two = "uniform sampler2D a;\nuniform sampler2D b;\n";
+  CHECK(sampled(two + "void pose() { CUSTOM = texture(a, vec2(0.3, 7.0)); }", {c, g}) ==
+        std::array<double, 4>{3, 0, 0, 1});
+  CHECK(sampled(two + "void pose() { CUSTOM = texture(b, vec2(0.3)); }", {c, g}) ==
+        std::array<double, 4>{1, 0.5, 0.25, 1});
+  CHECK(sampled(two + "void pose() { CUSTOM = texelFetch(a, ivec2(255, 0), 0); }", {c, g})[0] ==
+        Approx(10 * 255.5 / 256));
+  CHECK(sampled(two + "void pose() { CUSTOM.xy = vec2(textureSize(a, 0)); }", {c, g})[0] == 256);
+  // Passed on through an `in sampler2D` parameter.
+  CHECK(sampled(two + "vec4 look(sampler2D s, float u) { return texture(s, vec2(u, 0.0)); }\n"
+                      "void pose() { CUSTOM = look(a, 0.5) + look(b, 0.0); }",
+                {c, g}) == std::array<double, 4>{6, 0.5, 0.25, 2});
+  // Unbound: white, or as the hints say.
+  CHECK(sampled("uniform sampler2D t;\nvoid pose() { CUSTOM = texture(t, vec2(0.5)); }", {none}) ==
+        std::array<double, 4>{1, 1, 1, 1});
+  CHECK(sampled("uniform sampler2D t : hint_default_black;\nvoid pose() { CUSTOM = "
+                "texture(t, vec2(0.5)); }",
+                {none}) == std::array<double, 4>{0, 0, 0, 1});
+  CHECK(sampled("uniform sampler2D t : hint_default_transparent;\nvoid pose() { CUSTOM = "
+                "texture(t, vec2(0.5)); }",
+                {none}) == std::array<double, 4>{0, 0, 0, 0});
+}
+
+TEST_CASE("program: what samplers cannot do is refused, located", "[unit]") {
+  CHECK(error_of("uniform sampler2D t = 1.0;\nvoid pose() {}").find("has no default value") !=
+        std::string::npos);
+  CHECK(error_of("uniform sampler2D t[2];\nvoid pose() {}").find("arrays of samplers") !=
+        std::string::npos);
+  CHECK(error_of("uniform sampler2D t : hint_range(0, 1);\nvoid pose() {}")
+            .find("hint_range is a hint for numbers") != std::string::npos);
+  CHECK(error_of("uniform sampler2D t : hint_screen_texture;\nvoid pose() {}")
+            .find("no screen to read") != std::string::npos);
+  CHECK(error_of("uniform float f;\nvoid pose() { CUSTOM = texture(f, vec2(0.0)); }")
+            .find("its first argument must name a sampler2D uniform") != std::string::npos);
+  CHECK(error_of("uniform sampler2D t;\nvoid pose() { CUSTOM = texture(t); }")
+            .find("texture(sampler2D, vec2 [, float bias])") != std::string::npos);
+  CHECK(error_of("uniform sampler2D t;\nvoid pose() { CUSTOM = texelFetch(t, vec2(0.5), 0); }")
+            .find("texelFetch()'s coordinates") != std::string::npos);
+  CHECK(error_of("uniform sampler2D t;\nvoid pose() { CUSTOM = textureGrad(t, vec2(0.0), "
+                 "vec2(0.0), vec2(0.0)); }")
+            .find("textureGrad() is not supported") != std::string::npos);
+  CHECK(error_of("uniform sampler2D t;\nsampler2D f() { return t; }\nvoid pose() {}")
+            .find("cannot return a sampler2D") != std::string::npos);
+  CHECK(error_of("uniform sampler2D t;\nvoid pose() { sampler2D u = t; }")
+            .find("cannot declare a sampler2D variable") != std::string::npos);
+  CHECK(error_of("uniform sampler2D t;\nvoid pose() { t = t; }").find("it is a uniform") !=
+        std::string::npos);
+}

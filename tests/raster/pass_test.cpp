@@ -75,3 +75,32 @@ trail = { count = 6, length = 0.3, style = "ribbon" }
     }
   }
 }
+
+TEST_CASE("a program's EMISSION is the particle's own light_emission", "[pass]") {
+  // The same sparks drawn by an additive emitter and by an alpha-over one
+  // whose program makes every particle additive: the same bytes, in the
+  // whole image and in each light pass.
+  const std::string base = R"(
+[canvas]
+size = [64, 64]
+background = "#203040"
+[[emitter]]
+rate = 50
+lifetime = 1
+speed = [20, 60]
+spread = 180
+size = 8
+color = "#ffb040"
+)";
+  const Effect additive = load_effect(base + "light_emission = 1\n", "a.toml", ".");
+  const Effect program = load_effect(
+      base + "light_emission = 0\nprogram = \"void start() { EMISSION = 7.0; }\"\n", "b.toml", ".");
+  const Effect over = load_effect(base + "light_emission = 0\n", "c.toml", ".");
+  for (LightPass pass : {LightPass::kAll, LightPass::kAlpha, LightPass::kEmissive}) {
+    FrameRenderer a(additive, 64, 64, 2), b(program, 64, 64, 2), c(over, 64, 64, 2);
+    a.set_light_pass(pass), b.set_light_pass(pass), c.set_light_pass(pass);
+    a.render(0.8), b.render(0.8), c.render(0.8);
+    CHECK(a.image().rgba == b.image().rgba);  // 7 clamps to 1
+    CHECK(a.image().rgba != c.image().rgba);  // and it does change the picture
+  }
+}

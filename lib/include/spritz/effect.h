@@ -204,10 +204,23 @@ struct Orbit {
 
 // A program an emitter runs (model.md 11, docs/programs.md): compiled when
 // the effect loads, with its uniforms' values.
+// What the effect binds a program's sampler2D uniform to (docs/programs.md,
+// "Textures"): one of the emitter's curves or gradients, an image file, or
+// nothing (the sampler reads its fallback colour).
+struct SamplerBinding {
+  enum class Kind : uint8_t { kNone, kCurve, kGradient, kImage };
+  Kind kind = Kind::kNone;
+  uint32_t index = 0;   // the curve or gradient (EmitterProgram::curves, gradients)
+  std::string written;  // as the effect writes it: the name or the file's path
+  std::shared_ptr<const ProgramImage> image;
+};
+
 struct EmitterProgram {
   std::shared_ptr<const Program> program;
   // By the program's uniform index (Program::uniforms); empty: its default.
   std::vector<std::vector<double>> uniforms;
+  // By the program's sampler index (Program::samplers).
+  std::vector<SamplerBinding> samplers;
   // The emitter's `curves` and `gradients`, read by curve(NAME, x) and
   // gradient(NAME, x), by the index the program compiled them to.
   std::vector<std::string> curve_names, gradient_names;

@@ -91,7 +91,9 @@ uint64_t window_size(const Effect& fx, double clock);
 // samples: window_size, with each sample of an emitter with colliders
 // weighing 1 + colliders (max_impacts + 1) (every flight it may search
 // searches every collider), and each colliding parent whose children read
-// its impacts its flights too. The work limit (docs/cli.md) counts this.
+// its impacts its flights too; a program emitter's samples weigh 1 + the
+// instructions they run / 64 (process() once a step). The work limit
+// (docs/cli.md) counts this.
 uint64_t frame_work(const Effect& fx, double clock);
 
 // Evaluates every enabled emitter at `clock` into `out`, reusing its buffers

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "spritz/effect.h"
+#include "spritz/program.h"
 
 namespace spritz {
 
@@ -21,6 +22,11 @@ struct LoadOptions {
   // normal) whose bytes the caller supplies itself: they need not exist as
   // files. An imported effect's texture, decoded from the file it came in.
   std::vector<std::string> provided_textures;
+  // Decodes the images programs' samplers read (docs/programs.md,
+  // "Textures"); the library decodes no image format itself. Without one, an
+  // effect whose sampler names an image file is refused. spritz's CLI gives
+  // spritz::raster's decode_program_image (PNG).
+  ProgramImageDecoder decode_image;
 };
 
 // The source name of an effect read from stdin. Its default effect name is

@@ -23,6 +23,7 @@ struct Particle {
   int cell = 0;             // 1-based flipbook cell, 0 without a flipbook
   int16_t trail = 0;        // 0 for the particle itself, k for its k-th trail ghost
   uint16_t impacts = 0;     // collider impacts so far (model.md 9.7; at most kMaxBounces)
+  double emission = -1;  // light_emission a program gave it (model.md 11.1); below 0: the emitter's
 };
 
 }  // namespace spritz

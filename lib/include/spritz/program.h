@@ -12,6 +12,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -71,6 +72,32 @@ struct UniformInfo {
   double range_min = 0, range_max = 0;
 };
 
+// A `uniform sampler2D` as the program declares it (docs/programs.md,
+// "Textures"): the hints that say how it reads.
+struct SamplerInfo {
+  std::string name;
+  bool nearest = false;  // filter_nearest (and _mipmap): no bilinear blend
+  bool repeat = false;   // repeat_enable: coordinates wrap instead of clamping
+  // What it reads when the effect binds nothing to it: white (Godot's
+  // default), or black / transparent (hint_default_black, hint_black,
+  // hint_default_transparent).
+  enum class Fallback : uint8_t { kWhite, kBlack, kTransparent } fallback = Fallback::kWhite;
+};
+
+// An image a sampler reads (docs/programs.md, "Textures"): the values the
+// file stores, straight alpha, rows top to bottom, each channel as
+// value * 65535 (an 8-bit value v is v * 257, so v / 255 exactly).
+struct ProgramImage {
+  int width = 0, height = 0;
+  std::vector<uint16_t> rgba;
+};
+
+// Decodes an image file's bytes for a sampler (the library decodes no image
+// formats itself: spritz::raster's decode_program_image does PNG). Throws
+// spritz::Error naming `name` when the bytes do not decode.
+using ProgramImageDecoder =
+    std::function<ProgramImage(const std::vector<unsigned char>& bytes, const std::string& name)>;
+
 namespace program {
 struct Compiled;
 class Machine;
@@ -93,6 +120,7 @@ class Program {
   // VELOCITY * DELTA after each step.
   bool moves_by_velocity() const;
   const std::vector<UniformInfo>& uniforms() const;
+  const std::vector<SamplerInfo>& samplers() const;
   const program::Compiled& compiled() const { return *compiled_; }
   // How many instructions each function compiled to (inspect, bench).
   size_t instructions(Stage s) const;

@@ -123,25 +123,33 @@ const char* operand_kinds(Op op) {
       return "FFC-";
     case Op::kGradient:
       return "FFGI";
+    case Op::kTexture:
+      return "FFFS";
+    case Op::kTexel:
+      return "FUUS";
+    case Op::kTexSize:
+      return "UU-S";
   }
   return "----";
 }
 
 std::string disassemble(const std::vector<Instr>& code) {
   static const char* kNames[] = {
-      "FMov",    "FNeg",   "FAdd",     "FSub",     "FMul",    "FDiv",   "FMin",       "FMax",
-      "FAbs",    "FSign",  "FFloor",   "FCeil",    "FTrunc",  "FRound", "FRoundEven", "FFract",
-      "FMod",    "FSqrt",  "FInvSqrt", "FSin",     "FCos",    "FTan",   "FAsin",      "FAcos",
-      "FAtan",   "FAtan2", "FSinh",    "FCosh",    "FTanh",   "FAsinh", "FAcosh",     "FAtanh",
-      "FExp",    "FExp2",  "FLog",     "FLog2",    "FPow",    "FFma",   "FStep",      "FSmooth",
-      "FClamp",  "FMix",   "FLt",      "FLe",      "FEq",     "FNe",    "FIsNan",     "FIsInf",
-      "FSel",    "USel",   "IToF",     "UToF",     "FToI",    "FToU",   "FBits",      "BitsF",
-      "UMov",    "IAdd",   "ISub",     "IMul",     "IDiv",    "UDiv",   "IMod",       "UMod",
-      "INeg",    "And",    "Or",       "Xor",      "Not",     "Shl",    "IShr",       "UShr",
-      "ILt",     "ULt",    "ILe",      "ULe",      "IEq",     "INe",    "IMin",       "UMin",
-      "IMax",    "UMax",   "IAbs",     "ISign",    "IClamp",  "UClamp", "ToBool",     "BNot",
-      "Rand",    "Noise",  "Jump",     "JumpNone", "JumpAny", "Tick",   "Curve",      "CurveSlope",
-      "Gradient"};
+      "FMov",       "FNeg",    "FAdd",   "FSub",   "FMul",       "FDiv",     "FMin",
+      "FMax",       "FAbs",    "FSign",  "FFloor", "FCeil",      "FTrunc",   "FRound",
+      "FRoundEven", "FFract",  "FMod",   "FSqrt",  "FInvSqrt",   "FSin",     "FCos",
+      "FTan",       "FAsin",   "FAcos",  "FAtan",  "FAtan2",     "FSinh",    "FCosh",
+      "FTanh",      "FAsinh",  "FAcosh", "FAtanh", "FExp",       "FExp2",    "FLog",
+      "FLog2",      "FPow",    "FFma",   "FStep",  "FSmooth",    "FClamp",   "FMix",
+      "FLt",        "FLe",     "FEq",    "FNe",    "FIsNan",     "FIsInf",   "FSel",
+      "USel",       "IToF",    "UToF",   "FToI",   "FToU",       "FBits",    "BitsF",
+      "UMov",       "IAdd",    "ISub",   "IMul",   "IDiv",       "UDiv",     "IMod",
+      "UMod",       "INeg",    "And",    "Or",     "Xor",        "Not",      "Shl",
+      "IShr",       "UShr",    "ILt",    "ULt",    "ILe",        "ULe",      "IEq",
+      "INe",        "IMin",    "UMin",   "IMax",   "UMax",       "IAbs",     "ISign",
+      "IClamp",     "UClamp",  "ToBool", "BNot",   "Rand",       "Noise",    "Jump",
+      "JumpNone",   "JumpAny", "Tick",   "Curve",  "CurveSlope", "Gradient", "Texture",
+      "Texel",      "TexSize"};
   std::string out;
   for (size_t pc = 0; pc < code.size(); ++pc) {
     const Instr& in = code[pc];
@@ -171,7 +179,7 @@ void verify(const Compiled& c) {
             (k[i] == 'F' && ops[i] >= c.f_slots) || (k[i] == 'U' && ops[i] >= c.u_slots) ||
             (k[i] == 'J' && ops[i] > code.size()) || (k[i] == 'L' && ops[i] >= c.loops.size()) ||
             (k[i] == 'C' && ops[i] >= c.curves) || (k[i] == 'G' && ops[i] >= c.gradients) ||
-            (k[i] == 'I' && ops[i] > 2);
+            (k[i] == 'I' && ops[i] > 2) || (k[i] == 'S' && ops[i] / 4 >= c.samplers.size());
         if (bad)
           throw Error("internal error: instruction " + std::to_string(pc) + " of " + what +
                       " has operand " + std::to_string(i) + " out of range; please report it");

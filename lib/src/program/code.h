@@ -127,9 +127,16 @@ enum class Op : uint8_t {
   kCurve,
   kCurveSlope,
   kGradient,
+  // Samplers (docs/programs.md, "Textures"); c is 4 s + k for sampler s and
+  // channel or axis k. d = channel k of texture(s, vec2(a, b)); d = channel
+  // k of texelFetch(s, ivec2(a, b)); d = axis k of textureSize(s, lod a).
+  kTexture,
+  kTexel,
+  kTexSize,
 };
 
-// b and c of kCurve, kCurveSlope and kGradient are numbers, not registers.
+// b and c of kCurve, kCurveSlope and kGradient, and c of the sampler
+// instructions, are numbers, not registers.
 struct Instr {
   Op op;
   uint32_t d = 0, a = 0, b = 0, c = 0;

@@ -27,6 +27,9 @@ Value Compiler::call(const Expr& e) {
   const auto user = functions_.find(e.name);
   if (user != functions_.end()) return user_call(e, user->second);
   if (e.name == "curve" || e.name == "gradient") return effect_curve(e);
+  if (e.name == "texture" || e.name == "textureLod" || e.name == "texelFetch" ||
+      e.name == "textureSize")
+    return sampler_call(e);
   if (!is_builtin_function(e.name)) {
     unknown_name(e.name, e.pos, true);
     for (const ExprPtr& a : e.args) expr(*a);  // their own errors still count
@@ -84,6 +87,56 @@ Value Compiler::effect_curve(const Expr& e) {
   } else {
     emit(Op::kCurve, out.regs[0].slot, x.regs[0].slot, index);
   }
+  return out;
+}
+
+// texture(s, uv [, bias]), textureLod(s, uv, lod), texelFetch(s, ivec2,
+// lod) and textureSize(s, lod) (docs/programs.md, "Textures"): the sampler
+// is a uniform known when the program compiles, one instruction per
+// channel. A bias or level is checked and otherwise ignored: samplers have
+// one level.
+Value Compiler::sampler_call(const Expr& e) {
+  std::vector<Value> args;
+  for (const ExprPtr& a : e.args) args.push_back(expr(*a));
+  for (const Value& a : args)
+    if (a.type.is_error()) return error_value();
+  const std::string& n = e.name;
+  const bool size = n == "textureSize", fetch = n == "texelFetch";
+  const size_t least = size || n == "texture" ? 2 : 3;
+  const size_t most = size ? 2 : 3;
+  const char* shape = size                ? "textureSize(sampler2D, int lod)"
+                      : fetch             ? "texelFetch(sampler2D, ivec2, int lod)"
+                      : n == "textureLod" ? "textureLod(sampler2D, vec2, float lod)"
+                                          : "texture(sampler2D, vec2 [, float bias])";
+  if (args.size() < least || args.size() > most || args[0].type.base != Base::kSampler ||
+      args[0].type.is_array() || args[0].sampler < 0) {
+    error(e.pos, std::string("this call does not fit ") + shape +
+                     (args.empty() || args[0].type.base == Base::kSampler
+                          ? ""
+                          : "; its first argument must name a sampler2D uniform"));
+    return error_value();
+  }
+  const uint32_t s = 4 * static_cast<uint32_t>(args[0].sampler);
+  const Type ivec2 = Type::vector(Base::kInt, 2);
+  const Type last = size || fetch ? Type::scalar(Base::kInt) : Type::scalar(Base::kFloat);
+  if (args.size() == most) {
+    const Value lod = convert(args.back(), last, e.args.back()->pos, n + "()'s last argument");
+    if (lod.type.is_error()) return lod;
+    args.back() = lod;
+  }
+  if (size) {
+    Value out = temp(ivec2);
+    for (uint32_t k = 0; k < 2; ++k)
+      emit(Op::kTexSize, out.regs[k].slot, args[1].regs[0].slot, 0, s + k);
+    return out;
+  }
+  const Value at = convert(args[1], fetch ? ivec2 : Type::vector(Base::kFloat, 2), e.args[1]->pos,
+                           n + "()'s coordinates");
+  if (at.type.is_error()) return at;
+  Value out = temp(Type::vector(Base::kFloat, 4));
+  for (uint32_t k = 0; k < 4; ++k)
+    emit(fetch ? Op::kTexel : Op::kTexture, out.regs[k].slot, at.regs[0].slot, at.regs[1].slot,
+         s + k);
   return out;
 }
 
@@ -267,6 +320,12 @@ Value Compiler::user_call(const Expr& e, const std::vector<const Function*>& ove
     const Param& p = f->params[i];
     Variable& v = declare(p.name, params[i], p.pos);
     if (p.is_const) v.read_only = "it is a const parameter";
+    if (params[i].base == Base::kSampler) {  // bound to the argument's sampler, no registers
+      v.sampler = values[i].sampler;
+      v.read_only = "it is a sampler";
+      bound.push_back(&v);
+      continue;
+    }
     bound.push_back(&v);
     LValue lv;
     lv.type = v.type;

@@ -163,7 +163,9 @@ Value Compiler::name(const Expr& e) {
     unknown_name(e.name, e.pos, false);
     return error_value();
   }
-  return Value{v->type, v->regs};
+  Value out{v->type, v->regs};
+  out.sampler = v->sampler;
+  return out;
 }
 
 Value Compiler::literal(const Expr& e) {

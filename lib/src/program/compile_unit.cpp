@@ -138,68 +138,18 @@ constexpr std::array<Foreign, 21> kForeign = {{
     {"VERTEX", "POSITION"},
 }};
 
-constexpr std::array<const char*, 8> kFragmentFunctions = {
-    "dFdx", "dFdy", "fwidth", "dFdxCoarse", "dFdyCoarse", "dFdxFine", "dFdyFine", "texture"};
+constexpr std::array<const char*, 7> kFragmentFunctions = {
+    "dFdx", "dFdy", "fwidth", "dFdxCoarse", "dFdyCoarse", "dFdxFine", "dFdyFine"};
 
-constexpr std::array<const char*, 6> kTextureFunctions = {
-    "texture", "textureLod", "texelFetch", "textureSize", "textureGrad", "textureProj"};
+// Texture reads spritz does not have (it has texture, textureLod,
+// texelFetch and textureSize).
+constexpr std::array<const char*, 6> kTextureFunctions = {"textureGrad",      "textureProj",
+                                                          "textureProjLod",   "textureOffset",
+                                                          "texelFetchOffset", "textureGather"};
 
-}  // namespace
-
-void Compiler::unknown_name(const std::string& n, Pos p, bool function) {
-  for (const Foreign& f : kForeign)
-    if (n == f.name) {
-      error(p, n +
-                   " is a Godot particle-shader built-in that spritz programs do not have; "
-                   "use " +
-                   f.instead + " (docs/programs.md, \"Coming from Godot\")");
-      return;
-    }
-  if (function) {
-    for (const char* t : kTextureFunctions)
-      if (n == t) {
-        error(p, n + "(): textures in programs are not supported yet; use curve-like "
-                     "maths or a uniform array");
-        return;
-      }
-    for (const char* d : kFragmentFunctions)
-      if (n == d) {
-        error(p, n + "() is a fragment-shader derivative and has no meaning for a particle");
-        return;
-      }
-  }
-  // "Did you mean": the nearest visible name, function or built-in.
-  std::vector<std::string> names;
-  for (const auto& s : scopes_)
-    for (const Variable& v : s) names.push_back(v.name);
-  for (const auto& [fn, _] : functions_) names.push_back(fn);
-  for (const char* b :
-       {"sin",         "cos",        "tan",    "atan",        "pow",     "exp",
-        "log",         "sqrt",       "abs",    "sign",        "floor",   "ceil",
-        "fract",       "mod",        "min",    "max",         "clamp",   "mix",
-        "step",        "smoothstep", "length", "distance",    "dot",     "cross",
-        "normalize",   "reflect",    "rand",   "noise",       "radians", "degrees",
-        "inversesqrt", "round",      "trunc",  "determinant", "inverse", "transpose"})
-    names.push_back(b);
-  std::string best;
-  // Names of one or two letters are too short to guess at.
-  size_t best_d = n.size() < 3 ? 0 : std::max<size_t>(1, n.size() / 3) + 1;
-  for (const std::string& c : names) {
-    const size_t d = edit_distance(n, c);
-    if (d < best_d) {
-      best_d = d;
-      best = c;
-    }
-  }
-  std::string message = std::string(function ? "unknown function '" : "unknown name '") + n + "'";
-  if (!best.empty()) message += "; did you mean '" + best + "'?";
-  error(p, message);
-}
-
-void Compiler::declare_structs(const Unit&) {}
-
-// long: the hints Godot's uniforms may carry, checked one by one.
-void Compiler::check_uniform_hints(const UniformDecl& u, UniformInfo& info) {
+// The hints Godot's uniforms may carry that spritz reads or may ignore
+// (docs/programs.md, "Uniforms").
+bool accepted_hint(const std::string& name) {
   static const std::set<std::string> kAccepted = {"source_color",
                                                   "hint_color",
                                                   "hint_albedo",
@@ -208,6 +158,7 @@ void Compiler::check_uniform_hints(const UniformDecl& u, UniformInfo& info) {
                                                   "hint_black_albedo",
                                                   "hint_default_white",
                                                   "hint_default_black",
+                                                  "hint_default_transparent",
                                                   "hint_normal",
                                                   "hint_aniso",
                                                   "hint_roughness_r",
@@ -226,6 +177,65 @@ void Compiler::check_uniform_hints(const UniformDecl& u, UniformInfo& info) {
                                                   "repeat_disable",
                                                   "hint_enum",
                                                   "instance_index"};
+  return kAccepted.count(name) > 0;
+}
+
+}  // namespace
+
+void Compiler::unknown_name(const std::string& n, Pos p, bool function) {
+  for (const Foreign& f : kForeign)
+    if (n == f.name) {
+      error(p, n +
+                   " is a Godot particle-shader built-in that spritz programs do not have; "
+                   "use " +
+                   f.instead + " (docs/programs.md, \"Coming from Godot\")");
+      return;
+    }
+  if (function) {
+    for (const char* t : kTextureFunctions)
+      if (n == t) {
+        error(p, n + "() is not supported; programs read textures with texture(), "
+                     "textureLod(), texelFetch() and textureSize()");
+        return;
+      }
+    for (const char* d : kFragmentFunctions)
+      if (n == d) {
+        error(p, n + "() is a fragment-shader derivative and has no meaning for a particle");
+        return;
+      }
+  }
+  // "Did you mean": the nearest visible name, function or built-in.
+  std::vector<std::string> visible;
+  for (const auto& s : scopes_)
+    for (const Variable& v : s) visible.push_back(v.name);
+  for (const auto& [fn, _] : functions_) visible.push_back(fn);
+  for (const char* b :
+       {"sin",       "cos",     "tan",         "atan",       "pow",        "exp",         "log",
+        "sqrt",      "abs",     "sign",        "floor",      "ceil",       "fract",       "mod",
+        "min",       "max",     "clamp",       "mix",        "step",       "smoothstep",  "length",
+        "distance",  "dot",     "cross",       "normalize",  "reflect",    "rand",        "noise",
+        "radians",   "degrees", "inversesqrt", "round",      "trunc",      "determinant", "inverse",
+        "transpose", "texture", "textureLod",  "texelFetch", "textureSize"})
+    visible.push_back(b);
+  std::string best;
+  // Names of one or two letters are too short to guess at.
+  size_t best_d = n.size() < 3 ? 0 : std::max<size_t>(1, n.size() / 3) + 1;
+  for (const std::string& c : visible) {
+    const size_t d = edit_distance(n, c);
+    if (d < best_d) {
+      best_d = d;
+      best = c;
+    }
+  }
+  std::string message = std::string(function ? "unknown function '" : "unknown name '") + n + "'";
+  if (!best.empty()) message += "; did you mean '" + best + "'?";
+  error(p, message);
+}
+
+void Compiler::declare_structs(const Unit&) {}
+
+// long: the hints Godot's uniforms may carry, checked one by one.
+void Compiler::check_uniform_hints(const UniformDecl& u, UniformInfo& info) {
   for (const UniformDecl::Hint& h : u.hints) {
     if (h.name == "hint_range") {
       int64_t lo, hi;
@@ -256,21 +266,56 @@ void Compiler::check_uniform_hints(const UniformDecl& u, UniformInfo& info) {
       info.has_range = true;
       info.range_min = vals[0];
       info.range_max = vals[1];
-    } else if (kAccepted.count(h.name) == 0) {
+    } else if (!accepted_hint(h.name)) {
       error(h.pos, "unknown uniform hint '" + h.name + "'");
     }
   }
 }
 
+// A sampler2D uniform: no registers; texture() and its kin name it, and the
+// effect binds it to a curve, a gradient or an image (docs/programs.md,
+// "Textures"). Its hints say how it filters, wraps and what it reads unbound.
+void Compiler::declare_sampler(const UniformDecl& u, const Type& t) {
+  if (t.is_array()) {
+    error(u.pos, "arrays of samplers are not supported; declare one sampler2D uniform each");
+    return;
+  }
+  if (u.init)
+    error(u.init->pos,
+          "a sampler2D has no default value: the effect binds it in the emitter's uniforms "
+          "table (docs/programs.md, \"Textures\")");
+  for (const SamplerInfo& other : out_.samplers)
+    if (other.name == u.name) error(u.pos, "the uniform '" + u.name + "' is declared twice");
+  SamplerInfo info;
+  info.name = u.name;
+  for (const UniformDecl::Hint& h : u.hints) {
+    const std::string& n = h.name;
+    if (n.rfind("filter_nearest", 0) == 0)
+      info.nearest = true;
+    else if (n == "repeat_enable")
+      info.repeat = true;
+    else if (n == "hint_black" || n == "hint_default_black" || n == "hint_black_albedo")
+      info.fallback = SamplerInfo::Fallback::kBlack;
+    else if (n == "hint_default_transparent")
+      info.fallback = SamplerInfo::Fallback::kTransparent;
+    else if (n == "hint_screen_texture" || n == "hint_depth_texture" ||
+             n == "hint_normal_roughness_texture")
+      error(h.pos, n + ": a particle program has no screen to read");
+    else if (n == "hint_range" || n == "hint_enum")
+      error(h.pos, n + " is a hint for numbers, not for a sampler2D");
+    else if (!accepted_hint(n))
+      error(h.pos, "unknown uniform hint '" + n + "'");
+  }
+  Variable& v = declare(u.name, t, u.pos);
+  v.read_only = "it is a uniform (bind it in the emitter's uniforms table)";
+  v.sampler = static_cast<int>(out_.samplers.size());
+  out_.samplers.push_back(std::move(info));
+}
+
 void Compiler::declare_uniform(const UniformDecl& u) {
   const Type t = resolve(u.type, u.type.array_size.get(), u.type.unsized, nullptr);
   if (t.is_error()) return;
-  if (t.base == Base::kSampler) {
-    error(u.pos,
-          "sampler2D uniforms are not supported yet: textures in programs come in a "
-          "later version of spritz");
-    return;
-  }
+  if (t.base == Base::kSampler) return declare_sampler(u, t);
   if (t.base == Base::kStruct || t.base == Base::kVoid) {
     error(u.pos,
           "a uniform must be a number, vector, matrix or an array of them, not a " + name_of(t));
@@ -329,8 +374,7 @@ void Compiler::declare_builtins(Stage s) {
   add("COLOR", vec4, f(kFColor, 4), static_cast<int>(ProgramVar::kColor), nullptr);
   add("SIZE", vec2, f(kFSize, 2), static_cast<int>(ProgramVar::kSize), nullptr);
   add("ROTATION", fl, f(kFRotation, 1), static_cast<int>(ProgramVar::kRotation), nullptr);
-  add("EMISSION", fl, f(kFEmission, 1), -1,
-      "writing EMISSION per particle is not supported yet (docs/programs.md, \"Limits\")");
+  add("EMISSION", fl, f(kFEmission, 1), static_cast<int>(ProgramVar::kEmission), nullptr);
   add("CUSTOM", vec4, f(kFCustom, 4), static_cast<int>(ProgramVar::kCustom), nullptr);
   static const char* kUser[6] = {"USERDATA1", "USERDATA2", "USERDATA3",
                                  "USERDATA4", "USERDATA5", "USERDATA6"};
@@ -434,6 +478,8 @@ void Compiler::declare_function(const Function& f) {
     error(f.pos, f.name + "() belongs to canvas_item and spatial shaders, not to particles");
   if (kStagesNames.count(f.name) && (f.result.name != "void" || !f.params.empty()))
     error(f.pos, f.name + "() takes no parameters and returns void");
+  if (f.result.name == "sampler2D" || f.result.name == "isampler2D")
+    error(f.pos, f.name + "() cannot return a sampler2D: pass the uniform itself");
   if (is_builtin_type(f.name)) error(f.pos, "'" + f.name + "' is a type, not a function name");
   auto& list = functions_[f.name];
   if (kStagesNames.count(f.name) && !list.empty()) error(f.pos, f.name + "() is defined twice");

@@ -57,6 +57,7 @@ struct Compiled {
   uint32_t writes = 0;                         // bit ProgramVar: written by some function
   bool move_by_velocity = true;
   uint32_t curves = 0, gradients = 0;  // how many the effect names (ProgramNames)
+  std::vector<SamplerInfo> samplers;   // the sampler2D uniforms, in the order declared
   // pose() with forward derivatives (tangent.cpp), when pose() places the
   // particle and nothing sets its velocity: the tangent of float register r
   // is register r + tangent_offset. 0 and empty otherwise.
@@ -69,7 +70,8 @@ void add_pose_tangents(Compiled& c);
 
 // What an instruction's operands are: 'F' a float register, 'U' a word
 // register, 'J' an instruction index, 'L' a loop, 'C' a curve, 'G' a
-// gradient, 'I' a small number, '-' unused. For d, a, b, c.
+// gradient, 'I' a small number, 'S' a sampler's channel (4 s + k), '-'
+// unused. For d, a, b, c.
 const char* operand_kinds(Op op);
 
 // The code as text, one instruction a line (tests, debugging).

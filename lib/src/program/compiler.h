@@ -25,6 +25,7 @@ struct Value {
   std::vector<Reg> regs;  // one per scalar, in the type's order (type.h)
   bool literal = false;   // an integer literal, which may also be used as a uint
   int64_t literal_int = 0;
+  int sampler = -1;  // a sampler2D: which of the program's samplers
 };
 
 // Where a store goes: for each scalar of the value, the registers it may
@@ -45,6 +46,7 @@ struct Variable {
   bool is_const = false;             // `const`: its value is known when it compiles
   std::string read_only;             // why it cannot be written; empty when it can
   int builtin = -1;                  // a ProgramVar it is, or -1
+  int sampler = -1;                  // a sampler2D uniform or parameter: its sampler
   const Expr* const_init = nullptr;  // a const's initializer (array sizes)
   int const_depth = 0;
 };
@@ -109,6 +111,7 @@ class Compiler {
   void declare_function(const Function& f);
   void declare_uniform(const UniformDecl& u);
   void check_uniform_hints(const UniformDecl& u, UniformInfo& info);
+  void declare_sampler(const UniformDecl& u, const Type& t);
   void compile_entry(const Function& f, Stage s);
   void check_uncalled(uint32_t globals_f, uint32_t globals_u);
   void place_constants();
@@ -151,6 +154,7 @@ class Compiler {
   Value index(const Expr& e);
   Value call(const Expr& e);
   Value effect_curve(const Expr& e);
+  Value sampler_call(const Expr& e);
   Value construct(const Expr& e, const Type& t, std::vector<Value>& args);
   Value user_call(const Expr& e, const std::vector<const Function*>& overloads);
   bool swizzle(const std::string& s, uint32_t size, std::vector<uint32_t>& out, Pos p);

@@ -142,9 +142,12 @@ double program_unit(uint32_t st, uint32_t k) {
 
 Machine::Machine(const Compiled& c, uint32_t batch,
                  const std::vector<std::vector<double>>& uniforms, uint32_t noise_field,
-                 const std::vector<Curve>* curves, const std::vector<ColorCurve>* gradients)
-    : c_(c), batch_(batch), curves_(curves), gradients_(gradients) {
-  if ((curves ? curves->size() : 0) < c.curves || (gradients ? gradients->size() : 0) < c.gradients)
+                 const std::vector<Curve>* curves, const std::vector<ColorCurve>* gradients,
+                 const std::vector<Sampler>* samplers)
+    : c_(c), batch_(batch), curves_(curves), gradients_(gradients), samplers_(samplers) {
+  if ((curves ? curves->size() : 0) < c.curves ||
+      (gradients ? gradients->size() : 0) < c.gradients ||
+      (samplers ? samplers->size() : 0) < c.samplers.size())
     throw Error("internal error: a program runs without the curves it was compiled with");
   f_.assign(static_cast<size_t>(c.f_slots) * batch, 0.0);
   u_.assign(static_cast<size_t>(c.u_slots) * batch, 0u);
@@ -509,6 +512,27 @@ void Machine::execute(const std::vector<Instr>& code, uint32_t n) {
           const Rgb c = g.evaluate(a[l], 0);
           d[l] = in.c == 0 ? c.r : (in.c == 1 ? c.g : c.b);
         }
+        break;
+      }
+      case Op::kTexture: {
+        double* d = FD;
+        const double *a = FA, *b = FB;
+        const Sampler& s = (*samplers_)[in.c / 4];
+        LANES d[l] = sample(s, a[l], b[l], in.c % 4);
+        break;
+      }
+      case Op::kTexel: {
+        double* d = FD;
+        const uint32_t *a = UA, *b = UB;
+        const Sampler& s = (*samplers_)[in.c / 4];
+        LANES d[l] = texel(s, static_cast<int32_t>(a[l]), static_cast<int32_t>(b[l]), in.c % 4);
+        break;
+      }
+      case Op::kTexSize: {
+        uint32_t* d = UD;
+        const uint32_t* a = UA;
+        const Sampler& s = (*samplers_)[in.c / 4];
+        LANES d[l] = static_cast<uint32_t>(texture_size(s, static_cast<int32_t>(a[l]), in.c % 4));
         break;
       }
       case Op::kTick: {

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "compiled.h"
+#include "sampler.h"
 #include "spritz/curve.h"
 
 namespace spritz::program {
@@ -17,7 +18,8 @@ class Machine {
   // (uniforms[i] for compiled.uniforms[i]; an empty one keeps its default).
   Machine(const Compiled& c, uint32_t batch, const std::vector<std::vector<double>>& uniforms,
           uint32_t noise_field, const std::vector<Curve>* curves = nullptr,
-          const std::vector<ColorCurve>* gradients = nullptr);
+          const std::vector<ColorCurve>* gradients = nullptr,
+          const std::vector<Sampler>* samplers = nullptr);
 
   uint32_t batch() const { return batch_; }
   // The loop budget (kProgramLoopBudget unless a test sets a smaller one).
@@ -40,6 +42,7 @@ class Machine {
   uint32_t budget_ = kProgramLoopBudget;
   const std::vector<Curve>* curves_;
   const std::vector<ColorCurve>* gradients_;
+  const std::vector<Sampler>* samplers_;
   std::vector<double> f_;
   std::vector<uint32_t> u_;
 };

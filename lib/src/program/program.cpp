@@ -112,6 +112,10 @@ const std::vector<UniformInfo>& Program::uniforms() const {
   return compiled_->uniforms;
 }
 
+const std::vector<SamplerInfo>& Program::samplers() const {
+  return compiled_->samplers;
+}
+
 size_t Program::instructions(Stage s) const {
   return compiled_->stage[static_cast<size_t>(s)].size();
 }

@@ -193,6 +193,15 @@ class Tangent {
         out_.push_back(Instr{Op::kGradient, down, below, in.b, in.c});
         return mul(mul(sub(up, down), k(524288.0)), A);
       }
+      case Op::kTexture: {  // centred differences of step 2^-20 along u and v
+        const uint32_t h = k(1.0 / 1048576);
+        const uint32_t u1 = temp(), u0 = temp(), v1 = temp(), v0 = temp();
+        out_.push_back(Instr{Op::kTexture, u1, add(a, h), b, in.c});
+        out_.push_back(Instr{Op::kTexture, u0, sub(a, h), b, in.c});
+        out_.push_back(Instr{Op::kTexture, v1, a, add(b, h), in.c});
+        out_.push_back(Instr{Op::kTexture, v0, a, sub(b, h), in.c});
+        return mul(add(mul(sub(u1, u0), A), mul(sub(v1, v0), B)), k(524288.0));
+      }
       default:
         return emit(Op::kFMov, zero);
     }

@@ -16,6 +16,11 @@ namespace fs = std::filesystem;
 
 namespace {
 
+// A sampler's image: at most 4096 a side, and all of them together at most
+// 2^25 texels (256 MiB as 16-bit RGBA).
+constexpr int kMaxProgramImageSide = 4096;
+constexpr uint64_t kMaxProgramTexels = uint64_t{1} << 25;
+
 // Where an inline program's text starts: a multi-line string whose opening
 // quotes end their line starts on the next line, at column 1; any other
 // string just after its opening quote(s).
@@ -137,17 +142,24 @@ void Translator::read_program_curves(const toml::table& t, EmitterProgram& ep) {
 // numbers with as many as the uniform holds.
 void Translator::read_uniforms(const toml::table& t, EmitterProgram& ep) {
   const std::vector<UniformInfo>& declared = ep.program->uniforms();
+  const std::vector<SamplerInfo>& samplers = ep.program->samplers();
   ep.uniforms.assign(declared.size(), {});
+  ep.samplers.assign(samplers.size(), {});
   const toml::node* n = t.get("uniforms");
-  if (!n) return;
-  const toml::table* u = n->as_table();
-  if (!u) {
-    error(*n, "uniforms must be a table { NAME = value, ... }");
-    return;
-  }
+  const toml::table* u = n ? n->as_table() : nullptr;
+  if (n && !u) error(*n, "uniforms must be a table { NAME = value, ... }");
   std::vector<std::string_view> names;
   for (const UniformInfo& d : declared) names.push_back(d.name);
-  for (const auto& [key, value] : *u) {
+  for (const SamplerInfo& s : samplers) names.push_back(s.name);
+  static const toml::table kNone;
+  const toml::table& given = u ? *u : kNone;  // both lvalues: no copy, which would lose places
+  for (const auto& [key, value] : given) {
+    size_t s = 0;
+    while (s < samplers.size() && samplers[s].name != key.str()) ++s;
+    if (s < samplers.size()) {
+      bind_sampler(value, ep, s);
+      continue;
+    }
     size_t i = 0;
     while (i < declared.size() && declared[i].name != key.str()) ++i;
     if (i == declared.size()) {
@@ -182,12 +194,86 @@ void Translator::read_uniforms(const toml::table& t, EmitterProgram& ep) {
       }
     ep.uniforms[i] = std::move(v);
   }
+  for (size_t s = 0; s < samplers.size(); ++s)
+    if (ep.samplers[s].kind == SamplerBinding::Kind::kNone)
+      warnings.push_back(
+          {ep.loc, "the sampler2D '" + samplers[s].name + "' is bound to nothing (uniforms." +
+                       samplers[s].name +
+                       " = a curve, a "
+                       "gradient or an image file): it reads " +
+                       (samplers[s].fallback == SamplerInfo::Fallback::kWhite   ? "white"
+                        : samplers[s].fallback == SamplerInfo::Fallback::kBlack ? "black"
+                                                                                : "transparent")});
+}
+
+// A sampler2D uniform's value (docs/programs.md, "Textures"): the name of
+// one of the emitter's curves or gradients, or else an image file, its
+// path relative to the effect's folder, read and decoded here.
+void Translator::bind_sampler(const toml::node& value, EmitterProgram& ep, size_t i) {
+  const std::string& name = ep.program->samplers()[i].name;
+  if (!value.is_string()) {
+    error(value, "the uniform '" + name +
+                     "' is a sampler2D: bind it to the name of one of the emitter's curves or "
+                     "gradients, or to an image file (\"noise.png\")");
+    return;
+  }
+  SamplerBinding b;
+  b.written = *value.value<std::string>();
+  for (uint32_t c = 0; c < ep.curve_names.size(); ++c)
+    if (ep.curve_names[c] == b.written) b.kind = SamplerBinding::Kind::kCurve, b.index = c;
+  for (uint32_t g = 0; g < ep.gradient_names.size(); ++g)
+    if (ep.gradient_names[g] == b.written) b.kind = SamplerBinding::Kind::kGradient, b.index = g;
+  if (b.kind != SamplerBinding::Kind::kNone) {
+    ep.samplers[i] = std::move(b);
+    return;
+  }
+  const fs::path p = (fs::path(base_dir_) / b.written).lexically_normal();
+  program_files.push_back(p.string());
+  std::vector<unsigned char> bytes;
+  std::string why;
+  if (b.written.empty() || !read_binary || !read_binary(p.string(), bytes, why)) {
+    error(value, "cannot read the image " + p.string() + " for the sampler2D '" + name + "'" +
+                     (why.empty() ? "" : ": " + why) +
+                     (ep.curve_names.empty() && ep.gradient_names.empty()
+                          ? ""
+                          : " (nor is it one of the emitter's curves or gradients)"));
+    return;
+  }
+  program_texts.emplace_back(bytes.begin(), bytes.end());  // the effect's hash covers it
+  if (!decode_image) {
+    error(value, "the sampler2D '" + name +
+                     "' reads an image, and this loader was given no image decoder "
+                     "(LoadOptions::decode_image)");
+    return;
+  }
+  try {
+    auto image = std::make_shared<ProgramImage>(decode_image(bytes, p.string()));
+    const uint64_t texels = static_cast<uint64_t>(image->width) * image->height;
+    if (image->width < 1 || image->height < 1 || image->width > kMaxProgramImageSide ||
+        image->height > kMaxProgramImageSide || image->rgba.size() != texels * 4) {
+      error(value, p.string() + " is " + std::to_string(image->width) + "x" +
+                       std::to_string(image->height) + "; a sampler's image may be at most " +
+                       std::to_string(kMaxProgramImageSide) + " texels a side");
+      return;
+    }
+    program_texels_ += texels;
+    if (program_texels_ > kMaxProgramTexels) {
+      error(value, "the images the effect's samplers read hold more than " +
+                       std::to_string(kMaxProgramTexels) +
+                       " texels together (8 bytes each); use smaller images");
+      return;
+    }
+    b.image = std::move(image);
+  } catch (const Error& e) {
+    error(value, e.diagnostics().front().message);
+    return;
+  }
+  b.kind = SamplerBinding::Kind::kImage;
+  ep.samplers[i] = std::move(b);
 }
 
 // What programs cannot be combined with yet: colliders (solved on the
-// closed-form motion, which a program that moves its particles replaces),
-// and being a sub-emitter's parent (children start from the parent's
-// built-in state).
+// closed-form motion, which a program that moves its particles replaces).
 void Translator::check_programs(const Effect& fx) {
   for (const Emitter& em : fx.emitters) {
     if (!em.program || !em.program->program) continue;
@@ -199,11 +285,6 @@ void Translator::check_programs(const Effect& fx) {
                            ": colliders act on the built-in motion, which this program "
                            "replaces (it has process() or writes POSITION or VELOCITY); drop "
                            "the colliders or let the built-in motion move the particles");
-    for (const Emitter& child : fx.emitters)
-      if (child.sub.parent == static_cast<int>(em.index))
-        error_at(ep.loc, "emitter " + em.name +
-                             " runs a program and is the parent of sub-emitter " + child.name +
-                             "; a program emitter cannot have sub-emitters yet");
   }
 }
 

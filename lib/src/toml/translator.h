@@ -36,6 +36,11 @@ class Translator : public TomlReader {
   // named by an effect is read (load.cpp gives it; false with a reason).
   std::string_view source_text;
   std::function<bool(const std::string& path, std::string& out, std::string& why)> read_file;
+  // How an image a sampler2D is bound to is read, and decoded
+  // (LoadOptions::decode_image); false with a reason.
+  std::function<bool(const std::string& path, std::vector<unsigned char>& out, std::string& why)>
+      read_binary;
+  ProgramImageDecoder decode_image;
   std::vector<std::string> program_texts;  // program files read, for the effect's hash
   std::vector<std::string> program_files;  // and their paths (preview watches them)
   void warn_invisible(const toml::table& t, const Emitter& em);
@@ -53,6 +58,8 @@ class Translator : public TomlReader {
   void read_texture(const toml::table& t, Emitter& em);
   void read_program(const toml::table& t, Emitter& em);
   void read_uniforms(const toml::table& t, EmitterProgram& ep);
+  void bind_sampler(const toml::node& value, EmitterProgram& ep, size_t i);
+  uint64_t program_texels_ = 0;  // the images samplers read, all emitters together
   void read_program_curves(const toml::table& t, EmitterProgram& ep);
   void check_programs(const Effect& fx);
   void read_forces(const toml::table& t, Emitter& em);

@@ -271,6 +271,11 @@ void write_program(std::ostream& o, const EmitterProgram& ep) {
       values += "]";
     }
   }
+  const std::vector<SamplerInfo>& samplers = ep.program->samplers();
+  for (size_t i = 0; i < samplers.size() && i < ep.samplers.size(); ++i)
+    if (ep.samplers[i].kind != SamplerBinding::Kind::kNone)
+      values +=
+          (values.empty() ? "" : ", ") + samplers[i].name + " = " + quote(ep.samplers[i].written);
   if (!values.empty()) o << "uniforms = { " << values << " }\n";
   std::string curves, gradients;
   for (size_t i = 0; i < ep.curves.size(); ++i)

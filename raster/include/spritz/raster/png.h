@@ -7,6 +7,7 @@
 #include <utility>
 #include <vector>
 
+#include "spritz/program.h"
 #include "spritz/raster/image.h"
 
 namespace spritz {
@@ -92,5 +93,12 @@ std::vector<uint8_t> without_empty_idat(const std::vector<uint8_t>& bytes);
 // kMaxDecodeSide per side. check_png runs first.
 inline constexpr int kMaxDecodeSide = 16384;
 DecodedPng decode_png(const std::vector<uint8_t>& bytes, const std::string& name);
+
+// Decodes a PNG for a program's sampler2D (spritz/program.h's ProgramImage,
+// docs/programs.md "Textures"): the values as stored, 16 bits a channel
+// where the file has them, at most kMaxProgramImageSide per side. The
+// decoder spritz's CLI gives LoadOptions::decode_image.
+inline constexpr int kMaxProgramImageSide = 4096;
+ProgramImage decode_program_image(const std::vector<uint8_t>& bytes, const std::string& name);
 
 }  // namespace spritz
