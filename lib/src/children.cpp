@@ -47,6 +47,16 @@ bool finite_state(const ParentState& s) {
 
 }  // namespace
 
+// A parent's lifetime: the built-in one, or the one its program's start()
+// gives it (model.md 11.6), worked out from the key's representative birth
+// so that every child of the parent agrees; negative when it never starts.
+double parent_life(const Emitter& parent, uint64_t key, uint32_t st) {
+  if (parent.program && parent.program->program &&
+      parent.program->program->writes(ProgramVar::kLifetime))
+    return program_lifetime(parent, key, representative_birth(parent, key), nullptr);
+  return parent.lifetime_s.at(unit(st, Channel::kLifetime));
+}
+
 // A birth of the parent particle with key `key`: its only one in an effect
 // that does not loop; in a looped one the first period's, since every
 // period's particle with that key moves alike (the path repeats with the
@@ -139,7 +149,8 @@ void evaluate_children(const Effect& fx, const Emitter& em, double clock, Emitte
       fx, parent, clock, parent.lifetime_s.max + child_life, [&](uint64_t key, double birth) {
         if (key > max_parent_key) return;
         const uint32_t st = particle_stream(parent.seed, static_cast<uint32_t>(key));
-        const double life = parent.lifetime_s.at(unit(st, Channel::kLifetime));
+        const double life = parent_life(parent, key, st);
+        if (life < 0) return;
         const auto derived = [&](uint64_t child_key, double at, ParentState& src) {
           return sub_parent_state(fx, em, child_key, at, src);
         };
@@ -228,7 +239,8 @@ bool sub_parent_state(const Effect& fx, const Emitter& em, uint64_t key, double 
   const Emitter& parent = fx.emitters[static_cast<size_t>(em.sub.parent)];
   const uint64_t parent_key = key / em.sub.spacing, j = key % em.sub.spacing;
   const uint32_t st = particle_stream(parent.seed, static_cast<uint32_t>(parent_key));
-  const double life = parent.lifetime_s.at(unit(st, Channel::kLifetime));
+  const double life = detail::parent_life(parent, parent_key, st);
+  if (life < 0) return false;
   const bool killing =
       parent.collision.enabled() && parent.collision.response == CollisionResponse::kKill;
   if (em.sub.on == SubEvent::kCollision || (em.sub.on == SubEvent::kDeath && killing)) {

@@ -311,11 +311,11 @@ bool evaluate_particle(const Emitter& em, uint64_t key, double birth_s, double c
 }
 
 bool detail::builtin_particle(const Emitter& em, uint64_t key, double birth_s, double clock,
-                              Particle& out, const ParentState* parent, bool heading,
-                              bool at_death) {
+                              Particle& out, const ParentState* parent, bool heading, bool at_death,
+                              double given_life) {
   const uint32_t st = particle_stream(em.seed, static_cast<uint32_t>(key));
   // Lifetime first: most dead keys are rejected after one hash.
-  const double life = em.lifetime_s.at(unit(st, Channel::kLifetime));
+  const double life = given_life >= 0 ? given_life : em.lifetime_s.at(unit(st, Channel::kLifetime));
   const double age = at_death ? life : clock - birth_s;
   if (!(age >= 0 && (age < life || at_death))) return false;
   const double tau = at_death ? 1.0 : age / life;

@@ -150,14 +150,25 @@ bool parent_impact(const Emitter& parent, uint32_t st, double birth, double life
 // velocity after the program ran: add_heading). `at_death`: the particle at
 // the end of its life (age = lifetime exactly, model.md 9.3's death state),
 // where it is otherwise no longer alive.
+// `life`, when not negative, stands for the particle's lifetime (one a
+// program's start() gave it, model.md 11.1).
 bool builtin_particle(const Emitter& em, uint64_t key, double birth_s, double clock, Particle& out,
-                      const ParentState* parent, bool heading = true, bool at_death = false);
+                      const ParentState* parent, bool heading = true, bool at_death = false,
+                      double life = -1);
 
 // A program particle's built-in part at `clock` (model.md 11.1, step 4): the
 // whole built-in particle, or where the program owns every property, only
 // its key, birth, age, life and flipbook cell. False when it is not alive.
+// Where start() sets LIFETIME, only a candidate (alive within the
+// emitter's longest lifetime): run_program settles its life.
 bool program_base(const Emitter& em, uint64_t key, double birth_s, double clock, Particle& out,
                   const ParentState* parent, bool at_death = false);
+
+// The lifetime a program particle has: what its start() gives LIFETIME,
+// clamped to [0, lifetime.max], or the built-in one where start() does not
+// set it. Negative when the particle does not start (its start() left
+// ACTIVE false, or the lifetime not a number).
+double program_lifetime(const Emitter& em, uint64_t key, double birth_s, const ParentState* parent);
 
 // A program parent's place and velocity at a sub-emitter's event (model.md
 // 11.5): its program run to `clock` (to the end of its life, `at_death`).
@@ -179,7 +190,9 @@ inline double add_heading(const Emitter& em, double rot, Vec2 heading) {
 // count is returned; `dropped` (when given) counts those it left not finite.
 // `state`, when given, gets each kept particle's CUSTOM and USERDATA (28
 // numbers a particle, in the kept order).
+// `at_death`: the particles are at the end of their lives (age = lifetime).
 size_t run_program(const Emitter& em, Particle* ps, size_t n, double clock,
-                   const ParentState* parent, uint64_t* dropped, double* state = nullptr);
+                   const ParentState* parent, uint64_t* dropped, double* state = nullptr,
+                   bool at_death = false);
 
 }  // namespace spritz::detail

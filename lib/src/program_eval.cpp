@@ -175,38 +175,83 @@ bool store_lane(pg::Machine& m, uint32_t l, const Emitter& em, Particle& p) {
   return finite_particle(p);
 }
 
+// Lane l set up as particle p at its birth (model.md 11.1, step 1): the
+// built-in particle at age 0 where the program needs it, its state 0.
+// False when the built-in particle is not alive at its birth.
+bool birth_lane(pg::Machine& m, uint32_t l, const Emitter& em, const Particle& p,
+                const ParentState* parent) {
+  const Program& prog = *em.program->program;
+  const uint32_t st = particle_stream(em.seed, static_cast<uint32_t>(p.key));
+  m.u(pg::kUKey)[l] = static_cast<uint32_t>(p.key);
+  m.u(pg::kUIndex)[l] = index_of(em, p.key);
+  m.u(pg::kUStream)[l] = st;
+  m.u(pg::kUMask)[l] = 1;
+  m.u(pg::kUActive)[l] = 1;
+  m.u(pg::kUTurns)[l] = 0;
+  m.f(pg::kFBirth)[l] = p.birth_s;
+  // start() sees the built-in lifetime, also where it sets its own.
+  m.f(pg::kFLifetime)[l] = prog.writes(ProgramVar::kLifetime)
+                               ? em.lifetime_s.at(unit(st, Channel::kLifetime))
+                               : p.life_s;
+  m.f(pg::kFAge)[l] = 0;
+  m.f(pg::kFTime)[l] = p.birth_s;
+  m.f(pg::kFDelta)[l] = 0;
+  for (uint32_t k = 0; k < 28; ++k) m.f(pg::kFCustom + k)[l] = 0;
+  if (!em.program->needs_birth()) {
+    load_pose(m, l, p, em, true, prog, false);
+    return true;
+  }
+  Particle q;
+  if (!builtin_particle(em, p.key, p.birth_s, p.birth_s, q, parent, false)) return false;
+  load_pose(m, l, q, em, true, prog, false);
+  return true;
+}
+
+// The lives start() gave (model.md 11.1): LIFETIME clamped to [0,
+// lifetime.max]; a particle past its life is not alive, and the built-in
+// part of one still alive is worked out again for that life.
+void settle_lives(pg::Machine& m, const Emitter& em, Particle* ps, uint32_t n, double clock,
+                  const ParentState* parent, std::vector<uint8_t>& alive, bool at_death) {
+  for (uint32_t l = 0; l < n; ++l) {
+    if (!alive[l]) continue;
+    const double given = m.f(pg::kFLifetime)[l];
+    const double life = std::clamp(given, 0.0, em.lifetime_s.max);
+    Particle& p = ps[l];
+    const double age = at_death ? life : p.age_s;
+    if (std::isnan(given) || !(age < life || at_death)) {
+      alive[l] = 0;
+      continue;
+    }
+    m.f(pg::kFLifetime)[l] = life;
+    if (em.program->owns_all()) {
+      p.age_s = age;
+      p.life_s = life;
+      const uint32_t st = particle_stream(em.seed, static_cast<uint32_t>(p.key));
+      p.cell = em.flipbook.enabled ? flipbook_cell(em.flipbook, st, age, age / life) : 0;
+    } else if (!builtin_particle(em, p.key, p.birth_s, clock, p, parent, false, at_death, life)) {
+      alive[l] = 0;
+    }
+  }
+}
+
 // One batch of at most kBatch particles, run and written back from `out`
 // on (out <= ps: the survivors close up in order).
 size_t run_batch(const Emitter& em, Particle* ps, uint32_t n, double clock,
-                 const ParentState* parent, uint64_t* dropped, Particle* out, double* state) {
+                 const ParentState* parent, uint64_t* dropped, Particle* out, double* state,
+                 bool at_death) {
   const EmitterProgram& ep = *em.program;
   const Program& prog = *ep.program;
   pg::Machine& m = machine_for(em);
   std::vector<uint8_t> alive(n, 1);
-  const bool birth = ep.needs_birth();
-  for (uint32_t l = 0; l < n; ++l) {
-    const Particle& p = ps[l];
-    m.u(pg::kUKey)[l] = static_cast<uint32_t>(p.key);
-    m.u(pg::kUIndex)[l] = index_of(em, p.key);
-    m.u(pg::kUStream)[l] = particle_stream(em.seed, static_cast<uint32_t>(p.key));
-    m.u(pg::kUMask)[l] = 1;
-    m.u(pg::kUActive)[l] = 1;
-    m.u(pg::kUTurns)[l] = 0;
-    m.f(pg::kFBirth)[l] = p.birth_s;
-    m.f(pg::kFLifetime)[l] = p.life_s;
-    m.f(pg::kFAge)[l] = 0;
-    m.f(pg::kFTime)[l] = p.birth_s;
-    m.f(pg::kFDelta)[l] = 0;
-    for (uint32_t k = 0; k < 28; ++k) m.f(pg::kFCustom + k)[l] = 0;
-    Particle q;
-    if (birth && !builtin_particle(em, p.key, p.birth_s, p.birth_s, q, parent, false)) alive[l] = 0;
-    load_pose(m, l, birth ? q : p, em, true, prog, false);
-  }
+  for (uint32_t l = 0; l < n; ++l)
+    if (!birth_lane(m, l, em, ps[l], parent)) alive[l] = 0;
   if (prog.has(Stage::kStart)) {
     m.run(Stage::kStart, n);
     for (uint32_t l = 0; l < n; ++l)
       if (!m.u(pg::kUActive)[l]) alive[l] = 0;
   }
+  if (prog.writes(ProgramVar::kLifetime))
+    settle_lives(m, em, ps, n, clock, parent, alive, at_death);
   const bool stepped = prog.has(Stage::kProcess);
   if (stepped) step_lanes(m, em, ps, n, alive);
   for (uint32_t l = 0; l < n; ++l) {
@@ -214,7 +259,7 @@ size_t run_batch(const Emitter& em, Particle* ps, uint32_t n, double clock,
     m.f(pg::kFAge)[l] = ps[l].age_s;
     m.f(pg::kFTime)[l] = clock;
     m.f(pg::kFDelta)[l] = 0;
-    load_pose(m, l, ps[l], em, !birth, prog, stepped);
+    load_pose(m, l, ps[l], em, !ep.needs_birth(), prog, stepped);
   }
   const pg::Compiled& code = prog.compiled();
   if (code.tangent_offset > 0) {
@@ -249,10 +294,12 @@ size_t run_batch(const Emitter& em, Particle* ps, uint32_t n, double clock,
 
 bool program_base(const Emitter& em, uint64_t key, double birth_s, double clock, Particle& out,
                   const ParentState* parent, bool at_death) {
-  if (!em.program->owns_all())
+  const bool candidate = em.program->program->writes(ProgramVar::kLifetime);
+  if (!em.program->owns_all() && !candidate)
     return builtin_particle(em, key, birth_s, clock, out, parent, false, at_death);
   const uint32_t st = particle_stream(em.seed, static_cast<uint32_t>(key));
-  const double life = em.lifetime_s.at(unit(st, Channel::kLifetime));
+  const double life =
+      candidate ? em.lifetime_s.max : em.lifetime_s.at(unit(st, Channel::kLifetime));
   const double age = at_death ? life : clock - birth_s;
   if (!(age >= 0 && (age < life || at_death))) return false;
   out = Particle{};
@@ -264,23 +311,40 @@ bool program_base(const Emitter& em, uint64_t key, double birth_s, double clock,
   return true;
 }
 
+double program_lifetime(const Emitter& em, uint64_t key, double birth_s,
+                        const ParentState* parent) {
+  const uint32_t st = particle_stream(em.seed, static_cast<uint32_t>(key));
+  if (!em.program->program->writes(ProgramVar::kLifetime))
+    return em.lifetime_s.at(unit(st, Channel::kLifetime));
+  // Birth and start() alone: the particle at age 0, its lifetime left as
+  // start() set it.
+  pg::Machine& m = machine_for(em);
+  Particle p;
+  if (!program_base(em, key, birth_s, birth_s, p, parent) || !birth_lane(m, 0, em, p, parent))
+    return -1;
+  m.run(Stage::kStart, 1);
+  const double given = m.f(pg::kFLifetime)[0];
+  if (!m.u(pg::kUActive)[0] || std::isnan(given)) return -1;
+  return std::clamp(given, 0.0, em.lifetime_s.max);
+}
+
 bool program_parent_state(const Emitter& parent, uint64_t key, double birth_s, double clock,
                           bool at_death, ParentState& out) {
   Particle p;
   if (!program_base(parent, key, birth_s, clock, p, nullptr, at_death) ||
-      run_program(parent, &p, 1, clock, nullptr, nullptr) != 1)
+      run_program(parent, &p, 1, clock, nullptr, nullptr, nullptr, at_death) != 1)
     return false;
   out = {{p.x, p.y}, {p.vx, p.vy}};
   return true;  // run_program keeps only finite particles
 }
 
 size_t run_program(const Emitter& em, Particle* ps, size_t n, double clock,
-                   const ParentState* parent, uint64_t* dropped, double* state) {
+                   const ParentState* parent, uint64_t* dropped, double* state, bool at_death) {
   size_t kept = 0;
   for (size_t first = 0; first < n; first += kBatch) {
     const auto m = static_cast<uint32_t>(std::min<size_t>(kBatch, n - first));
     kept += run_batch(em, ps + first, m, clock, parent, dropped, ps + kept,
-                      state ? state + kept * 28 : nullptr);
+                      state ? state + kept * 28 : nullptr, at_death);
   }
   return kept;
 }

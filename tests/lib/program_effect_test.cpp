@@ -498,3 +498,47 @@ integration = { step = 0.01 }
         Approx(n * (1 + 201 * step_n / 64)).margin(1));
   CHECK(frame_work(stepped, 5) > 10 * count);  // 201 steps of a few instructions
 }
+
+TEST_CASE("program emitter: start() may set a particle's lifetime, up to lifetime.max", "[unit]") {
+  // Lives of 1, 2, 3 and 9 (clamped to 4) s by INDEX; the colour curve and
+  // the flipbook follow the life start() gave.
+  const std::string base = R"([[emitter]]
+name = "p"
+rate = 0
+bursts = [{ time = 0, count = 4 }]
+lifetime = [0.5, 4]
+color = [[0, "#000000"], [1, "#ffffff"]]
+program = """
+void start() { LIFETIME = INDEX == 3 ? 9.0 : float(INDEX + 1); }
+"""
+)";
+  const Effect fx = fx_from(base);
+  const auto alive_at = [&](double t) {
+    const Frame f = evaluate(fx, t);
+    std::vector<double> lives;
+    for (const Particle& p : f.emitters[0].particles) {
+      lives.push_back(p.life_s);
+      CHECK(p.color_srgb.r == Approx(p.age_s / p.life_s));
+    }
+    std::sort(lives.begin(), lives.end());
+    return lives;
+  };
+  CHECK(alive_at(0.5) == std::vector<double>{1, 2, 3, 4});
+  CHECK(alive_at(1.5) == std::vector<double>{2, 3, 4});
+  CHECK(alive_at(3.5) == std::vector<double>{4});
+  CHECK(alive_at(4.5).empty());
+  // Other functions read it; only start() writes it.
+  CHECK(load_error("[[emitter]]\nprogram = \"void pose() { LIFETIME = 1.0; }\"\n")
+            .find("a particle's lifetime is set once, in start()") != std::string::npos);
+  // A sub-emitter's death children come at the end of the life start() gave.
+  const Effect subs = fx_from(base + R"([[emitter]]
+sub = { parent = "p", on = "death", count = 1 }
+lifetime = 10
+speed = 0
+)");
+  std::vector<double> births;
+  const Frame f = evaluate(subs, 5);
+  for (const Particle& p : f.emitters[1].particles) births.push_back(p.birth_s);
+  std::sort(births.begin(), births.end());
+  CHECK(births == std::vector<double>{1, 2, 3, 4});
+}

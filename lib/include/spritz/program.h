@@ -42,7 +42,8 @@ enum class ProgramVar : uint8_t {
   kUserdata4,
   kUserdata5,
   kUserdata6,
-  kActive,  // bool
+  kActive,    // bool
+  kLifetime,  // float, s: start() only
   kCount,
 };
 

@@ -385,7 +385,12 @@ void Compiler::declare_builtins(Stage s) {
       static_cast<int>(ProgramVar::kActive), nullptr);
   const char* ro = "it is read-only (docs/programs.md, \"Built-in variables\")";
   add("AGE", fl, f(kFAge, 1), -1, ro);
-  add("LIFETIME", fl, f(kFLifetime, 1), -1, ro);
+  if (s == Stage::kStart)
+    add("LIFETIME", fl, f(kFLifetime, 1), static_cast<int>(ProgramVar::kLifetime), nullptr);
+  else
+    add("LIFETIME", fl, f(kFLifetime, 1), -1,
+        "a particle's lifetime is set once, in start() (docs/programs.md, \"Built-in "
+        "variables\")");
   add("TIME", fl, f(kFTime, 1), -1, ro);
   add("BIRTH", fl, f(kFBirth, 1), -1, ro);
   add("DELTA", fl, f(kFDelta, 1), -1, ro);
