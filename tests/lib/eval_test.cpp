@@ -8,6 +8,7 @@
 #include <thread>
 #include <vector>
 
+#include "lib/model_support.h"
 #include "numeric.h"
 #include "spritz/hash.h"
 #include "spritz/load.h"
@@ -16,22 +17,8 @@ using namespace spritz;
 
 namespace {
 
-Effect fx_from(const std::string& text) {
-  return load_effect(text, "test.toml", ".");
-}
-
-// Bitwise equality of two frames (every field of every particle).
-bool same_frame(const Frame& a, const Frame& b) {
-  if (a.emitters.size() != b.emitters.size()) return false;
-  for (size_t e = 0; e < a.emitters.size(); ++e) {
-    const auto& pa = a.emitters[e].particles;
-    const auto& pb = b.emitters[e].particles;
-    if (pa.size() != pb.size()) return false;
-    for (size_t i = 0; i < pa.size(); ++i)
-      if (std::memcmp(&pa[i], &pb[i], sizeof(Particle)) != 0) return false;
-  }
-  return true;
-}
+using test::fx_from;
+using test::same_frame;
 
 const char* kBusy = R"(
 [effect]

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "lib/model_support.h"
 #include "spritz/eval.h"
 #include "spritz/load.h"
 #include "spritz/write.h"
@@ -19,34 +20,9 @@ namespace fs = std::filesystem;
 
 namespace {
 
-Effect fx_from(const std::string& text, const std::vector<std::string>& overrides = {}) {
-  LoadOptions o;
-  o.overrides = overrides;
-  return load_effect(text, "test.toml", ".", o);
-}
-
-std::string load_error(const std::string& text) {
-  try {
-    fx_from(text);
-  } catch (const Error& e) {
-    std::string all;
-    for (const Diagnostic& d : e.diagnostics()) all += d.to_string() + "\n";
-    return all;
-  }
-  return "";
-}
-
-bool same_particles(const Frame& a, const Frame& b) {
-  if (a.emitters.size() != b.emitters.size()) return false;
-  for (size_t e = 0; e < a.emitters.size(); ++e) {
-    const auto& pa = a.emitters[e].particles;
-    const auto& pb = b.emitters[e].particles;
-    if (pa.size() != pb.size()) return false;
-    for (size_t i = 0; i < pa.size(); ++i)
-      if (std::memcmp(&pa[i], &pb[i], sizeof(Particle)) != 0) return false;
-  }
-  return true;
-}
+using test::fx_from;
+using test::load_error;
+using test::same_frame;
 
 // A fountain whose shape spreads the starts, pulled by radial and
 // tangential forces: built in (forces = true) or by a process() program.
@@ -89,7 +65,7 @@ TEST_CASE("program emitter: process() reproduces the built-in forces bit for bit
     const Frame a = evaluate(built, c), b = evaluate(prog, c);
     REQUIRE(a.emitters[0].particles.size() == b.emitters[0].particles.size());
     CHECK(a.emitters[0].particles.size() > 0);
-    CHECK(same_particles(a, b));
+    CHECK(same_frame(a, b));
   }
 }
 
@@ -98,7 +74,7 @@ TEST_CASE("program emitter: any order, rewind and threads give the same particle
   const Frame first = evaluate(fx, 1.4);
   evaluate(fx, 2.9);
   evaluate(fx, 0.2);
-  CHECK(same_particles(first, evaluate(fx, 1.4)));
+  CHECK(same_frame(first, evaluate(fx, 1.4)));
   // Pieces evaluated backwards, as another thread order would.
   const ParallelFor backwards = [](int tasks, const std::function<void(int)>& fn) {
     for (int t = tasks - 1; t >= 0; --t) fn(t);
@@ -108,7 +84,7 @@ TEST_CASE("program emitter: any order, rewind and threads give the same particle
   evaluate(many, 1.5, serial, nullptr);
   evaluate(many, 1.5, threaded, &backwards);
   CHECK(serial.emitters[0].particles.size() > 20000);
-  CHECK(same_particles(serial, threaded));
+  CHECK(same_frame(serial, threaded));
 }
 
 TEST_CASE("program emitter: pose() places particles in closed form", "[unit]") {
@@ -314,7 +290,7 @@ program = "void pose() { POSITION.x = curve(fall, AGE); }"
             .find("curves.a b: a name the program can write") != std::string::npos);
   // load(write(e)) keeps them.
   const Effect back = load_effect(write_effect(fx), "test.toml", ".");
-  CHECK(same_particles(evaluate(fx, 3), evaluate(back, 3)));
+  CHECK(same_frame(evaluate(fx, 3), evaluate(back, 3)));
 }
 
 TEST_CASE("program emitter: EMISSION written is the particle's, clamped to [0, 1]", "[unit]") {
@@ -396,7 +372,7 @@ void pose() {
                   (dir / "two.img").lexically_normal().string()) != fx.source_files.end());
   // load(write(e)) keeps the bindings.
   const Effect back = load_effect(write_effect(fx), (dir / "w.toml").string(), dir.string(), o);
-  CHECK(same_particles(evaluate(fx, 3), evaluate(back, 3)));
+  CHECK(same_frame(evaluate(fx, 3), evaluate(back, 3)));
   // Unbound: a warning naming it.
   const Effect loose =
       load_effect(base + prog + "uniforms = { along = \"rise\", tint = \"heat\" }\n", "s.toml",

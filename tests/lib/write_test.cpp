@@ -11,6 +11,7 @@
 #include <string>
 #include <tuple>
 
+#include "lib/model_support.h"
 #include "spritz/eval.h"
 #include "spritz/hash.h"
 #include "spritz/load.h"
@@ -226,14 +227,8 @@ std::string compare(const Effect& a, const Effect& b) {
 // Every particle's state, bit for bit, at a few clocks.
 bool same_particles(const Effect& a, const Effect& b) {
   for (double t : {0.0, 0.37, 1.0, 2.5}) {
-    const Frame fa = evaluate(a, clock_at_time(a, t)), fb = evaluate(b, clock_at_time(b, t));
-    if (fa.emitters.size() != fb.emitters.size()) return false;
-    for (size_t e = 0; e < fa.emitters.size(); ++e) {
-      const auto &pa = fa.emitters[e].particles, &pb = fb.emitters[e].particles;
-      if (pa.size() != pb.size()) return false;
-      for (size_t i = 0; i < pa.size(); ++i)
-        if (std::memcmp(&pa[i], &pb[i], sizeof(Particle)) != 0) return false;
-    }
+    if (!test::same_frame(evaluate(a, clock_at_time(a, t)), evaluate(b, clock_at_time(b, t))))
+      return false;
   }
   return true;
 }

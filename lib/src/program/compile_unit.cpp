@@ -7,6 +7,7 @@
 
 #include "compiler.h"
 #include "parser.h"
+#include "spritz/load.h"
 
 namespace spritz::program {
 
@@ -16,21 +17,6 @@ void Compiler::error(Pos p, std::string message) {
 
 void Compiler::warn(Pos p, std::string message) {
   errors.push_back(CompileError{p, std::move(message), true});
-}
-
-size_t edit_distance(const std::string& a, const std::string& b) {
-  std::vector<size_t> row(b.size() + 1);
-  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
-  for (size_t i = 1; i <= a.size(); ++i) {
-    size_t diag = row[0];
-    row[0] = i;
-    for (size_t j = 1; j <= b.size(); ++j) {
-      const size_t up = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (a[i - 1] == b[j - 1] ? 0 : 1)});
-      diag = up;
-    }
-  }
-  return row[b.size()];
 }
 
 Type Compiler::resolve(const TypeSpec& ts, const Expr* size, bool unsized, const Expr*) {
@@ -217,16 +203,9 @@ void Compiler::unknown_name(const std::string& n, Pos p, bool function) {
         "radians",   "degrees", "inversesqrt", "round",      "trunc",      "determinant", "inverse",
         "transpose", "texture", "textureLod",  "texelFetch", "textureSize"})
     visible.push_back(b);
-  std::string best;
   // Names of one or two letters are too short to guess at.
-  size_t best_d = n.size() < 3 ? 0 : std::max<size_t>(1, n.size() / 3) + 1;
-  for (const std::string& c : visible) {
-    const size_t d = edit_distance(n, c);
-    if (d < best_d) {
-      best_d = d;
-      best = c;
-    }
-  }
+  const std::vector<std::string_view> candidates(visible.begin(), visible.end());
+  const std::string best = n.size() < 3 ? std::string() : closest_match(n, candidates);
   std::string message = std::string(function ? "unknown function '" : "unknown name '") + n + "'";
   if (!best.empty()) message += "; did you mean '" + best + "'?";
   error(p, message);

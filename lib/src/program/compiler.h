@@ -206,7 +206,4 @@ class Compiler {
   friend struct CompilerAccess;
 };
 
-// Levenshtein distance, for "did you mean".
-size_t edit_distance(const std::string& a, const std::string& b);
-
 }  // namespace spritz::program
