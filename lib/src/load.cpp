@@ -90,9 +90,14 @@ bool read_capped(const std::string& path, std::string& out, std::string& why, si
     why = "cannot open it";
     return false;
   }
-  out.assign(max + 1, '\0');
-  in.read(out.data(), static_cast<std::streamsize>(out.size()));
-  out.resize(static_cast<size_t>(in.gcount()));
+  // In pieces as the file gives them (its size may change while it is
+  // read), never more than max + 1 bytes held.
+  out.clear();
+  char piece[1 << 16];
+  while (in && out.size() <= max) {
+    in.read(piece, static_cast<std::streamsize>(std::min(sizeof piece, max + 1 - out.size())));
+    out.append(piece, static_cast<size_t>(in.gcount()));
+  }
   if (out.size() > max) {
     why = std::string("larger than ") + max_text;
     return false;

@@ -518,3 +518,24 @@ speed = 0
   std::sort(births.begin(), births.end());
   CHECK(births == std::vector<double>{1, 2, 3, 4});
 }
+
+TEST_CASE("program emitter: a program file past 1 MiB is refused, read no further", "[unit]") {
+  const fs::path dir = fs::temp_directory_path() / "spritz_program_size_test";
+  fs::create_directories(dir);
+  std::string text = "void pose() { }\n";
+  text.resize((1u << 20) + 1, ' ');
+  std::ofstream(dir / "big.glsl") << text;
+  text.resize(1u << 20);
+  std::ofstream(dir / "fits.glsl") << text;
+  const auto load = [&](const std::string& file) {
+    try {
+      load_effect("[[emitter]]\nprogram = \"" + file + "\"\n", "s.toml", dir.string());
+    } catch (const Error& e) {
+      return e.diagnostics().front().message;
+    }
+    return std::string();
+  };
+  CHECK(load("big.glsl").find("larger than 1 MiB") != std::string::npos);
+  CHECK(load("fits.glsl").empty());
+  fs::remove_all(dir);
+}
