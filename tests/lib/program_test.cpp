@@ -469,3 +469,10 @@ TEST_CASE("program: what samplers cannot do is refused, located", "[unit]") {
   CHECK(error_of("uniform sampler2D t;\nvoid pose() { t = t; }").find("it is a uniform") !=
         std::string::npos);
 }
+
+TEST_CASE("program: a program may declare its own PI, TAU or E", "[unit]") {
+  // Godot 3 has no PI built in; its programs declare one.
+  CHECK(x_of("CUSTOM.x = PI;", "const float PI = 3.0;") == 3);
+  CHECK(x_of("CUSTOM.x = TAU;") == Approx(6.283185307179586));
+  CHECK(error_of("void pose() { PI = 3.0; }").find("it is a const") != std::string::npos);
+}

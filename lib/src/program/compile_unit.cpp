@@ -394,7 +394,9 @@ void Compiler::compile(const Unit& unit) {
       error(pos, "unknown render_mode '" + mode + "' (spritz knows disable_velocity)");
   }
   code_ = &out_.prologue;
-  scopes_.emplace_back();  // globals
+  // The built-in constants in a scope of their own, outside the globals: a
+  // program may declare its own (Godot 3 programs write `const float PI`).
+  scopes_.emplace_back();
   const auto pi = [&](const char* n, double v) {
     Variable c;
     c.name = n;
@@ -407,6 +409,7 @@ void Compiler::compile(const Unit& unit) {
   pi("PI", 3.14159265358979323846);
   pi("TAU", 6.28318530717958647692);
   pi("E", 2.71828182845904523536);
+  scopes_.emplace_back();  // globals
   for (const auto& [kind, i] : unit.order) {
     if (kind == 0)
       declare_struct(unit.structs[i]);
