@@ -476,3 +476,16 @@ TEST_CASE("program: a program may declare its own PI, TAU or E", "[unit]") {
   CHECK(x_of("CUSTOM.x = TAU;") == Approx(6.283185307179586));
   CHECK(error_of("void pose() { PI = 3.0; }").find("it is a const") != std::string::npos);
 }
+
+TEST_CASE("program: GLSL initializer lists for arrays, vectors and structs", "[unit]") {
+  CHECK(x_of("vec4 c[] = {vec4(1.0), vec4(2.0), vec4(3.0),}; CUSTOM.x = c[2].x + "
+             "float(c.length());") == 6);
+  CHECK(x_of("float f[3] = {1.0, 2.0, 4.0}; CUSTOM.x = f[0] + f[1] + f[2];") == 7);
+  CHECK(x_of("vec2 v[2] = {{1.0, 2.0}, {3.0, 4.0}}; CUSTOM.x = v[1].y;") == 4);
+  CHECK(x_of("vec3 v = {1.0, 2.0, 3.0}; CUSTOM.x = v.z;") == 3);
+  CHECK(x_of("CUSTOM.x = K[1];", "const float K[2] = {5.0, 6.0};") == 6);
+  CHECK(error_of("void pose() { float f[2] = {1.0, 2.0, 3.0}; }").find("float[2]") !=
+        std::string::npos);
+  CHECK(error_of("void pose() { float f[] = {1.0, 2.0; }").find("to close the initializer list") !=
+        std::string::npos);
+}

@@ -257,7 +257,7 @@ class Parser {
         d.hints.push_back(std::move(h));
       } while (accept(","));
     }
-    if (accept("=")) d.init = assignment();
+    if (accept("=")) d.init = initializer(d.type.name, d.type.unsized || d.type.array_size);
     expect(";", "after the uniform");
     u.order.emplace_back(1, u.uniforms.size());
     u.uniforms.push_back(std::move(d));
@@ -394,7 +394,8 @@ class Parser {
       d.pos = peek().pos;
       d.name = identifier("a variable name");
       array_suffix(d.array_size, d.unsized);
-      if (accept("=")) d.init = assignment();
+      const bool array = d.unsized || d.array_size || s->type.unsized || s->type.array_size;
+      if (accept("=")) d.init = initializer(s->type.name, array);
       s->names.push_back(std::move(d));
     } while (accept(","));
     expect(";", "after the declaration");
@@ -563,6 +564,29 @@ class Parser {
     }
     ~Deeper() { --p.depth_; }
   };
+
+  // `= value`, or a GLSL initializer list `= {a, b, ...}` (GLSL 4.20), read
+  // as the declared type's constructor: T[](a, b, ...) for an array, T(a,
+  // b, ...) otherwise. A list within an array's list is an element's.
+  ExprPtr initializer(const std::string& type, bool array) {
+    if (!is("{")) return assignment();
+    const Deeper guard(*this);
+    const Pos p = next().pos;
+    auto e = make(Expr::Kind::kCall, p);
+    e->name = type;
+    if (array) {
+      e->array_type = std::make_unique<TypeSpec>();
+      e->array_type->name = type;
+      e->array_type->pos = p;
+      e->array_type->unsized = true;
+    }
+    while (!is("}")) {
+      e->args.push_back(initializer(type, false));
+      if (!accept(",")) break;  // a comma may also end the list
+    }
+    expect("}", "to close the initializer list");
+    return e;
+  }
 
   ExprPtr unary() {
     const Deeper guard(*this);
