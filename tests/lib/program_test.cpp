@@ -489,3 +489,68 @@ TEST_CASE("program: GLSL initializer lists for arrays, vectors and structs", "[u
   CHECK(error_of("void pose() { float f[] = {1.0, 2.0; }").find("to close the initializer list") !=
         std::string::npos);
 }
+
+TEST_CASE("program: the preprocessor's #define, #if and their kin", "[unit]") {
+  // Object-like and function-like macros, expanded where used.
+  CHECK(x_of("CUSTOM.x = float(N) * TWICE(1.5 + 1.0);",
+             "#define N 3\n#define TWICE(x) (2.0 * (x))\n") == 15);
+  // A macro may stand for a place, as real shaders write them.
+  CHECK(
+      run("#define HEAT (USERDATA1.w)\nvoid pose() { HEAT = 4.0; CUSTOM.x = HEAT + 1.0; }\n")[0]
+                                                                                             [0] ==
+      5);
+  // Conditions: defined, comparisons, Godot's renderer defines.
+  CHECK(x_of("CUSTOM.x = V;",
+             "#define A\n#if defined(A) && !defined B\n#define V 1.0\n#elif 1\n"
+             "#define V 2.0\n#else\n#define V 3.0\n#endif\n") == 1);
+  CHECK(x_of("CUSTOM.x = V;",
+             "#if CURRENT_RENDERER == RENDERER_COMPATIBILITY\n#define V 1.0\n"
+             "#else\n#define V 2.0\n#endif\n") == 2);
+  CHECK(x_of("CUSTOM.x = V;",
+             "#ifndef V\n#define V (1 << 4) % 7 + 0x10 > 17 ? 5.0 : 6.0\n#endif\n") == 5);
+  // #undef, and a continued line.
+  CHECK(x_of("CUSTOM.x = float(M);", "#define M 1\n#undef M\n#define M \\\n  7\n") == 7);
+  // A macro does not expand within itself.
+  CHECK(x_of("float x = 2.0; CUSTOM.x = x;", "#define x x\n") == 2);
+  // Errors at their place.
+  CHECK(error_of("#include \"a.gdshaderinc\"\nvoid pose() {}")
+            .find("test.glsl:1:2: #include is not "
+                  "supported") == 0);
+  CHECK(error_of("#if 1\nvoid pose() {}\n").find("never closed with #endif") != std::string::npos);
+  CHECK(error_of("#endif\nvoid pose() {}\n").find("#endif without #if") != std::string::npos);
+  CHECK(error_of("#if 1 / 0\n#endif\nvoid pose() {}\n").find("in #if: division by zero") !=
+        std::string::npos);
+  CHECK(error_of("#error not for spritz\nvoid pose() {}\n").find("#error not for spritz") !=
+        std::string::npos);
+  CHECK(error_of("#define F(a, b) a\nvoid pose() { CUSTOM.x = F(1.0); }")
+            .find("macro F takes 2 arguments, found 1") != std::string::npos);
+  CHECK(error_of("void pose() { float x = 1.0; # x; }").find("must start its line") !=
+        std::string::npos);
+  // Expansion is bounded: each macro doubles the one before, 2^40 tokens.
+  std::string doubling = "#define A0 1.0 +\n";
+  for (int i = 1; i <= 40; ++i)
+    doubling += "#define A" + std::to_string(i) + " A" + std::to_string(i - 1) + " A" +
+                std::to_string(i - 1) + "\n";
+  CHECK(error_of(doubling + "void pose() { CUSTOM.x = A40 1.0; }")
+            .find("macros expand to more than 1048576 tokens") != std::string::npos);
+}
+
+TEST_CASE("program: nesting and operator chains are bounded, not a stack overflow", "[unit]") {
+  // A chain of 200 additions nests 200 deep to the left and is fine.
+  std::string sum = "1.0";
+  for (int i = 1; i < 200; ++i) sum += " + 1.0";
+  CHECK(x_of("CUSTOM.x = " + sum + ";") == 200);
+  // A chain of 100,000 would build a tree 100,000 deep: refused at its place.
+  std::string chain = "1.0";
+  for (int i = 1; i < 100000; ++i) chain += (i % 2 ? " * " : " + ") + std::string("1.0");
+  CHECK(error_of("void pose() { CUSTOM.x = " + chain + "; }").find("nest more than 256 deep") !=
+        std::string::npos);
+  // So are parentheses, blocks and unary operators stacked deep.
+  CHECK(error_of("void pose() { CUSTOM.x = " + std::string(1000, '(') + "1.0" +
+                 std::string(1000, ')') + "; }")
+            .find("nest more than 256 deep") != std::string::npos);
+  CHECK(error_of("void pose() " + std::string(1000, '{') + std::string(1000, '}'))
+            .find("nest more than 256 deep") != std::string::npos);
+  CHECK(error_of("void pose() { CUSTOM.x = " + std::string(100000, '-') + "1.0; }")
+            .find("nest more than 256 deep") != std::string::npos);
+}

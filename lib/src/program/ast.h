@@ -47,6 +47,7 @@ struct Expr {
   uint64_t integer = 0;
   std::vector<ExprPtr> args;
   std::unique_ptr<TypeSpec> array_type;  // kCall of an array constructor `float[3](...)`
+  int height = 1;                        // 1 + the tallest operand's (the parser bounds it)
 };
 
 struct Stmt;

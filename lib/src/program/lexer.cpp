@@ -1,5 +1,5 @@
 // The program language's lexer: GLSL's tokens as Godot's shading language
-// writes them (no preprocessor).
+// writes them, preprocessor lines kept whole for preprocess.cpp.
 #include "lexer.h"
 
 #include <array>
@@ -30,7 +30,9 @@ constexpr std::array<std::string_view, 43> kPuncts = {
 
 class Lexer {
  public:
-  Lexer(std::string_view text, std::vector<LexError>& errors) : s_(text), errors_(errors) {}
+  Lexer(std::string_view text, std::vector<LexError>& errors, Pos start = {1, 1},
+        bool directives = true)
+      : s_(text), errors_(errors), line_(start.line), col_(start.col), directives_(directives) {}
 
   std::vector<Token> run() {
     std::vector<Token> out;
@@ -44,10 +46,17 @@ class Lexer {
       }
       const char c = s_[i_];
       if (c == '#') {
-        error(t.pos,
-              "preprocessor directives (#define, #if, #include) are not supported; "
-              "write the value or a const instead");
-        skip_line();
+        if (!directives_ || (!out.empty() && out.back().pos.line == t.pos.line)) {
+          error(t.pos, directives_ ? "a # directive must start its line"
+                                   : "the # and ## macro operators are not supported");
+          advance();
+          continue;
+        }
+        advance();
+        t.kind = Tok::kDirective;
+        t.pos = pos();
+        t.text = directive_line();
+        out.push_back(std::move(t));
         continue;
       }
       if (ident_start(c)) {
@@ -84,6 +93,30 @@ class Lexer {
   void error(Pos p, std::string message) { errors_.push_back({p, std::move(message)}); }
   void skip_line() {
     while (i_ < s_.size() && s_[i_] != '\n') advance();
+  }
+  // The rest of a directive's line, a backslash before the newline joining
+  // the next; comments become spaces.
+  std::string directive_line() {
+    std::string out;
+    while (i_ < s_.size() && s_[i_] != '\n') {
+      if (s_[i_] == '\\' && i_ + 1 < s_.size() && (s_[i_ + 1] == '\n' || s_[i_ + 1] == '\r')) {
+        advance();
+        if (s_[i_] == '\r') advance();
+        if (i_ < s_.size() && s_[i_] == '\n') advance();
+        out += ' ';
+      } else if (s_[i_] == '/' && i_ + 1 < s_.size() && s_[i_ + 1] == '/') {
+        skip_line();
+      } else if (s_[i_] == '/' && i_ + 1 < s_.size() && s_[i_ + 1] == '*') {
+        const uint32_t before = line_;
+        skip_space_and_comments();
+        out += ' ';
+        if (line_ != before) break;  // a comment across lines ends the directive
+      } else {
+        out += s_[i_];
+        advance();
+      }
+    }
+    return out;
   }
 
   static std::string stray(char c) {
@@ -197,12 +230,17 @@ class Lexer {
   std::vector<LexError>& errors_;
   size_t i_ = 0;
   uint32_t line_ = 1, col_ = 1;
+  bool directives_ = true;
 };
 
 }  // namespace
 
 std::vector<Token> lex(std::string_view text, std::vector<LexError>& errors) {
   return Lexer(text, errors).run();
+}
+
+std::vector<Token> lex_at(std::string_view text, Pos start, std::vector<LexError>& errors) {
+  return Lexer(text, errors, start, false).run();
 }
 
 }  // namespace spritz::program

@@ -21,6 +21,9 @@ enum class Tok {
   kUint,   // 12u
   kFloat,  // 1.0, .5, 1e3, 2.0f
   kPunct,  // an operator or punctuation; `text` says which
+  // A preprocessor line (preprocess.h): `text` is what follows its '#' (a
+  // line ending in \ continued), `pos` where that starts.
+  kDirective,
 };
 
 struct Token {
@@ -36,9 +39,14 @@ struct LexError {
   std::string message;
 };
 
-// Splits `text` into tokens, comments dropped; the last token is kEnd.
-// Problems (a stray character, an unclosed comment, a preprocessor line)
-// are added to `errors` and lexing goes on.
+// Splits `text` into tokens, comments dropped; the last token is kEnd. A
+// line whose first character is '#' is one kDirective token. Problems (a
+// stray character, an unclosed comment) are added to `errors` and lexing
+// goes on.
 std::vector<Token> lex(std::string_view text, std::vector<LexError>& errors);
+
+// The same for a directive's text, which starts at `start` and has no
+// directives of its own.
+std::vector<Token> lex_at(std::string_view text, Pos start, std::vector<LexError>& errors);
 
 }  // namespace spritz::program

@@ -476,13 +476,23 @@ class Parser {
     return e;
   }
 
+  // Attaches an operand. A node is one taller than its tallest operand, and
+  // no tree may grow taller than kMaxDepth: a chain such as 1.0 + 1.0 + ...
+  // nests to the left one node per operator, and an unbounded tree would
+  // overflow the stack of the compiler and of the tree's own destruction.
+  void add(Expr& e, ExprPtr operand) {
+    e.height = std::max(e.height, operand->height + 1);
+    if (e.height > kMaxDepth) fail(e.pos, "expressions or blocks nest more than 256 deep");
+    e.args.push_back(std::move(operand));
+  }
+
   ExprPtr expression() {
     ExprPtr e = assignment();
     while (is(",")) {
       const Pos p = next().pos;
       auto c = make(Expr::Kind::kComma, p);
-      c->args.push_back(std::move(e));
-      c->args.push_back(assignment());
+      add(*c, std::move(e));
+      add(*c, assignment());
       e = std::move(c);
     }
     return e;
@@ -500,8 +510,8 @@ class Parser {
     const Token& t = next();
     auto e = make(Expr::Kind::kAssign, t.pos);
     e->op = t.text;
-    e->args.push_back(std::move(lhs));
-    e->args.push_back(assignment());
+    add(*e, std::move(lhs));
+    add(*e, assignment());
     return e;
   }
 
@@ -510,10 +520,10 @@ class Parser {
     if (!is("?")) return c;
     const Pos p = next().pos;
     auto e = make(Expr::Kind::kTernary, p);
-    e->args.push_back(std::move(c));
-    e->args.push_back(assignment());
+    add(*e, std::move(c));
+    add(*e, assignment());
     expect(":", "in the conditional ?:");
-    e->args.push_back(assignment());
+    add(*e, assignment());
     return e;
   }
 
@@ -531,8 +541,8 @@ class Parser {
       const Token& t = next();
       auto e = make(Expr::Kind::kBinary, t.pos);
       e->op = t.text;
-      e->args.push_back(std::move(lhs));
-      e->args.push_back(binary(level + 1));
+      add(*e, std::move(lhs));
+      add(*e, binary(level + 1));
       lhs = std::move(e);
     }
     return lhs;
@@ -544,8 +554,8 @@ class Parser {
       const Token& t = next();
       auto e = make(Expr::Kind::kBinary, t.pos);
       e->op = t.text;
-      e->args.push_back(std::move(lhs));
-      e->args.push_back(unary());
+      add(*e, std::move(lhs));
+      add(*e, unary());
       lhs = std::move(e);
     }
     return lhs;
@@ -581,7 +591,7 @@ class Parser {
       e->array_type->unsized = true;
     }
     while (!is("}")) {
-      e->args.push_back(initializer(type, false));
+      add(*e, initializer(type, false));
       if (!accept(",")) break;  // a comma may also end the list
     }
     expect("}", "to close the initializer list");
@@ -594,7 +604,7 @@ class Parser {
       const Token& t = next();
       auto e = make(Expr::Kind::kUnary, t.pos);
       e->op = t.text;
-      e->args.push_back(unary());
+      add(*e, unary());
       return e;
     }
     return postfix(primary());
@@ -605,15 +615,15 @@ class Parser {
       if (is("[")) {
         const Pos p = next().pos;
         auto x = make(Expr::Kind::kIndex, p);
-        x->args.push_back(std::move(e));
-        x->args.push_back(expression());
+        add(*x, std::move(e));
+        add(*x, expression());
         expect("]", "after the index");
         e = std::move(x);
       } else if (is(".")) {
         const Pos p = next().pos;
         auto x = make(Expr::Kind::kMember, p);
         x->name = identifier("a field or swizzle after '.'");
-        x->args.push_back(std::move(e));
+        add(*x, std::move(e));
         if (is("(")) {  // a method: only array.length() exists
           next();
           expect(")", "after " + x->name + "(");
@@ -624,7 +634,7 @@ class Parser {
         const Token& t = next();
         auto x = make(Expr::Kind::kPostfix, t.pos);
         x->op = t.text;
-        x->args.push_back(std::move(e));
+        add(*x, std::move(e));
         e = std::move(x);
       } else {
         return e;
@@ -714,6 +724,7 @@ class Parser {
     c->op = e.op;
     c->number = e.number;
     c->integer = e.integer;
+    c->height = e.height;
     for (const ExprPtr& a : e.args) c->args.push_back(clone(*a));
     return c;
   }

@@ -10,6 +10,7 @@
 #include "compiler.h"
 #include "lexer.h"
 #include "parser.h"
+#include "preprocess.h"
 
 namespace spritz {
 namespace {
@@ -68,7 +69,8 @@ std::shared_ptr<const Program> Program::compile(std::string_view text, const Pro
   if (!valid_utf8(text))
     throw Error(SourceLoc{origin.file, origin.line, origin.col}, "the program is not valid UTF-8");
   std::vector<program::LexError> lex_errors;
-  const std::vector<program::Token> tokens = program::lex(text, lex_errors);
+  const std::vector<program::Token> tokens =
+      program::preprocess(program::lex(text, lex_errors), lex_errors);
   for (const auto& e : lex_errors) errors.push_back(located(origin, text, e.pos, e.message));
   std::vector<program::ParseError> parse_errors;
   const program::Unit unit = program::parse(tokens, parse_errors);
