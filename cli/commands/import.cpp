@@ -176,9 +176,10 @@ Command add_import_command(CLI::App& app, RunOptions& run) {
   im->add_option("--px-per-stud", a.px_per_stud,
                  "Roblox: design px per stud (default: fitted so the particles fill the canvas)");
   im->add_option("--view", a.view,
-                 "Roblox: the view onto the 3D effect: front (looking along -Z, the default), "
-                 "side (along -X) or top (down -Y)")
-      ->check(CLI::IsMember({"front", "side", "top"}));
+                 "Roblox and Godot 3D particle shaders: the view onto the 3D effect: front "
+                 "(looking along -Z, Roblox's default), side (along -X) or top (down -Y); a "
+                 "Godot shader is 2d by default")
+      ->check(CLI::IsMember({"2d", "front", "side", "top"}));
   im->add_option("--emit", a.emit_count,
                  "Roblox: the burst of an emitter that only Emit()s and has no EmitCount "
                  "attribute (default 16, Emit()'s own)");

@@ -20,7 +20,7 @@ struct ImportArgs {
   bool y_down = false, y_up = false;
   double step = 1.0 / 60;
   double px_per_stud = 0;
-  std::string view = "front";
+  std::string view;  // empty: the format's default
   int emit_count = 16;
   bool json = false;
 };

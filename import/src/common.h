@@ -27,6 +27,11 @@ ImportResult finish(ImportResult r, const std::string& source_name, const std::s
 ImportResult import_godot(std::string_view text, const std::string& source_name,
                           const std::string& base_dir, const ImportOptions& options,
                           const ReadFile& read_file);
+// A Godot particle shader file (.gdshader, .shader): its first token is
+// shader_type.
+bool looks_like_godot_shader(std::string_view text);
+ImportResult import_godot_shader(std::string_view text, const std::string& source_name,
+                                 const ImportOptions& options);
 ImportResult import_roblox(std::string_view text, const std::string& source_name,
                            const std::string& base_dir, const ImportOptions& options,
                            const ReadFile& read_file);

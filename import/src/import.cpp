@@ -656,7 +656,8 @@ EffectFormat detect_effect_format(std::string_view text, const std::string& sour
   while (i < text.size() &&
          (text[i] == ' ' || text[i] == '\t' || text[i] == '\r' || text[i] == '\n'))
     ++i;
-  if (import_detail::godot::looks_like_godot(text)) return EffectFormat::kGodot;
+  if (import_detail::godot::looks_like_godot(text) || import_detail::looks_like_godot_shader(text))
+    return EffectFormat::kGodot;
   if (i < text.size() && text[i] == '{') return EffectFormat::kRoblox;  // a Rojo model
   if (text.substr(i, 8) == "<roblox!")
     throw Error(import_detail::loc_at(text, i, source_name),
@@ -690,6 +691,8 @@ ImportResult import_effect(std::string_view text, const std::string& source_name
     throw Error("import takes a .plist, .pex, Godot or Roblox effect, not TOML");
   if (!(options.step_s >= 1e-4 && options.step_s <= 1))
     throw Error("the integration step must be within [1e-4, 1] s");
+  if (format == EffectFormat::kGodot && import_detail::looks_like_godot_shader(text))
+    return import_detail::import_godot_shader(text, source_name, options);
   if (format == EffectFormat::kGodot)
     return import_detail::import_godot(text, source_name, base_dir, options, read_file);
   if (format == EffectFormat::kRoblox)

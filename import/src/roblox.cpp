@@ -505,14 +505,16 @@ ImportResult RobloxImporter::run(const Instance& top) {
 ImportResult import_roblox(std::string_view text, const std::string& source_name,
                            const std::string& base_dir, const ImportOptions& options,
                            const ReadFile& read_file) {
-  if (options.view != "front" && options.view != "side" && options.view != "top")
-    throw Error("the view must be front, side or top, got \"" + printable(options.view) + "\"");
+  ImportOptions o = options;
+  if (o.view.empty()) o.view = "front";
+  if (o.view != "front" && o.view != "side" && o.view != "top")
+    throw Error("the view must be front, side or top, got \"" + printable(o.view) + "\"");
   size_t i = 0;
   while (i < text.size() && std::isspace(static_cast<unsigned char>(text[i]))) ++i;
   const bool json = i < text.size() && text[i] == '{';
   const std::unique_ptr<roblox::Instance> top =
       json ? roblox::parse_json(text, source_name) : roblox::parse_xml(text, source_name);
-  roblox_import::RobloxImporter imp(source_name, base_dir, options, read_file);
+  roblox_import::RobloxImporter imp(source_name, base_dir, o, read_file);
   ImportResult r = imp.run(*top);
   return finish(std::move(r), source_name, json ? "Rojo model JSON" : "Roblox XML");
 }

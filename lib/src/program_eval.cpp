@@ -104,32 +104,78 @@ void load_pose(pg::Machine& m, uint32_t l, const Particle& p, const Emitter& em,
   if (!own(ProgramVar::kEmission)) m.f(pg::kFEmission)[l] = em.light_emission;
 }
 
-// process() from birth: n = floor(age / h) steps of h, then one of the
-// remainder when it is above 0 (model.md 6.1's rounding); after each, the
-// particle moves by VELOCITY * DELTA unless the program turned that off.
+// The steps process() takes for a particle, each its start (age) and
+// length: from birth, n = floor(age / h) steps of h, then one of the
+// remainder when it is above 0 (model.md 6.1's rounding); for a Godot
+// shader, on the clock's frame grid as Godot's frames fall (model.md
+// 11.7): a first step from birth to the next multiple of h (0 long when
+// the birth is on one), then steps of h, then the remainder.
+struct Steps {
+  uint64_t total = 0, full = 0;  // how many, and how many of h
+  double first = 0;              // the grid's first step, when `grid`
+  double grid0 = 0;              // the multiple of h it ends on
+  double rest = 0;
+  bool grid = false;
+  double age(uint64_t k, double h, double birth) const {
+    if (!grid) return static_cast<double>(k) * h;
+    return k == 0 ? 0 : (grid0 + static_cast<double>(k - 1)) * h - birth;
+  }
+  double delta(uint64_t k, double h) const {
+    if (!grid) return k < full ? h : rest;
+    return k == 0 ? first : k <= full ? h : rest;
+  }
+};
+
+Steps steps_of(const Particle& p, double h, bool grid) {
+  Steps s;
+  s.grid = grid;
+  if (!grid) {
+    const double n = std::floor(p.age_s / h);
+    s.full = static_cast<uint64_t>(n);
+    s.rest = p.age_s - n * h;
+    s.total = s.full + (s.rest > 0 ? 1 : 0);
+    return s;
+  }
+  const double clock = p.birth_s + p.age_s;
+  s.grid0 = std::ceil(p.birth_s / h);
+  const double first_end = s.grid0 * h;
+  if (clock < first_end) {
+    s.first = p.age_s;
+    s.total = 1;
+    return s;
+  }
+  s.first = first_end - p.birth_s;
+  const double last = std::floor(clock / h);
+  s.full = static_cast<uint64_t>(std::max(0.0, last - s.grid0));
+  s.rest = clock - last * h;
+  s.total = 1 + s.full + (s.rest > 0 ? 1 : 0);
+  return s;
+}
+
+// process() from birth, step by step (steps_of); after each, the particle
+// moves by VELOCITY * DELTA unless the program turned that off.
 void step_lanes(pg::Machine& m, const Emitter& em, const Particle* ps, uint32_t n,
                 std::vector<uint8_t>& alive) {
   const Program& prog = *em.program->program;
   const double h = em.forces.step_s;
-  uint64_t steps[kBatch], total[kBatch];
+  const bool grid = em.program->godot.has_value();
+  Steps steps[kBatch];
   uint64_t most = 0;
   for (uint32_t l = 0; l < n; ++l) {
-    const double s = std::floor(ps[l].age_s / h);
-    steps[l] = static_cast<uint64_t>(s);
-    total[l] = steps[l] + (ps[l].age_s - s * h > 0 ? 1 : 0);
-    if (alive[l]) most = std::max(most, total[l]);
+    steps[l] = steps_of(ps[l], h, grid);
+    if (alive[l]) most = std::max(most, steps[l].total);
   }
   const bool move = prog.moves_by_velocity();
   for (uint64_t k = 0; k < most; ++k) {
     bool any = false;
     for (uint32_t l = 0; l < n; ++l) {
-      const bool on = alive[l] && k < total[l];
+      const bool on = alive[l] && k < steps[l].total;
       m.u(pg::kUMask)[l] = on ? 1u : 0u;
       any = any || on;
-      const double age = static_cast<double>(k) * h;
+      const double age = steps[l].age(k, h, ps[l].birth_s);
       m.f(pg::kFAge)[l] = age;
       m.f(pg::kFTime)[l] = ps[l].birth_s + age;
-      m.f(pg::kFDelta)[l] = k < steps[l] ? h : ps[l].age_s - static_cast<double>(steps[l]) * h;
+      m.f(pg::kFDelta)[l] = steps[l].delta(k, h);
     }
     if (!any) break;
     m.run(Stage::kProcess, n);
@@ -185,6 +231,7 @@ bool birth_lane(pg::Machine& m, uint32_t l, const Emitter& em, const Particle& p
   m.u(pg::kUKey)[l] = static_cast<uint32_t>(p.key);
   m.u(pg::kUIndex)[l] = index_of(em, p.key);
   m.u(pg::kUStream)[l] = st;
+  m.u(pg::kUEmitterSeed)[l] = em.seed;
   m.u(pg::kUMask)[l] = 1;
   m.u(pg::kUActive)[l] = 1;
   m.u(pg::kUTurns)[l] = 0;

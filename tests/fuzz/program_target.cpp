@@ -1,4 +1,5 @@
-// Program text -> compile -> run start(), process() and pose() over a batch
+// Program text (a Godot shader when it says shader_type particles) ->
+// compile -> run start(), process() and pose() over a batch
 // of 8 particles, and over each particle alone. A program that compiles
 // must run without a crash or undefined behaviour, within its loop budget
 // (an error at the loop otherwise), and every particle's results must be
@@ -66,7 +67,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::shared_ptr<const Program> p;
   try {
     std::vector<Diagnostic> warnings;
-    p = Program::compile(fuzz::as_text(data, size), ProgramOrigin{"fuzz.glsl", 1, 1}, warnings);
+    // A text that says it is a Godot particle shader is compiled as one,
+    // with its glue (docs/programs.md, "Godot particle shaders").
+    const std::string_view text = fuzz::as_text(data, size);
+    static const GodotDialect godot;
+    const bool is_godot = text.find("shader_type particles") != std::string_view::npos;
+    p = Program::compile(text, ProgramOrigin{"fuzz.glsl", 1, 1}, warnings, {},
+                         is_godot ? &godot : nullptr);
   } catch (const Error& e) {
     FUZZ_REQUIRE(*e.what() != '\0');
     return 0;

@@ -248,3 +248,47 @@ TEST_CASE("every Godot and Roblox corpus file validates and renders as its impor
   }
   CHECK(files >= 59);
 }
+
+// A Godot particle shader through the binary (docs/import.md, "Godot
+// particle shaders"): rendered directly and through its import, the same
+// bytes; a bad one exits 2 at its line in the shader and writes nothing.
+TEST_CASE("a Godot particle shader: render, import, and a bad one refused", "[cli][godot]") {
+  const fs::path d = fresh_dir("import_gdshader");
+  write(d / "sparks.gdshader",
+        "shader_type particles;\n"
+        "uniform float speed = 90.0;\n"
+        "void start() {\n"
+        "  float a = float(NUMBER % 64u) / 64.0 * TAU;\n"
+        "  VELOCITY = vec3(cos(a), sin(a), 0.0) * speed;\n"
+        "}\n"
+        "void process() {\n"
+        "  VELOCITY.y += 98.0 * DELTA;\n"
+        "  COLOR.a = 1.0 - CUSTOM.y;\n"
+        "  CUSTOM.y += DELTA / LIFETIME;\n"
+        "}\n");
+  REQUIRE(run_spritz("render sparks.gdshader --time 0.5 -q -o direct.png", d).code == 0);
+  const Run im = run_spritz("import sparks.gdshader -o fx/sparks.toml", d);
+  REQUIRE(im.code == 0);
+  REQUIRE(run_spritz("render fx/sparks.toml --time 0.5 -q -o toml.png", d).code == 0);
+  CHECK(read_bytes(d / "direct.png") == read_bytes(d / "toml.png"));
+  CHECK(lit_pixels(d / "direct.png") > 500);
+  CHECK(run_spritz("validate sparks.gdshader", d).code == 0);
+  // The uniform as a material would set it.
+  REQUIRE(run_spritz("render sparks.gdshader --set emitter.0.uniforms.speed=0 --time 0.5 -q -o "
+                     "still.png",
+                     d)
+              .code == 0);
+  CHECK(lit_pixels(d / "still.png") < lit_pixels(d / "direct.png"));
+  const fs::path b = fresh_dir("import_gdshader_bad");
+  write(b / "bad.gdshader", "shader_type particles;\nvoid start() {\n  VELOCITY = 2;\n}\n");
+  const Run bad = run_spritz("import bad.gdshader -o out.toml", b);
+  CHECK(bad.code == 2);
+  CHECK(bad.err.find("bad.gdshader:3:") != std::string::npos);
+  const Run bad_render = run_spritz("render bad.gdshader --time 1 -o f.png", b);
+  CHECK(bad_render.code == 2);
+  write(b / "item.gdshader", "shader_type canvas_item;\nvoid fragment() {}\n");
+  const Run item = run_spritz("render item.gdshader --time 1 -o f.png", b);
+  CHECK(item.code == 2);
+  CHECK(item.err.find("item.gdshader:1:13: a Godot canvas_item shader") != std::string::npos);
+  CHECK(only(b, {"bad.gdshader", "item.gdshader"}));
+}

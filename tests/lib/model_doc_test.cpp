@@ -78,6 +78,7 @@ TEST_CASE("docs/model.md's channel table numbers the code's channels", "[hash]")
       {Channel::kDamping, "| 34 | damping (6.3) |"},
       {Channel::kOrbitVelocity, "| 35 | orbit velocity (6.4) |"},
       {Channel::kProgramNoise, "| 37 | seed of a program's noise field"},
+      {Channel::kGodotRandomSeed, "| 38 | a Godot shader's RANDOM_SEED"},
   };
   for (const auto& [channel, row] : rows) {
     INFO(row);

@@ -215,6 +215,17 @@ std::string compare(const Effect& a, const Effect& b) {
       for (size_t k = 0; k < std::min(x.program->uniforms.size(), y.program->uniforms.size()); ++k)
         d.eq(e + "program.uniforms[" + std::to_string(k) + "]", x.program->uniforms[k].size(),
              y.program->uniforms[k].size());
+      d.eq(e + "program.godot", x.program->godot.has_value(), y.program->godot.has_value());
+      if (x.program->godot && y.program->godot) {
+        const GodotDialect &gx = *x.program->godot, &gy = *y.program->godot;
+        d.eq(e + "godot.amount", gx.amount, gy.amount);
+        d.eq(e + "godot.speed_scale", gx.speed_scale, gy.speed_scale);
+        for (size_t k = 0; k < 6; ++k)
+          d.eq(e + "godot.to_canvas", gx.to_canvas[k], gy.to_canvas[k]);
+        for (size_t k = 0; k < 2; ++k) d.eq(e + "godot.offset", gx.offset[k], gy.offset[k]);
+        for (size_t k = 0; k < 16; ++k)
+          d.eq(e + "godot.emission_transform", gx.emission_transform[k], gy.emission_transform[k]);
+      }
     }
     // Derived at load: equal when the authored values are.
     d.eq(e + "seed", x.seed, y.seed);
@@ -283,7 +294,11 @@ TEST_CASE("load(write(e)) == e for programs, with their uniforms", "[write]") {
   for (const char* program :
        {"'''\nuniform vec2 d = vec2(1.0);\nuniform bool on;\nvoid pose() { if (on) POSITION += d * "
         "AGE; }\n'''\nuniforms = { d = [3, -2.5], on = true }",
-        "\"void pose() { COLOR.r = 0.5; } // it's \\\"quoted\\\" '''\""}) {
+        "\"void pose() { COLOR.r = 0.5; } // it's \\\"quoted\\\" '''\"",
+        "'''\nshader_type particles;\nvoid start() { VELOCITY = vec3(float(INDEX), 9.0, 0.0); "
+        "}\n'''\ngodot = { amount = 7, speed_scale = 1.5, to_canvas = [2, 0, 0.5, 0, -2, 0], "
+        "offset = [3, 4], emission_transform = [1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 5, 6, 0, 1] "
+        "}"}) {
     INFO(program);
     const Effect fx = load_effect(
         std::string("[[emitter]]\nrate = 50\nprogram = ") + program + "\n", "program.toml", ".");

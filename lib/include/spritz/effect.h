@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -228,7 +229,10 @@ struct EmitterProgram {
   std::vector<ColorCurve> gradients;
   std::string source;  // the program's text
   std::string file;    // the file as the effect names it; empty when inline
-  SourceLoc loc;       // the `program` key
+  // Set: the program is a Godot particle shader (the emitter's `godot`
+  // table; docs/programs.md, "Godot particle shaders").
+  std::optional<GodotDialect> godot;
+  SourceLoc loc;  // the `program` key
   // Whether the program owns `v` (some function writes it): then the
   // built-in model no longer sets it.
   bool owns(ProgramVar v) const { return program && program->writes(v); }

@@ -11,6 +11,7 @@
 // lib/src/program/code.h.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -59,6 +60,26 @@ struct ProgramOrigin {
 // `curves` and `gradients`, which curve(NAME, x) and gradient(NAME, x) read.
 struct ProgramNames {
   std::vector<std::string> curves, gradients;
+};
+
+// A Godot particle shader run as written (docs/programs.md, "Godot particle
+// shaders"; model.md 11.7): Godot's built-in variables (TRANSFORM, VELOCITY
+// as a vec3, NUMBER, RESTART ..) in Godot's own units, mapped onto the
+// particle by glue code spritz adds. The values are the emitter's `godot`
+// table (docs/config.md).
+struct GodotDialect {
+  // The node's `amount`: Godot's INDEX is NUMBER mod amount.
+  uint32_t amount = 1;
+  // The node's speed_scale: DELTA and LIFETIME are in the node's seconds,
+  // spritz's times this.
+  double speed_scale = 1;
+  // Godot's particle space to the canvas: a particle at p = TRANSFORM[3].xyz
+  // is drawn at the emitter's birth place + (dot(to_canvas[0..2], p),
+  // dot(to_canvas[3..5], p)) + offset, design px, y up.
+  std::array<double, 6> to_canvas{1, 0, 0, 0, -1, 0};
+  std::array<double, 2> offset{0, 0};
+  // EMISSION_TRANSFORM, column-major (identity: local coordinates).
+  std::array<double, 16> emission_transform{1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1};
 };
 
 // A uniform as the program declares it.
@@ -111,7 +132,8 @@ class Program {
   // its file:line:col, with the line and a caret); `warnings` gets the rest.
   static std::shared_ptr<const Program> compile(std::string_view text, const ProgramOrigin& origin,
                                                 std::vector<Diagnostic>& warnings,
-                                                const ProgramNames& names = {});
+                                                const ProgramNames& names = {},
+                                                const GodotDialect* godot = nullptr);
   ~Program();
 
   bool has(Stage s) const;

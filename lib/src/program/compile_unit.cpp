@@ -329,6 +329,7 @@ void Compiler::declare_uniform(const UniformDecl& u) {
 // function. In process() a step's writes are masked (lanes whose steps are
 // done keep their state); in start() and pose() every lane runs.
 void Compiler::declare_builtins(Stage s) {
+  if (godot) return declare_godot_builtins(s);
   const uint32_t mask = s == Stage::kProcess ? kAlways : kUMask;
   const auto add = [&](const char* n, Type t, std::vector<Reg> regs, int builtin,
                        const char* read_only) {
@@ -393,6 +394,7 @@ void Compiler::compile(const Unit& unit) {
     else
       error(pos, "unknown render_mode '" + mode + "' (spritz knows disable_velocity)");
   }
+  if (godot) out_.move_by_velocity = false;  // the glue moves TRANSFORM (godot_glue.cpp)
   code_ = &out_.prologue;
   // The built-in constants in a scope of their own, outside the globals: a
   // program may declare its own (Godot 3 programs write `const float PI`).
@@ -421,7 +423,9 @@ void Compiler::compile(const Unit& unit) {
       declare_function(unit.functions[i]);
   }
   const uint32_t globals_f = next_f_, globals_u = next_u_;
-  static const char* kEntries[kStages] = {"start", "process", "pose"};
+  static const char* kSpritzEntries[kStages] = {"start", "process", "pose"};
+  static const char* kGlueEntries[kStages] = {"__s_start", "__s_process", "__s_pose"};
+  const char* const* kEntries = godot ? kGlueEntries : kSpritzEntries;
   for (int s = 0; s < kStages; ++s) {
     const auto it = functions_.find(kEntries[s]);
     if (it == functions_.end()) continue;
@@ -456,6 +460,10 @@ void Compiler::declare_struct(const StructDecl& sd) {
 
 void Compiler::declare_function(const Function& f) {
   static const std::set<std::string> kStagesNames = {"start", "process", "pose"};
+  if (godot) {
+    functions_[f.name].push_back(&f);  // godot_glue.cpp checked the entry points
+    return;
+  }
   if (f.name == "vertex")
     error(f.pos,
           "vertex() is Godot 3's particle function; a spritz program defines start() "

@@ -26,16 +26,28 @@ inline constexpr uint32_t kFLifetime = 41;
 inline constexpr uint32_t kFTime = 42;
 inline constexpr uint32_t kFBirth = 43;
 inline constexpr uint32_t kFDelta = 44;
-inline constexpr uint32_t kFBuiltins = 45;
+// A Godot shader's own state (godot_glue.cpp), kept between its steps:
+inline constexpr uint32_t kFGodotTransform = 45;  // TRANSFORM, 16, column-major
+inline constexpr uint32_t kFGodotVelocity = 61;   // VELOCITY, 3
+inline constexpr uint32_t kFGodotBase = 64;       // the quad's size before TRANSFORM, 2
+inline constexpr uint32_t kFGodotAnchor = 66;     // the birth place particle space hangs from, 2
+inline constexpr uint32_t kFGodotDelta = 68;      // DELTA, node seconds
+inline constexpr uint32_t kFGodotLifetime = 69;   // LIFETIME, node seconds
+inline constexpr uint32_t kFBuiltins = 70;
 // Word registers:
 inline constexpr uint32_t kUActive = 0;
 inline constexpr uint32_t kUKey = 1;
 inline constexpr uint32_t kUIndex = 2;
-inline constexpr uint32_t kUStream = 3;      // the particle's stream st (model.md 2)
-inline constexpr uint32_t kUMask = 4;        // the lanes a function runs for
-inline constexpr uint32_t kUTurns = 5;       // loop turns this evaluation (the budget)
-inline constexpr uint32_t kUNoiseField = 6;  // the emitter's noise field (channel 37)
-inline constexpr uint32_t kUBuiltins = 7;
+inline constexpr uint32_t kUStream = 3;        // the particle's stream st (model.md 2)
+inline constexpr uint32_t kUMask = 4;          // the lanes a function runs for
+inline constexpr uint32_t kUTurns = 5;         // loop turns this evaluation (the budget)
+inline constexpr uint32_t kUNoiseField = 6;    // the emitter's noise field (channel 37)
+inline constexpr uint32_t kUGodotRestart = 7;  // a Godot shader's RESTART
+inline constexpr uint32_t kUGodotNumber = 8;   // NUMBER
+inline constexpr uint32_t kUGodotIndex = 9;    // INDEX
+inline constexpr uint32_t kUGodotSeed = 10;    // RANDOM_SEED
+inline constexpr uint32_t kUEmitterSeed = 11;  // the emitter's seed s_e (model.md 2)
+inline constexpr uint32_t kUBuiltins = 12;
 
 // A scalar's register: which file, which slot.
 struct Reg {

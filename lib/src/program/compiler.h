@@ -70,6 +70,10 @@ class Compiler {
   void compile(const Unit& unit);
   std::vector<CompileError> errors;
   ProgramNames names;  // the effect's curves and gradients
+  // A Godot shader with spritz's glue (godot_glue.cpp): Godot's built-in
+  // variables instead of spritz's, and the glue's __s_ entry functions.
+  bool godot = false;
+  bool godot3 = false;  // the shader is Godot 3's (vertex()): INDEX is an int, not a uint
 
   // ---- shared with the built-in functions (builtins.cpp)
   void error(Pos p, std::string message);
@@ -108,6 +112,7 @@ class Compiler {
   // ---- top level (compile_unit.cpp)
   void declare_structs(const Unit& unit);
   void declare_struct(const StructDecl& s);
+  void declare_godot_builtins(Stage s);
   void declare_function(const Function& f);
   void declare_uniform(const UniformDecl& u);
   void check_uniform_hints(const UniformDecl& u, UniformInfo& info);

@@ -145,7 +145,13 @@ class Parser {
     while (is_precision(peek())) next();
     TypeSpec ts;
     ts.pos = peek().pos;
-    if (!is_type_name(peek())) fail(peek().pos, "expected a type, found " + describe(peek()));
+    if (!is_type_name(peek())) {
+      const std::string& w = peek().text;
+      if (peek().kind == Tok::kIdent && w != "sampler2D" && w.find("sampler") != std::string::npos)
+        fail(peek().pos, w + " is not supported: a program reads 2D textures (sampler2D) only "
+                             "(docs/programs.md, \"Textures\")");
+      fail(peek().pos, "expected a type, found " + describe(peek()));
+    }
     ts.name = next().text;
     if (accept("[")) {
       if (accept("]")) {

@@ -8,6 +8,7 @@
 
 #include "compiled.h"
 #include "compiler.h"
+#include "godot_glue.h"
 #include "lexer.h"
 #include "parser.h"
 #include "preprocess.h"
@@ -55,6 +56,23 @@ Diagnostic located(const ProgramOrigin& o, std::string_view text, program::Pos p
   return d;
 }
 
+// A Godot shader's glue (godot_glue.h), parsed and added to its unit. The
+// glue's tokens have no place in the file (line 0).
+void add_glue(program::Unit& unit, const GodotDialect& g,
+              std::vector<program::ParseError>& errors) {
+  const std::string glue = program::godot_glue(unit, g, errors);
+  if (!errors.empty()) return;
+  std::vector<program::LexError> lex_errors;
+  std::vector<program::Token> tokens = program::lex(glue, lex_errors);
+  for (program::Token& t : tokens) t.pos = program::Pos{};
+  std::vector<program::ParseError> glue_errors;
+  program::Unit parsed = program::parse(tokens, glue_errors);
+  if (!lex_errors.empty() || !glue_errors.empty())
+    throw Error("internal error: spritz's glue for Godot shaders does not parse: " +
+                (lex_errors.empty() ? glue_errors[0].message : lex_errors[0].message));
+  program::merge_glue(unit, std::move(parsed));
+}
+
 }  // namespace
 
 Program::Program() : compiled_(std::make_unique<program::Compiled>()) {}
@@ -62,7 +80,8 @@ Program::~Program() = default;
 
 std::shared_ptr<const Program> Program::compile(std::string_view text, const ProgramOrigin& origin,
                                                 std::vector<Diagnostic>& warnings,
-                                                const ProgramNames& names) {
+                                                const ProgramNames& names,
+                                                const GodotDialect* godot) {
   std::shared_ptr<Program> p(new Program());
   p->compiled_->origin = origin;
   std::vector<Diagnostic> errors;
@@ -72,12 +91,17 @@ std::shared_ptr<const Program> Program::compile(std::string_view text, const Pro
   const std::vector<program::Token> tokens =
       program::preprocess(program::lex(text, lex_errors), lex_errors);
   for (const auto& e : lex_errors) errors.push_back(located(origin, text, e.pos, e.message));
-  std::vector<program::ParseError> parse_errors;
-  const program::Unit unit = program::parse(tokens, parse_errors);
+  std::vector<program::ParseError> parse_errors, glue_warnings;
+  if (godot) program::check_godot_tokens(tokens, parse_errors, glue_warnings);
+  program::Unit unit = program::parse(tokens, parse_errors);
+  if (godot && parse_errors.empty()) add_glue(unit, *godot, parse_errors);
   for (const auto& e : parse_errors) errors.push_back(located(origin, text, e.pos, e.message));
+  for (const auto& e : glue_warnings) warnings.push_back(located(origin, text, e.pos, e.message));
   if (errors.empty()) {
     program::Compiler c(*p->compiled_);
     c.names = names;
+    c.godot = godot != nullptr;
+    for (const program::Function& f : unit.functions) c.godot3 = c.godot3 || f.name == "vertex";
     c.compile(unit);
     for (const auto& e : c.errors)
       (e.warning ? warnings : errors).push_back(located(origin, text, e.pos, e.message));

@@ -74,7 +74,10 @@ inline const Keys kEmitterKeys = {"name",
                                   "program",
                                   "uniforms",
                                   "curves",
-                                  "gradients"};
+                                  "gradients",
+                                  "godot"};
+inline const Keys kGodotKeys = {"amount", "speed_scale", "to_canvas", "offset",
+                                "emission_transform"};
 inline const Keys kRampKeys = {"start", "end"};
 inline const Keys kIntegrationKeys = {"step"};
 inline const Keys kOrbitKeys = {"radius", "radius_end", "angular_speed"};

@@ -53,7 +53,7 @@ bool is_inline(const std::string& s) {
 void Translator::read_program(const toml::table& t, Emitter& em) {
   const toml::node* n = t.get("program");
   if (!n) {
-    for (const char* key : {"uniforms", "curves", "gradients"})
+    for (const char* key : {"uniforms", "curves", "gradients", "godot"})
       if (const toml::node* u = t.get(key))
         error(*u, std::string(key) + " needs a program on the same emitter");
     return;
@@ -79,9 +79,14 @@ void Translator::read_program(const toml::table& t, Emitter& em) {
     origin = ProgramOrigin{p.lexically_normal().string(), 1, 1};
   }
   read_program_curves(t, *ep);
+  if (const toml::node* g = t.get("godot")) {
+    ep->godot = read_godot(*g);
+    if (!ep->godot) return;
+  }
   try {
     ProgramNames names{ep->curve_names, ep->gradient_names};
-    ep->program = Program::compile(ep->source, origin, warnings, names);
+    ep->program =
+        Program::compile(ep->source, origin, warnings, names, ep->godot ? &*ep->godot : nullptr);
   } catch (const Error& e) {
     for (const Diagnostic& d : e.diagnostics()) diagnostics.push_back(d);
     return;
@@ -92,6 +97,51 @@ void Translator::read_program(const toml::table& t, Emitter& em) {
           "is above 1e6 steps; raise integration.step or shorten the lifetime");
   read_uniforms(t, *ep);
   em.program = std::move(ep);
+}
+
+// `godot = { amount, speed_scale, to_canvas, offset, emission_transform }`:
+// the program is a Godot particle shader (docs/config.md; model.md 11.7).
+std::optional<GodotDialect> Translator::read_godot(const toml::node& n) {
+  const toml::table* t = n.as_table();
+  if (!t) {
+    error(n, "godot must be a table { amount = .., to_canvas = [..], ... }");
+    return std::nullopt;
+  }
+  check_keys(*t, kGodotKeys, "godot");
+  GodotDialect g;
+  bool ok = true;
+  if (const toml::node* a = t->get("amount")) {
+    const auto v = integer(*a, "godot.amount", 1, 10000000);
+    ok = ok && v;
+    if (v) g.amount = static_cast<uint32_t>(*v);
+  }
+  if (const toml::node* s = t->get("speed_scale")) {
+    const auto v = bounded(*s, "godot.speed_scale", 1e-3, 1e3);
+    ok = ok && v;
+    if (v) g.speed_scale = *v;
+  }
+  // A list of exactly `count` numbers within ±1e6.
+  const auto numbers = [&](const char* key, double* out, size_t count) {
+    const toml::node* k = t->get(key);
+    if (!k) return;
+    const toml::array* a = k->as_array();
+    if (!a || a->size() != count) {
+      error(*k, "godot." + std::string(key) + " must be a list of " + std::to_string(count) +
+                    " numbers");
+      ok = false;
+      return;
+    }
+    for (size_t i = 0; i < count; ++i) {
+      const auto v = bounded(*a->get(i), "godot." + std::string(key), -1e6, 1e6);
+      ok = ok && v;
+      if (v) out[i] = *v;
+    }
+  };
+  numbers("to_canvas", g.to_canvas.data(), 6);
+  numbers("offset", g.offset.data(), 2);
+  numbers("emission_transform", g.emission_transform.data(), 16);
+  if (!ok) return std::nullopt;
+  return g;
 }
 
 // `curves = { NAME = curve, ... }` and `gradients = { NAME = colour curve,

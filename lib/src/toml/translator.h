@@ -61,6 +61,7 @@ class Translator : public TomlReader {
   void bind_sampler(const toml::node& value, EmitterProgram& ep, size_t i);
   uint64_t program_texels_ = 0;  // the images samplers read, all emitters together
   void read_program_curves(const toml::table& t, EmitterProgram& ep);
+  std::optional<GodotDialect> read_godot(const toml::node& n);
   void check_programs(const Effect& fx);
   void read_forces(const toml::table& t, Emitter& em);
   void read_orbit(const toml::node& n, Orbit& orbit);

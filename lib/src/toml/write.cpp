@@ -284,6 +284,18 @@ void write_program(std::ostream& o, const EmitterProgram& ep) {
     gradients += (i ? ", " : "") + ep.gradient_names[i] + " = " + color_curve(ep.gradients[i]);
   if (!curves.empty()) o << "curves = { " << curves << " }\n";
   if (!gradients.empty()) o << "gradients = { " << gradients << " }\n";
+  if (ep.godot) {
+    const GodotDialect& g = *ep.godot;
+    const auto list = [&](const double* v, size_t n) {
+      std::string s = "[";
+      for (size_t i = 0; i < n; ++i) s += (i ? ", " : "") + num(v[i]);
+      return s + "]";
+    };
+    o << "godot = { amount = " << g.amount << ", speed_scale = " << num(g.speed_scale)
+      << ", to_canvas = " << list(g.to_canvas.data(), 6)
+      << ", offset = " << list(g.offset.data(), 2)
+      << ", emission_transform = " << list(g.emission_transform.data(), 16) << " }\n";
+  }
 }
 
 // Radial and tangential acceleration and the orbit (model.md 6.1, 6.2).

@@ -55,7 +55,9 @@ struct ImportOptions {
   // ("front" looks along -Z, "side" along -X, "top" down -Y).
   std::string texture_map_text, texture_map_name;
   double px_per_stud = 0;
-  std::string view = "front";
+  // A Godot particle shader: "2d" (the default) or a view onto 3D. Empty:
+  // the format's default (front for Roblox, 2d for a Godot shader).
+  std::string view;
   // Roblox: the burst an emitter that only Emit()s (Rate 0 or disabled,
   // without an EmitCount attribute) gets at time 0.
   int emit_count = 16;

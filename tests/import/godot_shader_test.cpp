@@ -1,0 +1,214 @@
+// Godot particle shader files imported on their own (docs/import.md,
+// "Godot particle shaders"): the default emitter, the views onto 3D, the
+// messages, and the shared corpus of real shaders.
+#include <catch2/catch.hpp>
+#include <filesystem>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "import/import_support.h"
+#include "skip.h"
+#include "spritz/eval.h"
+
+using namespace spritz;
+using namespace spritz::test;
+
+namespace {
+
+const fs::path kCorpus = spritz_corpus_dir(SPRITZ_SOURCE_DIR);
+
+ImportResult import_text(const std::string& text, const std::string& name,
+                         const ImportOptions& o = {}) {
+  return import_effect(text, name, ".", detect_effect_format(text, name), o, read_file);
+}
+
+std::string import_error(const std::string& text, const std::string& name = "bad.gdshader") {
+  try {
+    import_text(text, name);
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "";
+}
+
+// Particles drawn on the canvas at some time of the effect's run: alive,
+// not transparent, not 0 px, and where the canvas shows them.
+size_t visible_particles(const Effect& fx) {
+  size_t n = 0;
+  for (int i = 0; i < 8 && n == 0; ++i) {
+    const Frame f = evaluate(fx, clock_at_time(fx, fx.duration_s * (i + 0.5) / 8));
+    for (const EmitterFrame& ef : f.emitters)
+      for (const Particle& p : ef.particles)
+        n += p.alpha > 0.01 && p.w >= 0.5 && p.h >= 0.5 &&
+             std::abs(p.x) < fx.canvas.width / 2.0 + p.w &&
+             std::abs(p.y) < fx.canvas.height / 2.0 + p.h;
+  }
+  return n;
+}
+
+const char* kFountain = R"(// a comment first, as real files have
+shader_type particles;
+uniform float speed = 80.0;
+void start() {
+  float a = float(NUMBER % 32u) / 32.0 * TAU;
+  VELOCITY = vec3(cos(a), sin(a), 0.0) * speed;
+}
+void process() {
+  VELOCITY.y += 98.0 * DELTA;
+}
+)";
+
+}  // namespace
+
+TEST_CASE("a Godot particle shader file imports onto the default emitter", "[import][godot]") {
+  const ImportResult r = import_text(kFountain, "fountain.gdshader");
+  CHECK(r.format == EffectFormat::kGodot);
+  const Effect fx = load_imported(r, "fountain.gdshader");
+  REQUIRE(fx.emitters.size() == 1);
+  const Emitter& em = fx.emitters[0];
+  REQUIRE(em.program);
+  REQUIRE(em.program->godot);
+  CHECK(em.program->godot->amount == 64);
+  CHECK(em.rate_per_s == 64);
+  CHECK(fx.canvas.width == 512);
+  CHECK(visible_particles(fx) > 30);
+  CHECK(r.toml.find("godot = { amount = 64") != std::string::npos);
+  bool noted = false;
+  for (const Diagnostic& d : r.notes)
+    noted = noted || d.message.find("spritz's default emitter") != std::string::npos;
+  CHECK(noted);
+  // A uniform set as a scene's material would.
+  LoadOptions lo;
+  lo.overrides = {"emitter.0.uniforms.speed=0"};
+  const Effect still = load_effect(r.toml, "fountain.toml", ".", lo);
+  const Frame f = evaluate(still, clock_at_time(still, 0.5));
+  REQUIRE(f.emitters[0].particles.size() > 0);
+  for (const Particle& p : f.emitters[0].particles) CHECK(p.vx == 0);
+}
+
+TEST_CASE("a 3D Godot shader seen from a view", "[import][godot]") {
+  const std::string shader =
+      "shader_type particles;\nvoid start() { TRANSFORM[3].xyz = "
+      "vec3(1.0, 2.0, 3.0); }\n";
+  const auto place = [&](const std::string& view) {
+    ImportOptions o;
+    o.view = view;
+    const Effect fx = load_imported(import_text(shader, "s.gdshader", o), "s.gdshader");
+    const Frame f = evaluate(fx, clock_at_time(fx, 0.5));
+    REQUIRE(f.emitters[0].particles.size() > 0);
+    return std::pair{f.emitters[0].particles[0].x, f.emitters[0].particles[0].y};
+  };
+  CHECK(place("") == std::pair{1.0, -2.0});        // 2D: Godot's pixels, y down
+  CHECK(place("front") == std::pair{32.0, 64.0});  // along -Z: x right, y up
+  CHECK(place("side") == std::pair{-96.0, 64.0});  // along -X: -z right
+  CHECK(place("top") == std::pair{32.0, -96.0});   // down -Y: x right, -z up
+}
+
+TEST_CASE("bad Godot shader files: located in the shader, never a crash", "[import][godot]") {
+  CHECK(import_error("shader_type canvas_item;\nvoid fragment() {}\n")
+            .find("bad.gdshader:1:13: a Godot canvas_item shader: spritz imports particle "
+                  "shaders") == 0);
+  CHECK(import_error("shader_type particles;\nvoid start() {\n  VELOCITY = 1.0;\n}\n")
+            .find("bad.gdshader:3:") == 0);
+  CHECK(import_error("shader_type particles;\nvoid start() { undefined_thing(); }\n")
+            .find("unknown function 'undefined_thing'") != std::string::npos);
+  CHECK(import_error("shader_type particles;\nvoid start() {}\n/* never closed")
+            .find("bad.gdshader:3:1:") == 0);
+  // A TOML file whose first key is shader_type stays TOML.
+  CHECK(detect_effect_format("shader_type = \"x\"\n", "x.toml") == EffectFormat::kToml);
+}
+
+// The development corpus of real `shader_type particles` programs: each
+// either imports, loads and shows particles, or is refused with a message
+// at its place naming what spritz does not run. A shader whose uniforms a
+// material sets (scale, colour, counts) gets here the values a scene
+// would give it; a 3D one is seen from the front.
+TEST_CASE("every Godot shader of the corpus runs, or is refused at its place",
+          "[import][godot][corpus]") {
+  SPRITZ_SKIP_DATA_UNLESS(
+      fs::exists(kCorpus / "godot-shaders"),
+      "needs the shared corpus of Godot shaders at " + kCorpus.string() + " (or $SPRITZ_CORPUS)");
+  // What a scene's material (or node) would set, by file, and the view
+  // onto the 3D ones (top for those that scatter over the ground).
+  const std::string u = "emitter.0.uniforms.";
+  const std::vector<std::string> converted = {u + "scale=0.25", u + "trail_divisor=1",
+                                              u + "initial_linear_velocity=1",
+                                              u + "color_value=[1, 1, 1, 1]"};
+  std::map<std::string, std::vector<std::string>> material = {
+      {"AlexAb123__Particle-Fluid-Simulation__particle_shader_2d.gdshader",
+       {u + "particle_size=1", u + "image_size=8"}},
+      {"DominicSimone__particle-wizard__particle_ring_emission.gdshader", converted},
+      {"DominicSimone__particle-wizard__particle_sphere_emission.gdshader", converted},
+      {"Dpschoonmaker__Godot-particle-clouds__cloud-particles.shader",
+       {u + "scale=0.25", u + "color=[1, 1, 1, 1]", u + "alpha=1",
+        u + "emission_box_extents=[4, 1, 4]"}},
+      {"Hospitalguy101__HumanFarm__grassparticle.gdshader",
+       {u + "scale_min=1", u + "scale_max=2", "emitter.0.position=[0, -800]"}},
+      {"jairoandre__particle-life__particles.gdshader",
+       {u + "scale=1", u + "grid_size=8", u + "vw_size=[100, 100]"}},
+      // Scenes whose camera takes in a wider view than 32 px a unit.
+      {"godotengine__godot-demo-projects__particle_fish.gdshader",
+       {"emitter.0.godot.to_canvas=[2, 0, 0, 0, 2, 0]"}},
+      {"w84death__the-islands-of-shaders__rocks_particle.shader",
+       {"emitter.0.godot.to_canvas=[4, 0, 0, 0, 0, -4]"}},
+      {"tapenki__EUDAEMONIA__aligned_particle_shader.gdshader",
+       {u + "scale_min=1", u + "scale_max=1", u + "initial_linear_velocity_min=50",
+        u + "initial_linear_velocity_max=80"}},
+      {"tapenki__EUDAEMONIA__particle_shader.gdshader",
+       {u + "scale_min=1", u + "scale_max=1", u + "initial_linear_velocity_min=50",
+        u + "initial_linear_velocity_max=80"}},
+  };
+  const std::map<std::string, std::string> views = {
+      {"2Retr0__GodotOceanWaves__sea_spray_particle.gdshader", "front"},
+      {"BastiaanOlij__godot-grass-tutorial__particle.shader", "top"},
+      {"curvednebula__godot-particle-issue__particles.gdshader", "front"},
+      {"DemianDrake__Rain-Simulator__Raindrop.shader", "front"},
+      {"DominicSimone__particle-wizard__particle_ring_emission.gdshader", "front"},
+      {"DominicSimone__particle-wizard__particle_sphere_emission.gdshader", "front"},
+      {"Dpschoonmaker__Godot-particle-clouds__cloud-particles.shader", "front"},
+      {"ectucker1__Digitalis__Fluid.shader", "front"},
+      {"fenixnix__Ascii__ParticalTestbed.shader", "front"},
+      {"gdquest-demos__godot-shaders__particle_bridge_particle.shader", "top"},
+      {"godotengine__godot-demo-projects__particle_fish.gdshader", "front"},
+      {"HugoMahe__CityBuilder__particles.shader", "top"},
+      {"randompast__sh9__particles.gdshader", "front"},
+      {"redboyrave__AcerolaJam0__particle.gdshader", "front"},
+      {"TokisanGames__Terrain3D__particles.gdshader", "top"},
+      {"w84death__the-islands-of-shaders__grass_particle.shader", "top"},
+      {"w84death__the-islands-of-shaders__insects_particles.shader", "top"},
+      {"w84death__the-islands-of-shaders__palms_particle.shader", "top"},
+      {"w84death__the-islands-of-shaders__rocks_particle.shader", "top"},
+      {"yaelatletl__Moonwards-Godot__detail_objects.shader", "top"},
+  };
+  int runs = 0, refused = 0, scenes = 0;
+  for (const fs::path& path : corpus_files(kCorpus, {"godot-shaders"})) {
+    const std::string ext = path.extension().string();
+    if (ext != ".gdshader" && ext != ".shader") {
+      ++scenes;  // scenes and resources holding a shader: the Godot scene importer's
+      continue;
+    }
+    INFO(path.filename().string());
+    ImportResult r;
+    try {
+      ImportOptions o;
+      if (const auto v = views.find(path.filename().string()); v != views.end()) o.view = v->second;
+      r = import_path(path, o);
+    } catch (const Error& e) {
+      const std::string m = e.what();
+      CHECK(m.rfind(path.string() + ":", 0) == 0);  // at its place
+      ++refused;
+      continue;
+    }
+    LoadOptions lo;
+    const auto it = material.find(path.filename().string());
+    if (it != material.end()) lo.overrides = it->second;
+    const Effect fx = load_effect(r.toml, path.string(), path.parent_path().string(), lo);
+    CHECK(visible_particles(fx) > 0);
+    ++runs;
+  }
+  std::cout << "Godot shader corpus: " << runs << " run, " << refused << " refused, " << scenes
+            << " scenes and resources left to the scene importer\n";
+  CHECK(runs == 29);
+  CHECK(refused == 3);
+}
