@@ -6,6 +6,7 @@
 #include <string_view>
 
 #include "spritz/import/import.h"
+#include "spritz/program.h"
 
 namespace spritz::import_detail {
 
@@ -32,6 +33,10 @@ ImportResult import_godot(std::string_view text, const std::string& source_name,
 bool looks_like_godot_shader(std::string_view text);
 ImportResult import_godot_shader(std::string_view text, const std::string& source_name,
                                  const ImportOptions& options);
+// The same, not finished, for a shader's text found at `origin` (a Shader
+// resource's code).
+ImportResult godot_shader_effect(std::string_view text, const std::string& source_name,
+                                 const ImportOptions& options, const ProgramOrigin& origin);
 ImportResult import_roblox(std::string_view text, const std::string& source_name,
                            const std::string& base_dir, const ImportOptions& options,
                            const ReadFile& read_file);

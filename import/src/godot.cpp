@@ -195,6 +195,10 @@ bool GodotImporter::map_node(const Section& node, const Xform& x, Effect& fx, Ti
   const std::string type = node.attr_text("type");
   const bool cpu = type == "CPUParticles2D";
   const std::string name = node.attr_text("name");
+  const Doc* shader_doc = nullptr;
+  if (!cpu)
+    if (const Section* sm = shader_material_of(node, &shader_doc))
+      return map_shader_node(node, x, *sm, *shader_doc, fx, timing);
   const Doc* proc_doc = nullptr;
   const Section* proc = process_of(node, &proc_doc);
   if (!proc) return false;
@@ -408,7 +412,25 @@ ImportResult GodotImporter::run() {
   for (const Section& s : main_.doc.sections) {
     if (s.tag != "node") continue;
     const Xform w = place_node(s, world, root_seen);
-    const std::string type = s.attr_text("type");
+    std::string type = s.attr_text("type");
+    // An instance of another scene that overrides a particle node's
+    // process material: read as that node, with Godot's defaults for what
+    // the instanced scene (not read) would set.
+    if (type.empty() && s.attr("instance") && s.prop("process_material")) {
+      type = main_.doc.format < 3 ? "Particles2D" : "GPUParticles2D";
+      note(s.loc, "an instance of another scene that sets a process_material: read as a " + type +
+                      " with Godot's defaults for what that scene sets (amount, lifetime, "
+                      "texture)");
+      Section node = s;
+      Value v;
+      v.kind = Value::Kind::kString;
+      v.text = type;
+      v.loc = s.loc;
+      node.attrs.emplace_back("type", v);
+      Timing t;
+      if (map_node(node, w, fx, t)) timings.push_back(t);
+      continue;
+    }
     if (type == "GPUParticles2D" || type == "Particles2D" || type == "CPUParticles2D") {
       Timing t;
       if (map_node(s, w, fx, t)) timings.push_back(t);
@@ -420,6 +442,11 @@ ImportResult GodotImporter::run() {
   // A .tres holding a process material alone: one emitter with Godot's
   // defaults for the node.
   if (!root_seen && main_.resource) {
+    // A Shader resource: the shader alone, as a .gdshader file would be.
+    const Value* code = main_.resource->prop("code");
+    if (code && code->kind == Value::Kind::kString && looks_like_godot_shader(code->text))
+      return godot_shader_effect(code->text, main_.path, o_,
+                                 ProgramOrigin{code->loc.file, code->loc.line, code->loc.col + 1});
     for (const Section& s : main_.doc.sections)
       if (s.tag == "gd_resource")
         throw Error(s.loc, "a " + printable(s.attr_text("type")) +

@@ -231,6 +231,13 @@ class GodotImporter {
   void map_flipbook(const Section& node, const Process& p, const Section* cm, int hf, int vf,
                     Emitter& em);
   const Section* process_of(const Section& node, const Doc** doc);
+  // A node running a ShaderMaterial (godot_shader_node.cpp).
+  const Section* shader_material_of(const Section& node, const Doc** doc);
+  std::optional<std::pair<std::string, ProgramOrigin>> shader_code(const Section& material,
+                                                                   const Doc& in);
+  void shader_parameters(const Section& material, EmitterProgram& ep);
+  bool map_shader_node(const Section& node, const Xform& x, const Section& material, const Doc& in,
+                       Effect& fx, Timing& timing);
   bool godot3_names(const Section& proc, const std::string& type);
   void map_motion(const Section& node, const Process& p, const Xform& x, double s, Emitter& em);
   void map_shape(const Process& p, const Xform& x, Emitter& em);

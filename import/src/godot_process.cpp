@@ -119,12 +119,6 @@ const Section* GodotImporter::process_of(const Section& node, const Doc** doc) {
                       "cannot be read");
     return nullptr;
   }
-  if (ref->type == "ShaderMaterial") {
-    warn(pm->loc, "the " + type + " '" + printable(name) +
-                      "' runs a ShaderMaterial (custom "
-                      "particle code), which cannot be imported: it is left out");
-    return nullptr;
-  }
   if (ref->type != "ParticleProcessMaterial" && ref->type != "ParticlesMaterial") {
     warn(pm->loc, "the process material of '" + printable(name) + "' is a " + printable(ref->type) +
                       ", not a ParticleProcessMaterial: left out");

@@ -79,6 +79,12 @@ bool looks_like_godot_shader(std::string_view text) {
 
 ImportResult import_godot_shader(std::string_view text, const std::string& source_name,
                                  const ImportOptions& options) {
+  return finish(godot_shader_effect(text, source_name, options, ProgramOrigin{source_name, 1, 1}),
+                source_name, "Godot particle shader");
+}
+
+ImportResult godot_shader_effect(std::string_view text, const std::string& source_name,
+                                 const ImportOptions& options, const ProgramOrigin& origin) {
   const size_t at = first_token(text);
   size_t i = at + 11;
   while (i < text.size() && (text[i] == ' ' || text[i] == '\t')) ++i;
@@ -87,7 +93,9 @@ ImportResult import_godot_shader(std::string_view text, const std::string& sourc
     ++j;
   const std::string kind(text.substr(i, j - i));
   if (kind != "particles")
-    throw Error(loc_of(text, i, source_name),
+    throw Error(origin.line == 1 && origin.col == 1
+                    ? loc_of(text, i, source_name)
+                    : SourceLoc{origin.file, origin.line, origin.col},
                 "a Godot " + printable(kind) +
                     " shader: spritz imports particle shaders (shader_type particles)");
   const std::string view = options.view.empty() ? "2d" : options.view;
@@ -116,14 +124,13 @@ ImportResult import_godot_shader(std::string_view text, const std::string& sourc
   em.forces.step_s = options.step_s;
   auto ep = std::make_shared<EmitterProgram>();
   ep->source = std::string(text);
-  ep->loc = SourceLoc{source_name, 1, 1};
+  ep->loc = SourceLoc{origin.file, origin.line, origin.col};
   GodotDialect g;
   g.amount = kDefaultAmount;
   g.to_canvas = to_canvas(view);
   ep->godot = g;
   // Compiled here so that a problem points into the shader file itself.
-  ep->program =
-      Program::compile(ep->source, ProgramOrigin{source_name, 1, 1}, r.warnings, {}, &*ep->godot);
+  ep->program = Program::compile(ep->source, origin, r.warnings, {}, &*ep->godot);
   ep->uniforms.assign(ep->program->uniforms().size(), {});
   em.program = std::move(ep);
   fx.emitters.push_back(std::move(em));
@@ -135,7 +142,7 @@ ImportResult import_godot_shader(std::string_view text, const std::string& sourc
            (view == "2d" ? std::string("Godot 2D pixels")
                          : "seen from the " + view + " at " + fmt(kPxPerUnit) + " px a unit") +
            " (docs/import.md, \"Godot particle shaders\")"});
-  return finish(std::move(r), source_name, "Godot particle shader");
+  return r;
 }
 
 }  // namespace spritz::import_detail

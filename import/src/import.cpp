@@ -517,8 +517,14 @@ Bounds particle_bounds(const Effect& source) {
     pe.texture = TextureRef::parse("builtin:soft");
     double alive = pe.rate_per_s * pe.lifetime_s.max;
     for (const BurstGroup& b : pe.bursts) alive += b.count;
-    const double steps = integrated_motion(pe) ? pe.lifetime_s.max / pe.forces.step_s : 1;
-    cost += alive * std::max(1.0, steps);
+    // A process() program steps too, each step weighing its instructions
+    // (frame_work's measure, eval.h).
+    const bool program_steps = pe.program && pe.program->program->has(Stage::kProcess);
+    const double steps =
+        integrated_motion(pe) || program_steps ? pe.lifetime_s.max / pe.forces.step_s : 1;
+    const double weight =
+        program_steps ? 1 + double(pe.program->program->instructions(Stage::kProcess)) / 64 : 1;
+    cost += alive * std::max(1.0, steps) * weight;
   }
   if (cost > 2e4) {
     const double f = 2e4 / cost;

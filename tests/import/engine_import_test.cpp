@@ -499,7 +499,7 @@ TEST_CASE("bad Godot and Roblox input: located messages, never a crash", "[impor
   CHECK(import_error("[gd_scene format=3]\n[sub_resource type=\"ShaderMaterial\" id=\"s\"]\n"
                      "[node name=\"P\" type=\"GPUParticles2D\"]\nprocess_material = "
                      "SubResource(\"s\")\n")
-            .find("runs a ShaderMaterial") != std::string::npos);
+            .find("the ShaderMaterial has no shader") != std::string::npos);
   CHECK(import_error("[gd_scene format=3]\n[node name=\"P\" type=\"CPUParticles2D\"]\nlifetime "
                      "= 1e300\n")
             .find("bad.tscn:3:12: lifetime must be a finite number") == 0);

@@ -554,3 +554,26 @@ TEST_CASE("program: nesting and operator chains are bounded, not a stack overflo
   CHECK(error_of("void pose() { CUSTOM.x = " + std::string(100000, '-') + "1.0; }")
             .find("nest more than 256 deep") != std::string::npos);
 }
+
+TEST_CASE("program: calls that call calls are bounded even where they emit nothing", "[unit]") {
+  // Twelve levels of four calls each, whose innermost call names no
+  // function: every body is an error and emits nothing, so only a bound on
+  // the bodies inlined stops the walk (a fuzz finding: it took minutes).
+  std::string text = "float f1(float x) { return f0(x) + f0(x) + f0(x) + f0(x); }\n";
+  for (int i = 2; i <= 12; ++i) {
+    const std::string g = "f" + std::to_string(i - 1);
+    text += "float f" + std::to_string(i) + "(float x) { return " + g + "(x) + " + g +
+            "(x + 1.0) + " + g + "(x * 2.0) + " + g + "(-x); }\n";
+  }
+  text += "void pose() { POSITION.x = f12(AGE); }\n";
+  const std::string e = error_of(text);
+  CHECK(e.find("unknown function 'f0'") != std::string::npos);
+  CHECK(e.find("calls inline to more than 32768 function bodies") != std::string::npos);
+  // Each error once, however many times its body was inlined: f1 calls f0
+  // at four places.
+  size_t said = 0;
+  for (size_t at = e.find("unknown function 'f0'"); at != std::string::npos;
+       at = e.find("unknown function 'f0'", at + 1))
+    ++said;
+  CHECK(said == 4);
+}

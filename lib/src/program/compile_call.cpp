@@ -249,6 +249,13 @@ Value Compiler::user_call(const Expr& e, const std::vector<const Function*>& ove
   // Past the size limit nothing more is inlined: calls that call calls
   // would otherwise walk an exponential number of bodies.
   if (too_big_) return error_value();
+  // Bodies that emit nothing (their errors, or calls cut short) walk the
+  // same exponential tree: their number is bounded too.
+  if (++inlined_ > kMaxInlined) {
+    error(e.pos, "calls inline to more than 32768 function bodies; make the program smaller");
+    too_big_ = true;
+    return error_value();
+  }
   // Arguments: values for `in`, lvalues for out and inout (the chosen
   // overload decides; overloads share qualifiers or are told apart by type).
   std::vector<Value> values(e.args.size());

@@ -11,7 +11,9 @@
 
 namespace spritz::program {
 
+// A body inlined at many calls reports each of its errors once.
 void Compiler::error(Pos p, std::string message) {
+  if (!reported_.insert({p.line, p.col, message}).second) return;
   errors.push_back(CompileError{p, std::move(message), false});
 }
 
@@ -169,6 +171,9 @@ bool accepted_hint(const std::string& name) {
 }  // namespace
 
 void Compiler::unknown_name(const std::string& n, Pos p, bool function) {
+  // Said once per place (an inlined body meets it at every call), before
+  // the "did you mean" search, which is the costly part.
+  if (!unknown_said_.insert({p.line, p.col}).second) return;
   for (const Foreign& f : kForeign)
     if (n == f.name) {
       error(p, n +

@@ -12,6 +12,7 @@
 #include <map>
 #include <set>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "ast.h"
@@ -205,6 +206,11 @@ class Compiler {
   Stage stage_ = Stage::kStart;
   bool in_prologue_ = false;
   bool too_big_ = false;
+  uint64_t inlined_ = 0;
+  std::set<std::tuple<uint32_t, uint32_t, std::string>> reported_;  // errors said (error())
+  std::set<std::pair<uint32_t, uint32_t>>
+      unknown_said_;  // unknown_name()'s places  // function bodies inlined so far (user_call)
+  static constexpr uint64_t kMaxInlined = 1u << 15;
 
  public:
   static constexpr uint32_t kConstant = 0x80000000u;

@@ -151,7 +151,7 @@ class Lexer {
   }
 
   // A number: decimal or 0x hex integers (u for unsigned), or a float with
-  // a point and/or an exponent (an f suffix is allowed).
+  // a point and/or an exponent, or with an f suffix.
   void number(Token& t) {
     const size_t b = i_;
     if (s_[i_] == '0' && i_ + 1 < s_.size() && (s_[i_ + 1] == 'x' || s_[i_ + 1] == 'X')) {
@@ -176,6 +176,11 @@ class Lexer {
         while (i_ < s_.size() && digit(s_[i_])) advance();
       }
     }
+    // A decimal integer with an f suffix is a float too, as Godot reads it
+    // (`1024f`; GLSL itself wants a point).
+    if (!is_float && i_ < s_.size() && (s_[i_] == 'f' || s_[i_] == 'F') &&
+        !(i_ + 1 < s_.size() && ident_char(s_[i_ + 1])))
+      is_float = true;
     if (!is_float) {
       integer_literal(t, b, 10);
       return;

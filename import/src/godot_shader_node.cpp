@@ -1,0 +1,192 @@
+// A Godot particle node whose process material is a ShaderMaterial
+// (docs/import.md, "Godot particle shaders"): the shader (embedded in the
+// scene or a resource, or an external .gdshader/.shader file) becomes the
+// emitter's program in the Godot dialect, with the material's parameters
+// as its uniforms, and the node's amount, lifetime, timing, place,
+// coordinates, texture and blend as the scene gives them.
+#include <cstring>
+
+#include "godot_importer.h"
+
+namespace spritz::import_detail::godot_import {
+namespace {
+
+// Where a string value's text starts: one column past its opening quote.
+ProgramOrigin origin_of(const Value& v) {
+  return ProgramOrigin{v.loc.file, v.loc.line, v.loc.col + 1};
+}
+
+}  // namespace
+
+// The ShaderMaterial a node's process_material names; null when it names
+// something else (process_of reports those).
+const Section* GodotImporter::shader_material_of(const Section& node, const Doc** doc) {
+  const Value* pm = node.prop("process_material");
+  if (!pm) return nullptr;
+  auto ref = deref(*pm, main_);
+  if (!ref || !ref->sec || ref->type != "ShaderMaterial") return nullptr;
+  *doc = ref->doc;
+  return ref->sec;
+}
+
+// The shader's text and where it starts: the Shader resource's `code`, or
+// the external file's; nullopt, with a warning, when there is none.
+std::optional<std::pair<std::string, ProgramOrigin>> GodotImporter::shader_code(
+    const Section& material, const Doc& in) {
+  const Value* sv = material.prop("shader");
+  if (!sv) {
+    warn(material.loc, "the ShaderMaterial has no shader: Godot draws nothing for it");
+    return std::nullopt;
+  }
+  auto ref = deref(*sv, in);
+  if (!ref) return std::nullopt;
+  if (ref->sec) {
+    const Value* code = ref->sec->prop("code");
+    if (!code || code->kind != Value::Kind::kString) {
+      warn(sv->loc, "the Shader has no code: Godot draws nothing for it");
+      return std::nullopt;
+    }
+    return std::pair{code->text, origin_of(*code)};
+  }
+  const std::string path = resolve_res(ref->file);
+  const auto bytes = read_file_(path);
+  if (!bytes) {
+    warn(sv->loc, "the shader file " + printable(ref->file) + " (" + printable(path) +
+                      ") is missing: the node is left out");
+    return std::nullopt;
+  }
+  r_.source_files.push_back(path);
+  return std::pair{std::string(bytes->begin(), bytes->end()), ProgramOrigin{path, 1, 1}};
+}
+
+// The material's parameter values (Godot 3's shader_param/NAME, Godot 4's
+// shader_parameter/NAME) as the program's uniforms: numbers, bools,
+// vectors and colours; a texture is not bound yet (it reads white).
+void GodotImporter::shader_parameters(const Section& material, EmitterProgram& ep) {
+  const std::vector<UniformInfo>& declared = ep.program->uniforms();
+  ep.uniforms.assign(declared.size(), {});
+  for (const auto& [key, v] : material.props) {
+    std::string name;
+    for (const char* prefix : {"shader_param/", "shader_parameter/"})
+      if (key.rfind(prefix, 0) == 0) name = key.substr(std::strlen(prefix));
+    if (name.empty()) continue;
+    size_t i = 0;
+    while (i < declared.size() && declared[i].name != name) ++i;
+    if (i == declared.size()) {
+      bool sampler = false;
+      for (const SamplerInfo& s : ep.program->samplers()) sampler = sampler || s.name == name;
+      if (sampler)
+        note(v.loc, "the texture of " + printable(name) +
+                        " is not carried over yet: the shader reads white there");
+      else
+        note(v.loc, printable(name) + " is not a uniform of the shader: left out");
+      continue;
+    }
+    std::vector<double> n;
+    if (v.kind == Value::Kind::kBool)
+      n = {v.boolean ? 1.0 : 0.0};
+    else if (v.is_number())
+      n = {v.number};
+    else
+      n = v.numbers();
+    if (n.size() > declared[i].scalars) n.resize(declared[i].scalars);  // a Color for a vec3
+    bool ok = n.size() == declared[i].scalars;
+    for (double& x : n) ok = ok && std::isfinite(x) && std::abs(x) <= 1e9;
+    if (!ok) {
+      warn(v.loc, "the value of " + printable(name) + " does not fit the uniform's " +
+                      declared[i].type + ": its default is kept");
+      continue;
+    }
+    ep.uniforms[i] = std::move(n);
+  }
+}
+
+// long: one node, read in the order Godot runs it (its code, its place,
+// its timing, its look).
+bool GodotImporter::map_shader_node(const Section& node, const Xform& x, const Section& material,
+                                    const Doc& in, Effect& fx, Timing& timing) {
+  const std::string type = node.attr_text("type");
+  const std::string name = node.attr_text("name");
+  const bool godot3 = type == "Particles2D";
+  const auto code = shader_code(material, in);
+  if (!code) return false;
+  const double s = num(node, "speed_scale", 1);
+  const double amount = std::floor(num(node, "amount", 8));
+  const double life = num(node, "lifetime", 1);
+  if (s <= 0 || amount < 1 || life <= 0) {
+    warn(node.loc, "the " + type + " '" + printable(name) + "' emits nothing: left out");
+    return false;
+  }
+  if (amount > 1e7 || life > 1e6)
+    throw Error(node.loc, "amount must be at most 1e7 and lifetime at most 1e6 s");
+  // The shader on a default emitter, then the node's own values over it.
+  ImportOptions o = o_;
+  o.view = "2d";
+  ImportResult shader;
+  try {
+    shader = godot_shader_effect(code->first, code->second.file, o, code->second);
+  } catch (const Error& e) {
+    // Godot draws nothing for a node whose shader does not compile.
+    for (const Diagnostic& d : e.diagnostics())
+      warn(d.loc, d.message + " (the " + type + " '" + printable(name) + "' is left out)");
+    return false;
+  }
+  for (Diagnostic& d : shader.warnings) r_.warnings.push_back(std::move(d));
+  Emitter em = std::move(shader.fx.emitters.front());
+  em.name = emitter_name(name, fx);
+  const double L = life / s;
+  timing.cycle = L;
+  timing.amount = amount;
+  timing.explosiveness = std::clamp(num(node, "explosiveness", 0), 0.0, 1.0);
+  timing.one_shot = flag(node, "one_shot", false);
+  const double fixed_fps = num(node, "fixed_fps", 0);
+  timing.preprocess =
+      preprocess_seconds(std::max(0.0, num(node, "preprocess", 0)), fixed_fps, s, godot3);
+  timing.loc = node.loc;
+  em.lifetime_s = {L, L};
+  em.max_particles = static_cast<uint32_t>(amount + 1);
+  em.forces.step_s = std::max(1e-4, (fixed_fps > 0 ? 1 / fixed_fps : 1.0 / 60) / s);
+  em.position = {x.pos.x, -x.pos.y};
+  if (num(node, "randomness", 0) != 0)
+    note(node.loc,
+         "randomness (a jitter of each birth by under one gap) is dropped: births are "
+         "evenly spaced");
+  // Particle space: the node's (local_coords, Godot 3's default) drawn with
+  // its turn and scale, or the canvas's, with the node's transform as
+  // EMISSION_TRANSFORM (Godot 4's default).
+  auto ep = std::make_shared<EmitterProgram>(*em.program);
+  GodotDialect& g = *ep->godot;
+  g.amount = static_cast<uint32_t>(amount);
+  g.speed_scale = s;
+  const Vec2 ax = turn({x.scale.x, 0}, x.rot), ay = turn({0, x.scale.y}, x.rot);
+  if (flag(node, "local_coords", godot3)) {
+    g.to_canvas = {ax.x, ay.x, 0, -ax.y, -ay.y, 0};
+  } else {
+    g.to_canvas = {1, 0, 0, 0, -1, 0};
+    g.offset = {-x.pos.x, x.pos.y};
+    g.emission_transform = {ax.x, ax.y, 0, 0, ay.x, ay.y, 0, 0, 0, 0, 1, 0, x.pos.x, x.pos.y, 0, 1};
+  }
+  ep->program = Program::compile(ep->source, code->second, r_.warnings, {}, &g);
+  shader_parameters(material, *ep);
+  em.program = std::move(ep);
+  // The look: the texture's quad (a 1 px one without), the filter, the
+  // blend and draw order; the shader gives colour, size and turn.
+  Process p;
+  const Section* cm = nullptr;
+  if (const Value* m = node.prop("material")) {
+    auto ref = deref(*m, main_);
+    if (ref && ref->sec && ref->type == "CanvasItemMaterial") cm = ref->sec;
+  }
+  map_appearance(node, p, Xform{}, cm, s, em);
+  const int order = static_cast<int>(num(node, "draw_order", godot3 ? 0 : 1));
+  em.draw_order = order == 2 ? DrawOrder::kNewestFirst : DrawOrder::kOldestFirst;
+  for (const char* key : {"modulate", "self_modulate"})
+    if (node.prop(key))
+      note(node.prop(key)->loc, std::string(key) +
+                                    " is not applied to a shader's particles: the shader's "
+                                    "COLOR is drawn as it is");
+  fx.emitters.push_back(std::move(em));
+  return true;
+}
+
+}  // namespace spritz::import_detail::godot_import
