@@ -59,12 +59,68 @@ std::optional<std::pair<std::string, ProgramOrigin>> GodotImporter::shader_code(
   return std::pair{std::string(bytes->begin(), bytes->end()), ProgramOrigin{path, 1, 1}};
 }
 
+// A texture parameter bound to sampler `i`: a CurveTexture (or Curve) as
+// one of the emitter's curves, a GradientTexture (or Gradient) as one of
+// its gradients, both named as the uniform (docs/programs.md, "Textures");
+// false for any other texture.
+bool GodotImporter::bind_texture(const Value& v, const Doc& in, size_t i, EmitterProgram& ep) {
+  const std::string& name = ep.program->samplers()[i].name;
+  SamplerBinding b;
+  b.written = name;
+  auto ref = deref(v, in);
+  if (!ref || !ref->sec) return false;
+  if (ref->type == "CurveTexture" || ref->type == "Curve") {
+    const std::optional<GodotCurve> c = curve_of(&v, in);
+    if (!c) return false;
+    double err = 0;
+    const std::vector<double> times = fit_times(
+        [&](double t) { return std::vector<double>{c->at(t)}; }, c->breaks(), 0.002, &err);
+    Curve k;
+    k.count = static_cast<int>(times.size());
+    for (size_t j = 0; j < times.size(); ++j)
+      k.t[j] = times[j], k.value[j] = std::clamp(c->at(times[j]), -1e9, 1e9);
+    b.kind = SamplerBinding::Kind::kCurve;
+    b.index = static_cast<uint32_t>(ep.curves.size());
+    ep.curve_names.push_back(name);
+    ep.curves.push_back(k);
+  } else if (ref->type.rfind("GradientTexture", 0) == 0 || ref->type == "Gradient") {
+    const std::optional<Gradient> g = gradient_of(&v, in);
+    if (!g) return false;
+    double err = 0;
+    const auto rgb = [&](double t) {
+      const auto c = g->at(t);
+      return std::vector<double>{c[0], c[1], c[2]};
+    };
+    const std::vector<double> times = fit_times(rgb, g->offsets, 0.002, &err);
+    ColorCurve k;
+    k.count = static_cast<int>(times.size());
+    for (size_t j = 0; j < times.size(); ++j) {
+      const std::vector<double> c = rgb(times[j]);
+      k.t[j] = times[j];
+      k.srgb[j] = {std::clamp(c[0], 0.0, 1e3), std::clamp(c[1], 0.0, 1e3),
+                   std::clamp(c[2], 0.0, 1e3)};
+    }
+    note(v.loc, "the gradient of " + printable(name) +
+                    " is read with alpha 1 (a sampler bound to a gradient has no alpha)");
+    b.kind = SamplerBinding::Kind::kGradient;
+    b.index = static_cast<uint32_t>(ep.gradients.size());
+    ep.gradient_names.push_back(name);
+    ep.gradients.push_back(k);
+  } else {
+    return false;
+  }
+  ep.samplers[i] = std::move(b);
+  return true;
+}
+
 // The material's parameter values (Godot 3's shader_param/NAME, Godot 4's
 // shader_parameter/NAME) as the program's uniforms: numbers, bools,
-// vectors and colours; a texture is not bound yet (it reads white).
-void GodotImporter::shader_parameters(const Section& material, EmitterProgram& ep) {
+// vectors and colours; curve and gradient textures as the emitter's
+// curves and gradients; an image texture is not bound yet (it reads white).
+void GodotImporter::shader_parameters(const Section& material, const Doc& in, EmitterProgram& ep) {
   const std::vector<UniformInfo>& declared = ep.program->uniforms();
   ep.uniforms.assign(declared.size(), {});
+  ep.samplers.assign(ep.program->samplers().size(), {});
   for (const auto& [key, v] : material.props) {
     std::string name;
     for (const char* prefix : {"shader_param/", "shader_parameter/"})
@@ -73,13 +129,15 @@ void GodotImporter::shader_parameters(const Section& material, EmitterProgram& e
     size_t i = 0;
     while (i < declared.size() && declared[i].name != name) ++i;
     if (i == declared.size()) {
-      bool sampler = false;
-      for (const SamplerInfo& s : ep.program->samplers()) sampler = sampler || s.name == name;
-      if (sampler)
-        note(v.loc, "the texture of " + printable(name) +
-                        " is not carried over yet: the shader reads white there");
-      else
+      size_t si = 0;
+      const auto& samplers = ep.program->samplers();
+      while (si < samplers.size() && samplers[si].name != name) ++si;
+      if (si == samplers.size())
         note(v.loc, printable(name) + " is not a uniform of the shader: left out");
+      else if (!bind_texture(v, in, si, ep))
+        note(v.loc, "the texture of " + printable(name) +
+                        " is not carried over yet (an image, or noise): the shader reads white "
+                        "there");
       continue;
     }
     std::vector<double> n;
@@ -167,7 +225,7 @@ bool GodotImporter::map_shader_node(const Section& node, const Xform& x, const S
     g.emission_transform = {ax.x, ax.y, 0, 0, ay.x, ay.y, 0, 0, 0, 0, 1, 0, x.pos.x, x.pos.y, 0, 1};
   }
   ep->program = Program::compile(ep->source, code->second, r_.warnings, {}, &g);
-  shader_parameters(material, *ep);
+  shader_parameters(material, in, *ep);
   em.program = std::move(ep);
   // The look: the texture's quad (a 1 px one without), the filter, the
   // blend and draw order; the shader gives colour, size and turn.

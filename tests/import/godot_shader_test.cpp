@@ -247,13 +247,30 @@ uniform float speed = 10.0;
 uniform vec4 tint : hint_color;
 uniform bool on;
 uniform vec2 push;
+uniform sampler2D ease;
+uniform sampler2D ramp;
 void vertex() {
 	if (RESTART) {
 		VELOCITY = vec3(speed, 0.0, 0.0) + vec3(push, 0.0);
 		COLOR = on ? tint : vec4(1.0);
+		COLOR.b = texture(ease, vec2(0.25, 0.0)).r;
+		COLOR.r = texture(ramp, vec2(0.5, 0.0)).g;
 	}
 }
 "
+
+[sub_resource type="Curve" id=3]
+_data = [ Vector2( 0, 0 ), 0.0, 0.0, 0, 0, Vector2( 1, 1 ), 0.0, 0.0, 0, 0 ]
+
+[sub_resource type="CurveTexture" id=4]
+curve = SubResource( 3 )
+
+[sub_resource type="Gradient" id=5]
+offsets = PoolRealArray( 0, 1 )
+colors = PoolColorArray( 0, 0, 0, 1, 1, 1, 1, 1 )
+
+[sub_resource type="GradientTexture" id=6]
+gradient = SubResource( 5 )
 
 [sub_resource type="ShaderMaterial" id=2]
 shader = SubResource( 1 )
@@ -261,6 +278,8 @@ shader_param/speed = 40.0
 shader_param/tint = Color( 1, 0.5, 0.25, 1 )
 shader_param/on = true
 shader_param/push = Vector2( 0, 5 )
+shader_param/ease = SubResource( 4 )
+shader_param/ramp = SubResource( 6 )
 
 [node name="Root" type="Node2D"]
 
@@ -297,7 +316,12 @@ process_material = SubResource( 2 )
     CHECK(p.vx == Approx(-5 * 2));   // Godot's +y (5 px/s), turned, is -x
     CHECK(p.vy == Approx(-40 * 2));  // Godot's +x (40 px/s) is down
     CHECK(p.color_srgb.g == Approx(0.5));
+    // The CurveTexture (Godot's cubic with flat tangents, 3t^2 - 2t^3 at
+    // 0.25) and the GradientTexture (black to white) as samplers.
+    CHECK(p.color_srgb.b == Approx(0.15625).margin(0.002));
+    CHECK(p.color_srgb.r == Approx(0.5).margin(1e-9));
   }
+  CHECK(r.toml.find("curves = { ease = ") != std::string::npos);
 }
 
 // Godot 4: the shader in a file beside the scene, shader_parameter values,
