@@ -45,6 +45,7 @@ Effect EffectFiles::load_imported(const std::string& text, const std::string& na
     const std::string path = (std::filesystem::path(base) / t.name).lexically_normal().string();
     provide_texture(path, t.png);
     options.provided_textures.push_back(path);
+    options.provided_images[path] = t.png;  // a sampler may read it too
   }
   Effect fx = load_effect(r.toml, name, base, options);
   // The TOML's own warnings are at its lines, not the source's: say so.

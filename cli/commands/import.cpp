@@ -73,8 +73,11 @@ int run_import(const ImportArgs& args, const RunSettings& settings) {
   if (toml_path.empty()) toml_path = r.fx.name + ".toml";
   const fs::path dir = to_stdout ? fs::path(".") : fs::path(toml_path).parent_path();
   std::vector<std::string> texture_paths;
-  for (const ImportResult::Texture& t : r.textures)
+  LoadOptions lo;  // to load the TOML back with its textures (and sampler images)
+  for (const ImportResult::Texture& t : r.textures) {
     texture_paths.push_back((dir / t.name).lexically_normal().string());
+    lo.provided_images[texture_paths.back()] = t.png;
+  }
   // Check them all before writing any: no half an import.
   if (!to_stdout) {
     ensure_output_dir(toml_path);
@@ -84,21 +87,17 @@ int run_import(const ImportArgs& args, const RunSettings& settings) {
     ensure_output_dir(p);
     check_not_input(p);
   }
-
   // The TOML must load as it is, with its textures: check it before writing.
-  LoadOptions lo;
   const std::string load_base = dir.empty() ? "." : dir.string();
   lo.provided_textures = texture_paths;
   lo.decode_image = decode_program_image;
   load_effect(r.toml, to_stdout ? "<stdout>" : toml_path, load_base, lo);
-
   for (size_t i = 0; i < r.textures.size(); ++i)
     write_file_atomic(texture_paths[i], r.textures[i].png.data(), r.textures[i].png.size());
   if (to_stdout)
     std::fwrite(r.toml.data(), 1, r.toml.size(), stdout);
   else
     write_file_atomic(toml_path, r.toml.data(), r.toml.size());
-
   if (args.json) {
     std::string textures = "[";
     for (size_t i = 0; i < r.textures.size(); ++i)

@@ -235,8 +235,10 @@ class GodotImporter {
   const Section* shader_material_of(const Section& node, const Doc** doc);
   std::optional<std::pair<std::string, ProgramOrigin>> shader_code(const Section& material,
                                                                    const Doc& in);
-  void shader_parameters(const Section& material, const Doc& in, EmitterProgram& ep);
-  bool bind_texture(const Value& v, const Doc& in, size_t i, EmitterProgram& ep);
+  void shader_parameters(const Section& material, const Doc& in, EmitterProgram& ep,
+                         const std::string& emitter);
+  bool bind_texture(const Value& v, const Doc& in, size_t i, EmitterProgram& ep,
+                    const std::string& emitter);
   bool map_shader_node(const Section& node, const Xform& x, const Section& material, const Doc& in,
                        Effect& fx, Timing& timing);
   bool godot3_names(const Section& proc, const std::string& type);

@@ -63,12 +63,25 @@ std::optional<std::pair<std::string, ProgramOrigin>> GodotImporter::shader_code(
 // one of the emitter's curves, a GradientTexture (or Gradient) as one of
 // its gradients, both named as the uniform (docs/programs.md, "Textures");
 // false for any other texture.
-bool GodotImporter::bind_texture(const Value& v, const Doc& in, size_t i, EmitterProgram& ep) {
+bool GodotImporter::bind_texture(const Value& v, const Doc& in, size_t i, EmitterProgram& ep,
+                                 const std::string& emitter) {
   const std::string& name = ep.program->samplers()[i].name;
   SamplerBinding b;
   b.written = name;
   auto ref = deref(v, in);
-  if (!ref || !ref->sec) return false;
+  if (!ref) return false;
+  if (!ref->sec || (ref->type != "CurveTexture" && ref->type != "Curve" &&
+                    ref->type.rfind("GradientTexture", 0) != 0 && ref->type != "Gradient")) {
+    // An image: written beside the effect as a PNG the sampler reads.
+    std::string origin;
+    bool file = false;
+    const std::optional<Rgba8Image> img = texture(&v, in, &origin, &file, v.loc);
+    if (!img) return false;
+    b.kind = SamplerBinding::Kind::kImage;
+    b.written = texture_file(*img, origin, file, emitter + "-" + name);
+    ep.samplers[i] = std::move(b);
+    return true;
+  }
   if (ref->type == "CurveTexture" || ref->type == "Curve") {
     const std::optional<GodotCurve> c = curve_of(&v, in);
     if (!c) return false;
@@ -116,8 +129,9 @@ bool GodotImporter::bind_texture(const Value& v, const Doc& in, size_t i, Emitte
 // The material's parameter values (Godot 3's shader_param/NAME, Godot 4's
 // shader_parameter/NAME) as the program's uniforms: numbers, bools,
 // vectors and colours; curve and gradient textures as the emitter's
-// curves and gradients; an image texture is not bound yet (it reads white).
-void GodotImporter::shader_parameters(const Section& material, const Doc& in, EmitterProgram& ep) {
+// curves and gradients; an image as a PNG written beside the effect.
+void GodotImporter::shader_parameters(const Section& material, const Doc& in, EmitterProgram& ep,
+                                      const std::string& emitter) {
   const std::vector<UniformInfo>& declared = ep.program->uniforms();
   ep.uniforms.assign(declared.size(), {});
   ep.samplers.assign(ep.program->samplers().size(), {});
@@ -134,9 +148,9 @@ void GodotImporter::shader_parameters(const Section& material, const Doc& in, Em
       while (si < samplers.size() && samplers[si].name != name) ++si;
       if (si == samplers.size())
         note(v.loc, printable(name) + " is not a uniform of the shader: left out");
-      else if (!bind_texture(v, in, si, ep))
+      else if (!bind_texture(v, in, si, ep, emitter))
         note(v.loc, "the texture of " + printable(name) +
-                        " is not carried over yet (an image, or noise): the shader reads white "
+                        " cannot be read (noise, or a missing file): the shader reads white "
                         "there");
       continue;
     }
@@ -225,7 +239,7 @@ bool GodotImporter::map_shader_node(const Section& node, const Xform& x, const S
     g.emission_transform = {ax.x, ax.y, 0, 0, ay.x, ay.y, 0, 0, 0, 0, 1, 0, x.pos.x, x.pos.y, 0, 1};
   }
   ep->program = Program::compile(ep->source, code->second, r_.warnings, {}, &g);
-  shader_parameters(material, in, *ep);
+  shader_parameters(material, in, *ep, em.name);
   em.program = std::move(ep);
   // The look: the texture's quad (a 1 px one without), the filter, the
   // blend and draw order; the shader gives colour, size and turn.

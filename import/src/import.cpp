@@ -510,7 +510,7 @@ namespace {
 // its particles go. Several (a scene): where 99% of them are, each
 // particle's extent counted, so a few that fly off for ever (a scene's
 // particles meant to hit colliders) do not shrink the rest to dots.
-Bounds particle_bounds(const Effect& source) {
+Bounds particle_bounds(const Effect& source, const std::vector<ImportResult::Texture>& textures) {
   Effect probe = source;
   double cost = 0;
   for (Emitter& pe : probe.emitters) {
@@ -536,7 +536,14 @@ Bounds particle_bounds(const Effect& source) {
         b.count = static_cast<uint32_t>(std::max(1.0, std::floor(b.count * f)));
     }
   }
-  Effect fx = load_effect(write_effect(probe), source.name + " (imported)", ".");
+  LoadOptions lo;
+  for (const ImportResult::Texture& t : textures) {
+    const std::string path = fs::path(t.name).lexically_normal().string();
+    lo.provided_textures.push_back(path);
+    lo.provided_images[path] = t.png;
+  }
+  lo.decode_image = decode_program_image;
+  Effect fx = load_effect(write_effect(probe), source.name + " (imported)", ".", lo);
   Bounds b;
   Frame frame;
   const int samples = 48;
@@ -569,7 +576,7 @@ Bounds particle_bounds(const Effect& source) {
 // emitters' place that centres them (all moved together), unless the
 // options fix either.
 void fit_canvas(ImportResult& r, const ImportOptions& o) {
-  Bounds b = particle_bounds(r.fx);
+  Bounds b = particle_bounds(r.fx, r.textures);
   const bool fixed_size = o.canvas_width > 0 && o.canvas_height > 0;
   if (b.empty) {
     r.fx.canvas.width = fixed_size ? o.canvas_width : 256;

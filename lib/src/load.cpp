@@ -147,7 +147,13 @@ Effect load_effect(std::string_view text, const std::string& source_name,
   tr.provided_textures = options.provided_textures;
   tr.source_text = text;
   tr.read_file = read_program_file;
-  tr.read_binary = read_image_file;
+  tr.read_binary = [&options](const std::string& path, std::vector<unsigned char>& out,
+                              std::string& why) {
+    const auto it = options.provided_images.find(path);
+    if (it == options.provided_images.end()) return read_image_file(path, out, why);
+    out = it->second;
+    return true;
+  };
   tr.decode_image = options.decode_image;
   Effect fx = tr.translate(root);
   for (const std::string& p : tr.program_texts) hash = fnv1a64(p, hash);

@@ -8,6 +8,7 @@
 #include "spritz/eval.h"
 #include "spritz/import/import.h"
 #include "spritz/load.h"
+#include "spritz/raster/png.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace spritz;
@@ -23,7 +24,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     return 0;
   }
   LoadOptions lo;
-  for (const auto& t : r.textures) lo.provided_textures.push_back(t.name);
+  for (const auto& t : r.textures) {
+    lo.provided_textures.push_back(t.name);
+    lo.provided_images[t.name] = t.png;
+  }
+  lo.decode_image = decode_program_image;
   const Effect fx = load_effect(r.toml, "fuzz.plist", ".", lo);  // must not throw
   Frame frame;
   for (double t : {0.0, 0.5, 3.0}) {

@@ -11,6 +11,7 @@
 #include "import/import_support.h"
 #include "skip.h"
 #include "spritz/eval.h"
+#include "spritz/raster/png.h"
 
 using namespace spritz;
 using namespace spritz::test;
@@ -388,4 +389,43 @@ TEST_CASE("a Godot Shader resource (.tres) imports as its shader alone", "[impor
   good.replace(good.find("undefined"), 9, "0.5");
   const Effect fx = load_imported(import_text(good, "fx.tres"), "fx.tres");
   REQUIRE(fx.emitters[0].program->godot);
+}
+
+// An image a ShaderMaterial gives its shader (a sprite broken into one
+// particle per pixel, as the disintegration effects do): written beside
+// the effect as a PNG the sampler reads, and supplied from memory when the
+// scene is rendered directly.
+TEST_CASE("a Godot scene's image parameter binds the shader's sampler", "[import][godot]") {
+  const fs::path d = fs::temp_directory_path() / "spritz_godot_sprite";
+  fs::create_directories(d);
+  const uint8_t px[16] = {255, 0, 0, 255, 0, 255, 0, 255, 0, 0, 255, 255, 255, 255, 255, 255};
+  const std::vector<uint8_t> png = encode_png(px, 2, 2);
+  std::ofstream(d / "sprite.png", std::ios::binary)
+      .write(reinterpret_cast<const char*>(png.data()), static_cast<std::streamsize>(png.size()));
+  std::ofstream(d / "project.godot") << "";
+  std::ofstream(d / "pixels.tscn")
+      << "[gd_scene load_steps=3 format=3]\n\n"
+         "[ext_resource type=\"Texture2D\" path=\"res://sprite.png\" id=\"1_t\"]\n\n"
+         "[sub_resource type=\"Shader\" id=\"S\"]\ncode = \"shader_type particles;\n"
+         "uniform sampler2D sprite : filter_nearest;\nvoid start() {\n"
+         "  ivec2 p = ivec2(int(INDEX % 2u), int(INDEX / 2u));\n"
+         "  COLOR = texelFetch(sprite, p, 0);\n  TRANSFORM[3].xy = vec2(p) * 4.0;\n}\n\"\n\n"
+         "[sub_resource type=\"ShaderMaterial\" id=\"M\"]\nshader = SubResource(\"S\")\n"
+         "shader_parameter/sprite = ExtResource(\"1_t\")\n\n"
+         "[node name=\"Pixels\" type=\"GPUParticles2D\"]\namount = 4\nlifetime = 4.0\n"
+         "explosiveness = 1.0\nprocess_material = SubResource(\"M\")\n";
+  const ImportResult r = import_path(d / "pixels.tscn");
+  REQUIRE(r.textures.size() == 1);
+  CHECK(r.textures[0].name == "pixels-Pixels-sprite.png");
+  CHECK(r.toml.find("sprite = \"pixels-Pixels-sprite.png\"") != std::string::npos);
+  const Effect fx = load_imported(r, d / "pixels.tscn");
+  const Frame f = evaluate(fx, clock_at_time(fx, 0.5));
+  REQUIRE(f.emitters[0].particles.size() == 4);
+  for (const Particle& p : f.emitters[0].particles) {
+    const uint32_t index = (static_cast<uint32_t>(p.key) >> 1) % 4u;
+    CHECK(p.color_srgb.r == px[4 * index] / 255.0);
+    CHECK(p.color_srgb.g == px[4 * index + 1] / 255.0);
+    CHECK(p.color_srgb.b == px[4 * index + 2] / 255.0);
+  }
+  fs::remove_all(d);
 }

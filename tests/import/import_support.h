@@ -13,6 +13,7 @@
 
 #include "spritz/import/import.h"
 #include "spritz/load.h"
+#include "spritz/raster/png.h"
 
 namespace spritz::test {
 
@@ -40,8 +41,12 @@ inline ImportResult import_path(const fs::path& p, const ImportOptions& o = {}) 
 // The effect an import describes, loaded as every command loads it.
 inline Effect load_imported(const ImportResult& r, const fs::path& source) {
   LoadOptions lo;
-  for (const ImportResult::Texture& t : r.textures)
-    lo.provided_textures.push_back((source.parent_path() / t.name).lexically_normal().string());
+  for (const ImportResult::Texture& t : r.textures) {
+    const std::string path = (source.parent_path() / t.name).lexically_normal().string();
+    lo.provided_textures.push_back(path);
+    lo.provided_images[path] = t.png;
+  }
+  lo.decode_image = decode_program_image;
   return load_effect(r.toml, source.string(), source.parent_path().string(), lo);
 }
 

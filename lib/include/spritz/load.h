@@ -4,6 +4,7 @@
 // diagnostics carry file:line:col.
 #pragma once
 
+#include <map>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -22,6 +23,10 @@ struct LoadOptions {
   // normal) whose bytes the caller supplies itself: they need not exist as
   // files. An imported effect's texture, decoded from the file it came in.
   std::vector<std::string> provided_textures;
+  // Image files (their paths as above) whose bytes the caller supplies for
+  // programs' samplers: read from here instead of the disk. An imported
+  // effect's sampler images.
+  std::map<std::string, std::vector<unsigned char>> provided_images;
   // Decodes the images programs' samplers read (docs/programs.md,
   // "Textures"); the library decodes no image format itself. Without one, an
   // effect whose sampler names an image file is refused. spritz's CLI gives
