@@ -14,8 +14,10 @@ spritz=$(realpath "${1:-build/spritz}")
 cd "$(dirname "$0")/.."
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-for fx in configs/*.toml; do
-  name=$(basename "$fx" .toml)
+# The bundled effects, and a Godot particle shader run as written.
+for fx in configs/*.toml configs/import/sparkler.gdshader; do
+  name=$(basename "$fx")
+  name=${name%.*}
   for t in 0.7 1.3 2.9; do
     hash=$("$spritz" inspect "$fx" --time "$t" --json | sha256sum | cut -d' ' -f1)
     echo "$name $t json $hash"
