@@ -35,11 +35,6 @@ const fs::path kData = fs::path(SPRITZ_SOURCE_DIR) / "tests/data/import";
 const fs::path kProject = kData / "godot/project";
 const fs::path kCorpus = spritz_corpus_dir(SPRITZ_SOURCE_DIR);
 
-ImportResult import_text(const std::string& text, const std::string& name,
-                         const ImportOptions& o = {}) {
-  return import_effect(text, name, ".", detect_effect_format(text, name), o, read_file);
-}
-
 std::string import_error(const std::string& text, const std::string& name = "bad.tscn") {
   try {
     import_text(text, name);

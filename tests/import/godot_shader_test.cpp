@@ -20,11 +20,6 @@ namespace {
 
 const fs::path kCorpus = spritz_corpus_dir(SPRITZ_SOURCE_DIR);
 
-ImportResult import_text(const std::string& text, const std::string& name,
-                         const ImportOptions& o = {}) {
-  return import_effect(text, name, ".", detect_effect_format(text, name), o, read_file);
-}
-
 std::string import_error(const std::string& text, const std::string& name = "bad.gdshader") {
   try {
     import_text(text, name);

@@ -32,6 +32,12 @@ inline std::optional<std::vector<uint8_t>> read_file(const std::string& path) {
   return std::vector<uint8_t>(s.begin(), s.end());
 }
 
+// `text` imported as the file `name` would be, from the working folder.
+inline ImportResult import_text(const std::string& text, const std::string& name,
+                                const ImportOptions& o = {}) {
+  return import_effect(text, name, ".", detect_effect_format(text, name), o, read_file);
+}
+
 inline ImportResult import_path(const fs::path& p, const ImportOptions& o = {}) {
   const std::string text = read_text(p);
   return import_effect(text, p.string(), p.parent_path().string(),

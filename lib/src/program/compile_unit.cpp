@@ -330,6 +330,24 @@ void Compiler::declare_uniform(const UniformDecl& u) {
   out_.uniform_regs.push_back(v.regs);
 }
 
+void Compiler::add_builtin(const char* name, Type t, std::vector<Reg> regs, int builtin,
+                           const char* read_only, uint32_t mask) {
+  Variable v;
+  v.name = name;
+  v.type = t;
+  v.regs = std::move(regs);
+  v.mask = mask;
+  v.builtin = builtin;
+  if (read_only) v.read_only = read_only;
+  scopes_.back().push_back(std::move(v));
+}
+
+std::vector<Reg> Compiler::float_regs(uint32_t at, uint32_t n) {
+  std::vector<Reg> r;
+  for (uint32_t i = 0; i < n; ++i) r.push_back(Reg{at + i, true});
+  return r;
+}
+
 // The built-in variables (program.h, compiled.h) as variables of the entry
 // function. In process() a step's writes are masked (lanes whose steps are
 // done keep their state); in start() and pose() every lane runs.
@@ -338,20 +356,9 @@ void Compiler::declare_builtins(Stage s) {
   const uint32_t mask = s == Stage::kProcess ? kAlways : kUMask;
   const auto add = [&](const char* n, Type t, std::vector<Reg> regs, int builtin,
                        const char* read_only) {
-    Variable v;
-    v.name = n;
-    v.type = t;
-    v.regs = std::move(regs);
-    v.mask = mask;
-    v.builtin = builtin;
-    if (read_only) v.read_only = read_only;
-    scopes_.back().push_back(std::move(v));
+    add_builtin(n, t, std::move(regs), builtin, read_only, mask);
   };
-  const auto f = [](uint32_t at, uint32_t n) {
-    std::vector<Reg> r;
-    for (uint32_t i = 0; i < n; ++i) r.push_back(Reg{at + i, true});
-    return r;
-  };
+  const auto f = float_regs;
   const Type vec2 = Type::vector(Base::kFloat, 2), vec4 = Type::vector(Base::kFloat, 4);
   const Type fl = Type::scalar(Base::kFloat);
   add("POSITION", vec2, f(kFPosition, 2), static_cast<int>(ProgramVar::kPosition), nullptr);

@@ -114,6 +114,12 @@ class Compiler {
   void declare_structs(const Unit& unit);
   void declare_struct(const StructDecl& s);
   void declare_godot_builtins(Stage s);
+  // A built-in variable in the current scope (declare_builtins and its
+  // Godot kin): its registers, the ProgramVar it is (or -1), why it is
+  // read-only (null: writable), and the mask its stores run under.
+  void add_builtin(const char* name, Type t, std::vector<Reg> regs, int builtin,
+                   const char* read_only, uint32_t mask);
+  static std::vector<Reg> float_regs(uint32_t at, uint32_t n);
   void declare_function(const Function& f);
   void declare_uniform(const UniformDecl& u);
   void check_uniform_hints(const UniformDecl& u, UniformInfo& info);

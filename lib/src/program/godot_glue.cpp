@@ -200,20 +200,9 @@ void Compiler::declare_godot_builtins(Stage s) {
   const uint32_t mask = s == Stage::kProcess ? kAlways : kUMask;
   const auto add = [&](const char* n, Type t, std::vector<Reg> regs, int builtin,
                        const char* read_only) {
-    Variable v;
-    v.name = n;
-    v.type = t;
-    v.regs = std::move(regs);
-    v.mask = mask;
-    v.builtin = builtin;
-    if (read_only) v.read_only = read_only;
-    scopes_.back().push_back(std::move(v));
+    add_builtin(n, t, std::move(regs), builtin, read_only, mask);
   };
-  const auto f = [](uint32_t at, uint32_t n) {
-    std::vector<Reg> r;
-    for (uint32_t i = 0; i < n; ++i) r.push_back(Reg{at + i, true});
-    return r;
-  };
+  const auto f = float_regs;
   const auto w = [](uint32_t at) { return std::vector<Reg>{Reg{at, false}}; };
   const Type fl = Type::scalar(Base::kFloat), v2 = Type::vector(Base::kFloat, 2),
              v3 = Type::vector(Base::kFloat, 3), v4 = Type::vector(Base::kFloat, 4),
