@@ -36,6 +36,8 @@ const char* sub_event_name(SubEvent on) {
       return "life";
     case SubEvent::kCollision:
       return "collision";
+    case SubEvent::kProgram:
+      return "program";
   }
   return "?";
 }

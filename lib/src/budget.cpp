@@ -102,8 +102,11 @@ uint64_t weighted_window(const Effect& fx, double clock, bool collisions) {
     const Emitter& parent = fx.emitters[static_cast<size_t>(em.sub.parent)];
     if (!parent.enabled) continue;
     // The parent's own work once for its event, or once per child born
-    // through its life.
-    const double parent_runs = em.sub.on == SubEvent::kLife ? detail::children_per_parent(em) : 1.0;
+    // through its life; a Godot shader parent's once for all it emitted,
+    // and once more for each child with a trail (its ghosts find it again).
+    double parent_runs = em.sub.on == SubEvent::kLife ? detail::children_per_parent(em) : 1.0;
+    if (em.sub.on == SubEvent::kProgram && em.trail.count > 0)
+      parent_runs += detail::children_per_parent(em);
     const double per_parent =
         detail::children_per_parent(em) * each + (weight(parent) - 1) * parent_runs;
     detail::for_each_window(fx, parent, clock, add(per_parent), burst(per_parent),

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 #include <limits>
+#include <vector>
 
 #include "eval_detail.h"
 #include "particle_motion.h"
@@ -112,6 +113,36 @@ bool parent_impact(const Emitter& parent, uint32_t st, double birth, double life
   }
 }
 
+// The children a Godot shader parent emitted (model.md 11.8): every parent
+// born within its own and the child's longest lives before the clock runs
+// its steps again, and each emission of a step that ends within the child's
+// longest life before the clock is a child born at that step's end.
+void evaluate_emitted(const Effect& fx, const Emitter& em, const Emitter& parent, double clock,
+                      EmitterFrame& out, Particle& p) {
+  const SubEmitter& sub = em.sub;
+  const double child_life = em.lifetime_s.max;
+  const uint64_t max_parent_key = (UINT64_MAX - (sub.spacing - 1)) / sub.spacing;
+  std::vector<uint64_t> keys;
+  std::vector<double> births;
+  for_each_key(fx, parent, clock, parent.lifetime_s.max + child_life,
+               [&](uint64_t key, double birth) {
+                 if (key > max_parent_key) return;
+                 keys.push_back(key);
+                 births.push_back(birth);
+               });
+  std::vector<Emission> emitted;
+  program_emissions(parent, keys.data(), births.data(), keys.size(), clock, clock - child_life,
+                    emitted);
+  out.stats.window += emitted.size();
+  for (const Emission& e : emitted) {
+    if (e.number >= sub.spacing) continue;  // the limit is sub.count: not reached
+    ++out.stats.visited;
+    const uint64_t child_key = e.parent_key * sub.spacing + e.number;
+    if (evaluate_particle(em, child_key, e.birth_s, clock, p, &e.state) && finite_particle(p))
+      out.particles.push_back(p);
+  }
+}
+
 // A sub-emitter's children alive at `clock`: for each parent key born within
 // the parent's and the child's longest lives before it, the children of its
 // death, its birth, its life (born every 1 / rate seconds of it) or its
@@ -123,6 +154,7 @@ void evaluate_children(const Effect& fx, const Emitter& em, double clock, Emitte
   const SubEmitter& sub = em.sub;
   const double child_life = em.lifetime_s.max;
   if (!parent.enabled || !(child_life > 0)) return;
+  if (sub.on == SubEvent::kProgram) return evaluate_emitted(fx, em, parent, clock, out, p);
   // Parent keys past this would wrap their children's keys (K spacing + j)
   // around 2^64, and key / spacing would no longer name the parent.
   const uint64_t max_parent_key = (UINT64_MAX - (sub.spacing - 1)) / sub.spacing;
@@ -229,6 +261,7 @@ double sub_parent_span(const Emitter& parent, const Emitter& child) {
       return lc;
     case SubEvent::kLife:
     case SubEvent::kCollision:
+    case SubEvent::kProgram:
       return lc + parent.lifetime_s.max;
   }
   return lc;
@@ -241,6 +274,28 @@ bool sub_parent_state(const Effect& fx, const Emitter& em, uint64_t key, double 
   const uint32_t st = particle_stream(parent.seed, static_cast<uint32_t>(parent_key));
   const double life = detail::parent_life(parent, parent_key, st);
   if (life < 0) return false;
+  if (em.sub.on == SubEvent::kProgram) {
+    // Each birth of the parent key within the parent's longest life before
+    // the child's, its steps run again until one emitted this child then.
+    std::vector<uint64_t> keys;
+    std::vector<double> births;
+    detail::for_each_key(fx, parent, birth_s, parent.lifetime_s.max, [&](uint64_t k, double b) {
+      if (k != parent_key) return;
+      keys.push_back(k);
+      births.push_back(b);
+    });
+    // Run to half a step past the child's birth: the step that ends there
+    // is whole whichever way the clock's quotient by the step rounds.
+    std::vector<detail::Emission> found;
+    detail::program_emissions(parent, keys.data(), births.data(), keys.size(),
+                              birth_s + 0.5 * parent.forces.step_s, birth_s, found);
+    for (const detail::Emission& e : found)
+      if (e.number == j && e.birth_s == birth_s) {
+        out = e.state;
+        return true;
+      }
+    return false;
+  }
   const bool killing =
       parent.collision.enabled() && parent.collision.response == CollisionResponse::kKill;
   if (em.sub.on == SubEvent::kCollision || (em.sub.on == SubEvent::kDeath && killing)) {

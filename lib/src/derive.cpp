@@ -47,6 +47,7 @@ void derive(Effect& fx) {
   // most parents whose events can have live children at once, count is
   // clamped to P / parents, and a life's rate to what keeps parents x
   // (rate x life + 1) within P.
+  for (Emitter& em : fx.emitters) em.emit_limit = 0;
   for (Emitter& em : fx.emitters) {
     if (em.sub.parent < 0) continue;
     SubEmitter& sub = em.sub;
@@ -69,6 +70,10 @@ void derive(Effect& fx) {
     } else {
       sub.count = static_cast<uint32_t>(std::min<double>(sub.count, std::floor(cap / parents)));
       sub.spacing = std::max<uint64_t>(1, sub.count);
+      // A Godot shader parent emits at most `count` children a life
+      // (model.md 11.8); none when its sub-emitter is turned off.
+      if (sub.on == SubEvent::kProgram && em.enabled)
+        fx.emitters[static_cast<size_t>(sub.parent)].emit_limit = sub.count;
     }
   }
   fx.draw_order.clear();

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <vector>
 
 #include "numeric.h"
 #include "spritz/angle.h"
@@ -132,6 +133,10 @@ void evaluate_children(const Effect& fx, const Emitter& em, double clock, Emitte
 // At most how many children of one parent a sub-emitter has alive at once.
 double children_per_parent(const Emitter& em);
 
+// A parent's lifetime: the built-in one, or what its program's start()
+// gives it; negative when it never starts.
+double parent_life(const Emitter& parent, uint64_t key, uint32_t st);
+
 // A birth of the parent with key `key` from which its flight is worked out
 // (its only birth, or in a looped effect the first period's).
 double representative_birth(const Emitter& parent, uint64_t key);
@@ -175,6 +180,22 @@ double program_lifetime(const Emitter& em, uint64_t key, double birth_s, const P
 // False when the program ended it earlier or left it not finite.
 bool program_parent_state(const Emitter& parent, uint64_t key, double birth_s, double clock,
                           bool at_death, ParentState& out);
+
+// A child a Godot shader emitted with emit_subparticle() (model.md 11.8):
+// its parent, its number among the parent's emissions, its birth (the end
+// of the step that emitted it) and the state it starts from.
+struct Emission {
+  uint64_t parent_key = 0;
+  uint32_t number = 0;
+  double birth_s = 0;
+  ParentState state;
+};
+
+// The children that parents keys[i] of `parent`, born at births[i], emitted
+// by `clock` and not before `from`, appended to `out` in the order the
+// parents were given and, for each, emitted.
+void program_emissions(const Emitter& parent, const uint64_t* keys, const double* births, size_t n,
+                       double clock, double from, std::vector<Emission>& out);
 
 // model.md 7.4: a rotation plus the turn to `heading` when the sprite is
 // oriented along its velocity (and a quarter more across it).

@@ -112,6 +112,7 @@ void load_pose(pg::Machine& m, uint32_t l, const Particle& p, const Emitter& em,
 // the birth is on one), then steps of h, then the remainder.
 struct Steps {
   uint64_t total = 0, full = 0;  // how many, and how many of h
+  uint64_t whole = 0;            // the grid's steps that end by the clock (all but a rest)
   double first = 0;              // the grid's first step, when `grid`
   double grid0 = 0;              // the multiple of h it ends on
   double rest = 0;
@@ -124,6 +125,8 @@ struct Steps {
     if (!grid) return k < full ? h : rest;
     return k == 0 ? first : k <= full ? h : rest;
   }
+  // Where the grid's step k (< whole) ends: on the grid, whatever the clock.
+  double end(uint64_t k, double h) const { return (grid0 + static_cast<double>(k)) * h; }
 };
 
 Steps steps_of(const Particle& p, double h, bool grid) {
@@ -137,25 +140,82 @@ Steps steps_of(const Particle& p, double h, bool grid) {
     return s;
   }
   const double clock = p.birth_s + p.age_s;
+  // The grid's points are the products k h: the first at or after the
+  // birth, the last at or before the clock (the quotient b / h may round
+  // across one; a child emitted on the grid is born on one, model.md 11.8).
   s.grid0 = std::ceil(p.birth_s / h);
+  if ((s.grid0 - 1) * h >= p.birth_s) s.grid0 -= 1;
+  if (s.grid0 * h < p.birth_s) s.grid0 += 1;
   const double first_end = s.grid0 * h;
   if (clock < first_end) {
     s.first = p.age_s;
     s.total = 1;
-    return s;
+    return s;  // no step is whole
   }
   s.first = first_end - p.birth_s;
-  const double last = std::floor(clock / h);
+  double last = std::floor(clock / h);
+  if ((last + 1) * h <= clock) last += 1;
+  if (last * h > clock) last -= 1;
   s.full = static_cast<uint64_t>(std::max(0.0, last - s.grid0));
   s.rest = clock - last * h;
-  s.total = 1 + s.full + (s.rest > 0 ? 1 : 0);
+  s.whole = 1 + s.full;
+  s.total = s.whole + (s.rest > 0 ? 1 : 0);
   return s;
 }
 
+}  // namespace
+
+// emit_subparticle()'s children (model.md 11.8), as the machine hands them
+// over: each emission of a whole step ending at or after `from`, with the
+// state its child starts from.
+class EmissionSink final : public pg::EmitSink {
+ public:
+  EmissionSink(pg::Machine& m, const Emitter& parent, const uint64_t* keys, double from,
+               std::vector<Emission>& out)
+      : m_(m), parent_(parent), keys_(keys), from_(from), out_(out) {}
+  double step_end[64] = {};  // each lane's step's end, set before each step
+
+  void take(uint32_t l, uint32_t number, const double* record, uint32_t flags) override {
+    if (step_end[l] < from_) return;  // its children are all gone by the clock
+    const GodotDialect& g = *parent_.program->godot;
+    Emission e;
+    e.parent_key = keys_[l];
+    e.number = number;
+    e.birth_s = step_end[l];
+    Emitted& em = e.state.emitted;
+    em.flags = flags | pg::kUGodotEmittedChild;
+    em.origin = {m_.f(pg::kFGodotAnchor)[l] + g.offset[0],
+                 m_.f(pg::kFGodotAnchor + 1)[l] + g.offset[1]};
+    std::copy_n(record, pg::kGodotEmittedSize, em.record);
+    // A built-in child starts at the place given (else at its own emitter:
+    // Godot places it by the sub-emitter's emission shape) and inherits the
+    // velocity given (else none).
+    const auto canvas = [&](const double* p) {
+      const auto& t = g.to_canvas;
+      return Vec2{t[0] * p[0] + t[1] * p[1] + t[2] * p[2], t[3] * p[0] + t[4] * p[1] + t[5] * p[2]};
+    };
+    if (flags & 1u) e.state.position = em.origin + canvas(record + 12);
+    if (flags & 4u) e.state.velocity = canvas(record + 16) * g.speed_scale;
+    out_.push_back(e);
+  }
+
+ private:
+  pg::Machine& m_;
+  const Emitter& parent_;
+  const uint64_t* keys_;
+  double from_;
+  std::vector<Emission>& out_;
+};
+
+namespace {
+
 // process() from birth, step by step (steps_of); after each, the particle
 // moves by VELOCITY * DELTA unless the program turned that off.
+// A Godot shader's whole steps may emit children (model.md 11.8): those
+// that end within the particle's life; `sink`, when given, is told where
+// each lane's step ends.
 void step_lanes(pg::Machine& m, const Emitter& em, const Particle* ps, uint32_t n,
-                std::vector<uint8_t>& alive) {
+                std::vector<uint8_t>& alive, EmissionSink* sink = nullptr) {
   const Program& prog = *em.program->program;
   const double h = em.forces.step_s;
   const bool grid = em.program->godot.has_value();
@@ -176,6 +236,13 @@ void step_lanes(pg::Machine& m, const Emitter& em, const Particle* ps, uint32_t 
       m.f(pg::kFAge)[l] = age;
       m.f(pg::kFTime)[l] = ps[l].birth_s + age;
       m.f(pg::kFDelta)[l] = steps[l].delta(k, h);
+      uint32_t open = 0;
+      if (grid && on && k < steps[l].whole) {
+        const double end = steps[l].end(k, h);
+        open = end < ps[l].birth_s + ps[l].life_s ? 1u : 0u;
+        if (sink) sink->step_end[l] = end;
+      }
+      m.u(pg::kUEmitOpen)[l] = open;
     }
     if (!any) break;
     m.run(Stage::kProcess, n);
@@ -235,6 +302,16 @@ bool birth_lane(pg::Machine& m, uint32_t l, const Emitter& em, const Particle& p
   m.u(pg::kUMask)[l] = 1;
   m.u(pg::kUActive)[l] = 1;
   m.u(pg::kUTurns)[l] = 0;
+  m.u(pg::kUEmitCount)[l] = 0;
+  m.u(pg::kUEmitOpen)[l] = 0;
+  // What emit_subparticle() gave this child (model.md 11.8), for its start.
+  const Emitted none;
+  const Emitted& given = parent ? parent->emitted : none;
+  m.u(pg::kUGodotEmittedFlags)[l] = given.flags;
+  for (uint32_t k = 0; k < pg::kGodotEmittedSize; ++k)
+    m.f(pg::kFGodotEmitted + k)[l] = given.record[k];
+  m.f(pg::kFGodotEmittedOrigin)[l] = given.origin.x;
+  m.f(pg::kFGodotEmittedOrigin + 1)[l] = given.origin.y;
   m.f(pg::kFBirth)[l] = p.birth_s;
   // start() sees the built-in lifetime, also where it sets its own.
   m.f(pg::kFLifetime)[l] = prog.writes(ProgramVar::kLifetime)
@@ -281,15 +358,13 @@ void settle_lives(pg::Machine& m, const Emitter& em, Particle* ps, uint32_t n, d
   }
 }
 
-// One batch of at most kBatch particles, run and written back from `out`
-// on (out <= ps: the survivors close up in order).
-size_t run_batch(const Emitter& em, Particle* ps, uint32_t n, double clock,
-                 const ParentState* parent, uint64_t* dropped, Particle* out, double* state,
-                 bool at_death) {
-  const EmitterProgram& ep = *em.program;
-  const Program& prog = *ep.program;
-  pg::Machine& m = machine_for(em);
-  std::vector<uint8_t> alive(n, 1);
+// Birth, start() and the lives it gives, then process()'s steps (model.md
+// 11.1, steps 1 to 3) for lanes [0, n); a particle that is not alive after
+// them has alive[l] 0.
+void run_steps(pg::Machine& m, const Emitter& em, Particle* ps, uint32_t n, double clock,
+               const ParentState* parent, std::vector<uint8_t>& alive, bool at_death,
+               EmissionSink* sink) {
+  const Program& prog = *em.program->program;
   for (uint32_t l = 0; l < n; ++l)
     if (!birth_lane(m, l, em, ps[l], parent)) alive[l] = 0;
   if (prog.has(Stage::kStart)) {
@@ -299,10 +374,24 @@ size_t run_batch(const Emitter& em, Particle* ps, uint32_t n, double clock,
   }
   if (prog.writes(ProgramVar::kLifetime))
     settle_lives(m, em, ps, n, clock, parent, alive, at_death);
+  if (prog.has(Stage::kProcess)) step_lanes(m, em, ps, n, alive, sink);
+}
+
+// One batch of at most kBatch particles, run and written back from `out`
+// on (out <= ps: the survivors close up in order).
+size_t run_batch(const Emitter& em, Particle* ps, uint32_t n, double clock,
+                 const ParentState* parent, uint64_t* dropped, Particle* out, double* state,
+                 bool at_death) {
+  const EmitterProgram& ep = *em.program;
+  const Program& prog = *ep.program;
+  pg::Machine& m = machine_for(em);
+  m.set_emission(em.emit_limit, nullptr);
+  std::vector<uint8_t> alive(n, 1);
+  run_steps(m, em, ps, n, clock, parent, alive, at_death, nullptr);
   const bool stepped = prog.has(Stage::kProcess);
-  if (stepped) step_lanes(m, em, ps, n, alive);
   for (uint32_t l = 0; l < n; ++l) {
     m.u(pg::kUMask)[l] = 1;
+    m.u(pg::kUEmitOpen)[l] = 0;  // pose() is no step: it emits nothing
     m.f(pg::kFAge)[l] = ps[l].age_s;
     m.f(pg::kFTime)[l] = clock;
     m.f(pg::kFDelta)[l] = 0;
@@ -383,6 +472,32 @@ bool program_parent_state(const Emitter& parent, uint64_t key, double birth_s, d
     return false;
   out = {{p.x, p.y}, {p.vx, p.vy}};
   return true;  // run_program keeps only finite particles
+}
+
+void program_emissions(const Emitter& parent, const uint64_t* keys, const double* births, size_t n,
+                       double clock, double from, std::vector<Emission>& out) {
+  pg::Machine& m = machine_for(parent);
+  for (size_t first = 0; first < n; first += kBatch) {
+    const auto b = static_cast<uint32_t>(std::min<size_t>(kBatch, n - first));
+    Particle ps[kBatch];
+    std::vector<uint8_t> alive(b, 1);
+    for (uint32_t l = 0; l < b; ++l) {
+      // The parent's steps up to the clock, or to its death when that is
+      // sooner (a step ending there emits nothing).
+      const uint64_t key = keys[first + l];
+      const double birth = births[first + l];
+      const uint32_t st = particle_stream(parent.seed, static_cast<uint32_t>(key));
+      const double life = parent_life(parent, key, st);
+      const bool dead = life >= 0 && clock >= birth + life;
+      if (life < 0 ||
+          !program_base(parent, key, birth, dead ? birth + life : clock, ps[l], nullptr, dead))
+        alive[l] = 0, ps[l].key = key, ps[l].birth_s = birth;
+    }
+    EmissionSink sink(m, parent, keys + first, from, out);
+    m.set_emission(parent.emit_limit, &sink);
+    run_steps(m, parent, ps, b, clock, nullptr, alive, false, &sink);
+    m.set_emission(parent.emit_limit, nullptr);
+  }
 }
 
 size_t run_program(const Emitter& em, Particle* ps, size_t n, double clock,

@@ -202,9 +202,6 @@ TEST_CASE("Godot shader: what Godot would refuse, and what spritz cannot run, is
                   "4's") != std::string::npos);
   CHECK(err("shader_type particles;\nvoid start() { float a__b = 1.0; }\n")
             .find("names with two underscores in a row are reserved") != std::string::npos);
-  CHECK(err("shader_type particles;\nvoid process() { emit_subparticle(TRANSFORM, VELOCITY, "
-            "COLOR, CUSTOM, FLAG_EMIT_POSITION); }\n")
-            .find("emit_subparticle() is not supported yet") != std::string::npos);
   CHECK(err("shader_type particles;\nuniform sampler2DArray a;\nvoid start() {}\n")
             .find("sampler2DArray is not supported") != std::string::npos);
   CHECK(err("shader_type particles;\nvoid start() { NUMBER = 1u; }\n")

@@ -198,9 +198,11 @@ TEST_CASE("sub-emitter mistakes are errors at their key", "[sub]") {
   CHECK_THAT(problem(p + "[[emitter]]\nsub = { on = \"death\" }\n"),
              Catch::Contains("sub needs a parent"));
   CHECK_THAT(problem(p + "[[emitter]]\nsub = { parent = \"rockets\", on = \"end\" }\n"),
-             Catch::Contains("sub.on must be \"death\", \"birth\", \"life\" or \"collision\""));
-  CHECK_THAT(problem(p + "[[emitter]]\nsub = { parent = \"rockets\", on = \"life\", count = 3 }\n"),
-             Catch::Contains("sub.count is for on = \"death\", \"birth\" or \"collision\""));
+             Catch::Contains(
+                 "sub.on must be \"death\", \"birth\", \"life\", \"collision\" or \"program\""));
+  CHECK_THAT(
+      problem(p + "[[emitter]]\nsub = { parent = \"rockets\", on = \"life\", count = 3 }\n"),
+      Catch::Contains("sub.count is for on = \"death\", \"birth\", \"collision\" or \"program\""));
   CHECK_THAT(
       problem(p + "[[emitter]]\nsub = { parent = \"rockets\" }\nrate = 5\n"),
       Catch::Contains("s.toml:5:8: rate applies to a sub-emitter only with sub.on = \"life\""));

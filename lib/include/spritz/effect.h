@@ -95,7 +95,7 @@ struct BurstGroup {
 // (the emitter's position and shape add to that place). Child j of the parent
 // with key K has key K spacing + j (mod 2^64), so its random numbers derive
 // from the parent's. No state: a parent's place at any age is closed form.
-enum class SubEvent { kDeath, kBirth, kLife, kCollision };
+enum class SubEvent { kDeath, kBirth, kLife, kCollision, kProgram };
 struct SubEmitter {
   std::string parent_name;  // empty: an ordinary emitter
   SourceLoc loc;            // the `sub` table, for messages
@@ -314,6 +314,10 @@ struct Emitter {
   Trail trail;
   Turbulence turbulence;
   SubEmitter sub;
+  // Derived at load: the most children this emitter's program may emit a
+  // life with emit_subparticle() (its on = "program" sub-emitter's count;
+  // 0 when it has none, and every call returns false), model.md 11.8.
+  uint32_t emit_limit = 0;
   // Colliders and the response to them (model.md 9.7); none by default.
   Collision collision;
   SourceLoc collision_loc;

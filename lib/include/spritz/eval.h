@@ -16,9 +16,19 @@ namespace spritz {
 
 // Where a sub-emitter's parent particle was, and its velocity, when it
 // emitted a child: the child's starting place and inherited motion.
+// What a Godot shader's emit_subparticle() gave a child (model.md 11.8).
+struct Emitted {
+  uint32_t flags = 0;  // FLAG_EMIT_*, with bit 31 set for an emitted child (0: none)
+  Vec2 origin;         // the canvas point the parent's particle space hangs from
+  // TRANSFORM (16, column-major), VELOCITY (3), COLOR (4), CUSTOM (4), in
+  // the parent's particle space.
+  double record[27] = {};
+};
+
 struct ParentState {
   Vec2 position;  // design px, y up
   Vec2 velocity;  // design px/s
+  Emitted emitted = {};
 };
 
 struct EmitterStats {

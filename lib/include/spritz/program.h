@@ -142,6 +142,9 @@ class Program {
   // Whether `render_mode disable_velocity` turns off process()'s move by
   // VELOCITY * DELTA after each step.
   bool moves_by_velocity() const;
+  // Whether some function calls emit_subparticle() (a Godot 4 shader's
+  // children, model.md 11.8).
+  bool emits() const;
   const std::vector<UniformInfo>& uniforms() const;
   const std::vector<SamplerInfo>& samplers() const;
   const program::Compiled& compiled() const { return *compiled_; }

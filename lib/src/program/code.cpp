@@ -129,6 +129,8 @@ const char* operand_kinds(Op op) {
       return "FUUS";
     case Op::kTexSize:
       return "UU-S";
+    case Op::kEmit:
+      return "UFUU";
   }
   return "----";
 }
@@ -149,7 +151,7 @@ std::string disassemble(const std::vector<Instr>& code) {
       "INe",        "IMin",    "UMin",   "IMax",   "UMax",       "IAbs",     "ISign",
       "IClamp",     "UClamp",  "ToBool", "BNot",   "Rand",       "Noise",    "Jump",
       "JumpNone",   "JumpAny", "Tick",   "Curve",  "CurveSlope", "Gradient", "Texture",
-      "Texel",      "TexSize"};
+      "Texel",      "TexSize", "Emit"};
   std::string out;
   for (size_t pc = 0; pc < code.size(); ++pc) {
     const Instr& in = code[pc];
@@ -175,11 +177,13 @@ void verify(const Compiled& c) {
       const char* k = operand_kinds(in.op);
       const uint32_t ops[4] = {in.d, in.a, in.b, in.c};
       for (int i = 0; i < 4; ++i) {
-        const bool bad =
-            (k[i] == 'F' && ops[i] >= c.f_slots) || (k[i] == 'U' && ops[i] >= c.u_slots) ||
-            (k[i] == 'J' && ops[i] > code.size()) || (k[i] == 'L' && ops[i] >= c.loops.size()) ||
-            (k[i] == 'C' && ops[i] >= c.curves) || (k[i] == 'G' && ops[i] >= c.gradients) ||
-            (k[i] == 'I' && ops[i] > 2) || (k[i] == 'S' && ops[i] / 4 >= c.samplers.size());
+        bool bad = (k[i] == 'F' && ops[i] >= c.f_slots) || (k[i] == 'U' && ops[i] >= c.u_slots) ||
+                   (k[i] == 'J' && ops[i] > code.size()) ||
+                   (k[i] == 'L' && ops[i] >= c.loops.size()) ||
+                   (k[i] == 'C' && ops[i] >= c.curves) || (k[i] == 'G' && ops[i] >= c.gradients) ||
+                   (k[i] == 'I' && ops[i] > 2) || (k[i] == 'S' && ops[i] / 4 >= c.samplers.size());
+        // kEmit reads a record of kGodotEmittedSize registers from a.
+        if (in.op == Op::kEmit && i == 1 && ops[i] + kGodotEmittedSize > c.f_slots) bad = true;
         if (bad)
           throw Error("internal error: instruction " + std::to_string(pc) + " of " + what +
                       " has operand " + std::to_string(i) + " out of range; please report it");

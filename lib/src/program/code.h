@@ -133,6 +133,12 @@ enum class Op : uint8_t {
   kTexture,
   kTexel,
   kTexSize,
+  // Godot's emit_subparticle() (model.md 11.8): d = 1 for the lanes of mask
+  // c that emit a child with the record of float registers a .. a + 26
+  // (compiled.h's kFGodotEmitted layout) and the flags in word b; 0 for the
+  // rest. A lane emits when its step is whole (kUEmitOpen) and it has
+  // emitted fewer than the machine's limit this life (kUEmitCount).
+  kEmit,
 };
 
 // b and c of kCurve, kCurveSlope and kGradient, and c of the sampler

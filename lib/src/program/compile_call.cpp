@@ -30,6 +30,14 @@ Value Compiler::call(const Expr& e) {
   if (e.name == "texture" || e.name == "textureLod" || e.name == "texelFetch" ||
       e.name == "textureSize")
     return sampler_call(e);
+  if (godot && e.name == "emit_subparticle") {
+    if (!godot3) return emit_subparticle(e);
+    error(e.pos,
+          "emit_subparticle() is Godot 4's: a Godot 3 particle shader (vertex()) has no "
+          "sub-emitter to emit to");
+    for (const ExprPtr& a : e.args) expr(*a);
+    return error_value();
+  }
   if (!is_builtin_function(e.name)) {
     unknown_name(e.name, e.pos, true);
     for (const ExprPtr& a : e.args) expr(*a);  // their own errors still count
@@ -49,6 +57,45 @@ Value Compiler::call(const Expr& e) {
   if (bad) return error_value();
   Value out;
   builtin_call(e, args, out);
+  return out;
+}
+
+// Godot 4's emit_subparticle(mat4 xform, vec3 velocity, vec4 color, vec4
+// custom, uint flags), a bool (model.md 11.8): the arguments copied into
+// one record of consecutive registers (compiled.h's kFGodotEmitted layout),
+// then kEmit for the lanes running here.
+Value Compiler::emit_subparticle(const Expr& e) {
+  const Type params[5] = {Type::matrix(4), Type::vector(Base::kFloat, 3),
+                          Type::vector(Base::kFloat, 4), Type::vector(Base::kFloat, 4),
+                          Type::scalar(Base::kUint)};
+  std::vector<Value> args;
+  bool bad = false;
+  for (size_t i = 0; i < e.args.size(); ++i) {
+    Value v = expr(*e.args[i]);
+    if (i < 5)
+      v = convert(v, params[i], e.args[i]->pos,
+                  "argument " + std::to_string(i + 1) + " of emit_subparticle()");
+    bad = bad || v.type.is_error();
+    args.push_back(std::move(v));
+  }
+  if (e.args.size() != 5) {
+    error(e.pos,
+          "emit_subparticle() takes 5 arguments (mat4 xform, vec3 velocity, vec4 color, "
+          "vec4 custom, uint flags), not " +
+              std::to_string(e.args.size()));
+    return error_value();
+  }
+  if (bad) return error_value();
+  std::vector<uint32_t> record;
+  for (size_t i = 0; i < 4; ++i)
+    for (const Reg& r : args[i].regs) record.push_back(r.slot);
+  const uint32_t first = new_f().slot;
+  for (size_t i = 1; i < record.size(); ++i) new_f();  // consecutive: the stack grows by one
+  for (size_t i = 0; i < record.size(); ++i)
+    emit(Op::kFMov, first + static_cast<uint32_t>(i), record[i]);
+  Value out = temp(Type::scalar(Base::kBool));
+  emit(Op::kEmit, out.regs[0].slot, first, args[4].regs[0].slot, mask_);
+  out_.emits = true;
   return out;
 }
 

@@ -33,7 +33,14 @@ inline constexpr uint32_t kFGodotBase = 64;       // the quad's size before TRAN
 inline constexpr uint32_t kFGodotAnchor = 66;     // the birth place particle space hangs from, 2
 inline constexpr uint32_t kFGodotDelta = 68;      // DELTA, node seconds
 inline constexpr uint32_t kFGodotLifetime = 69;   // LIFETIME, node seconds
-inline constexpr uint32_t kFBuiltins = 70;
+// What emit_subparticle() gave a child (model.md 11.8), read by its start:
+// the transform (16, column-major), velocity (3), color (4) and custom (4),
+// the record kEmit takes; then the canvas point the parent's particle space
+// hangs from (2).
+inline constexpr uint32_t kFGodotEmitted = 70;
+inline constexpr uint32_t kGodotEmittedSize = 27;
+inline constexpr uint32_t kFGodotEmittedOrigin = 97;
+inline constexpr uint32_t kFBuiltins = 99;
 // Word registers:
 inline constexpr uint32_t kUActive = 0;
 inline constexpr uint32_t kUKey = 1;
@@ -47,7 +54,14 @@ inline constexpr uint32_t kUGodotNumber = 8;   // NUMBER
 inline constexpr uint32_t kUGodotIndex = 9;    // INDEX
 inline constexpr uint32_t kUGodotSeed = 10;    // RANDOM_SEED
 inline constexpr uint32_t kUEmitterSeed = 11;  // the emitter's seed s_e (model.md 2)
-inline constexpr uint32_t kUBuiltins = 12;
+// The FLAG_EMIT_* a child was emitted with, bit 31 set for an emitted child.
+inline constexpr uint32_t kUGodotEmittedFlags = 12;
+inline constexpr uint32_t kUGodotEmittedChild = 0x80000000u;
+// RESTART_POSITION, _ROT_SCALE, _VELOCITY, _COLOR, _CUSTOM (5).
+inline constexpr uint32_t kUGodotRestartParts = 13;
+inline constexpr uint32_t kUEmitCount = 18;  // emit_subparticle() calls that emitted, this life
+inline constexpr uint32_t kUEmitOpen = 19;   // 1: this step may emit (a whole step)
+inline constexpr uint32_t kUBuiltins = 20;
 
 // A scalar's register: which file, which slot.
 struct Reg {
@@ -68,6 +82,7 @@ struct Compiled {
   std::vector<std::vector<Reg>> uniform_regs;  // each uniform's scalars
   uint32_t writes = 0;                         // bit ProgramVar: written by some function
   bool move_by_velocity = true;
+  bool emits = false;                  // some function calls emit_subparticle() (a Godot 4 shader)
   uint32_t curves = 0, gradients = 0;  // how many the effect names (ProgramNames)
   std::vector<SamplerInfo> samplers;   // the sampler2D uniforms, in the order declared
   // pose() with forward derivatives (tangent.cpp), when pose() places the

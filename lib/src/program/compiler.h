@@ -167,6 +167,7 @@ class Compiler {
   Value call(const Expr& e);
   Value effect_curve(const Expr& e);
   Value sampler_call(const Expr& e);
+  Value emit_subparticle(const Expr& e);
   Value construct(const Expr& e, const Type& t, std::vector<Value>& args);
   Value user_call(const Expr& e, const std::vector<const Function*>& overloads);
   bool swizzle(const std::string& s, uint32_t size, std::vector<uint32_t>& out, Pos p);

@@ -20,6 +20,7 @@
 // keep_data keep the slot's previous life: spritz has none to keep).
 #include "godot_glue.h"
 
+#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <set>
@@ -60,11 +61,6 @@ void check_godot_tokens(const std::vector<Token>& tokens, std::vector<ParseError
       errors.push_back({t.pos, "'" + t.text +
                                    "': names with two underscores in a row are reserved (GLSL "
                                    "reserves them; spritz's glue for Godot shaders uses them)"});
-    else if (t.text == "emit_subparticle")
-      errors.push_back({t.pos,
-                        "emit_subparticle() is not supported yet: spritz cannot run a Godot "
-                        "shader's sub-emitter (import the scene without it, or use spritz's "
-                        "own sub-emitters)"});
     else if (!warned_collision && (t.text == "COLLIDED" || t.text == "COLLISION_NORMAL" ||
                                    t.text == "COLLISION_DEPTH")) {
       warned_collision = true;
@@ -132,13 +128,33 @@ std::string godot_glue(const Unit& unit, const GodotDialect& g, std::vector<Pars
        "  z = (z ^ (z >> 16u)) * 0x21F0AAADu;\n"
        "  z = (z ^ (z >> 15u)) * 0x735A2D97u;\n"
        "  return z ^ (z >> 15u);\n}\n";
+  // A slot's restart: Godot's cleared particle, or for a child that
+  // emit_subparticle() emitted, what it gave where its flags say so (the
+  // rest cleared, with its RESTART_* true). Its place then hangs from the
+  // parent's particle space (model.md 11.8).
   s += "void __s_start() {\n"
        "  __g_base = __s_size;\n"
        "  __g_anchor = __s_position;\n"
+       "  uint __ef = __s_emitted_flags;\n"
+       "  bool __child = (__ef & 0x80000000u) != 0u;\n"
+       "  bool __p = __child && (__ef & 1u) != 0u, __rs = __child && (__ef & 2u) != 0u;\n"
+       "  bool __v = __child && (__ef & 4u) != 0u, __c = __child && (__ef & 8u) != 0u;\n"
+       "  bool __cu = __child && (__ef & 16u) != 0u;\n"
        "  TRANSFORM = mat4(1.0);\n"
-       "  VELOCITY = vec3(0.0);\n"
-       "  COLOR = vec4(1.0);\n"
+       "  if (__rs) { TRANSFORM[0] = __s_emitted_xform[0]; TRANSFORM[1] = __s_emitted_xform[1]; "
+       "TRANSFORM[2] = __s_emitted_xform[2]; }\n"
+       "  if (__p) { TRANSFORM[3] = __s_emitted_xform[3]; __g_anchor = __s_emitted_origin - vec2(" +
+       lit(g.offset[0]) + ", " + lit(g.offset[1]) +
+       "); }\n"
+       "  VELOCITY = __v ? __s_emitted_velocity : vec3(0.0);\n"
+       "  COLOR = __c ? __s_emitted_color : vec4(1.0);\n"
+       "  if (__cu) CUSTOM = __s_emitted_custom;\n"
        "  __g_restart = true;\n"
+       "  __g_restart_position = !__p;\n"
+       "  __g_restart_rot_scale = !__rs;\n"
+       "  __g_restart_velocity = !__v;\n"
+       "  __g_restart_color = !__c;\n"
+       "  __g_restart_custom = !__cu;\n"
        "  __g_number = __s_key >> 1u;\n"
        "  __g_index = __g_number % " +
        std::to_string(g.amount) +
@@ -159,7 +175,12 @@ std::string godot_glue(const Unit& unit, const GodotDialect& g, std::vector<Pars
     s += "  if (__g_restart) {" + first + "} else {" + later + "}\n";
     if (process) s += "  process();\n";
   }
-  s += "  __g_restart = false;\n}\n";
+  s += "  __g_restart = false;\n"
+       "  __g_restart_position = false;\n"
+       "  __g_restart_rot_scale = false;\n"
+       "  __g_restart_velocity = false;\n"
+       "  __g_restart_color = false;\n"
+       "  __g_restart_custom = false;\n}\n";
   s += "void __s_process() {\n  __s_frame(__s_delta);\n}\n";
   s += "void __s_pose() {\n"
        "  if (__g_restart) __s_frame(0.0);\n"
@@ -226,9 +247,15 @@ void Compiler::declare_godot_builtins(Stage s) {
   add("NUMBER", ui, w(kUGodotNumber), -1, ro);
   add("INDEX", godot3 ? in : ui, w(kUGodotIndex), -1, ro);
   add("RANDOM_SEED", ui, w(kUGodotSeed), -1, ro);
-  for (const char* r : {"RESTART", "RESTART_POSITION", "RESTART_ROT_SCALE", "RESTART_VELOCITY",
-                        "RESTART_COLOR", "RESTART_CUSTOM"})
-    add(r, b, w(kUGodotRestart), -1, ro);
+  add("RESTART", b, w(kUGodotRestart), -1, ro);
+  static const char* kParts[5] = {"POSITION", "ROT_SCALE", "VELOCITY", "COLOR", "CUSTOM"};
+  for (uint32_t i = 0; i < 5; ++i) {
+    const std::string part = kParts[i];
+    add_builtin(("RESTART_" + part).c_str(), b, w(kUGodotRestartParts + i), -1, ro, mask);
+    std::string lower = part;
+    for (char& ch : lower) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+    add_builtin(("__g_restart_" + lower).c_str(), b, w(kUGodotRestartParts + i), -1, nullptr, mask);
+  }
   // The glue's own.
   add("__s_position", v2, f(kFPosition, 2), pv(ProgramVar::kPosition), nullptr);
   add("__s_velocity", v2, f(kFVelocity, 2), pv(ProgramVar::kVelocity), nullptr);
@@ -246,6 +273,12 @@ void Compiler::declare_godot_builtins(Stage s) {
   add("__g_number", ui, w(kUGodotNumber), -1, nullptr);
   add("__g_index", ui, w(kUGodotIndex), -1, nullptr);
   add("__g_seed", ui, w(kUGodotSeed), -1, nullptr);
+  add("__s_emitted_flags", ui, w(kUGodotEmittedFlags), -1, ro);
+  add("__s_emitted_xform", Type::matrix(4), f(kFGodotEmitted, 16), -1, ro);
+  add("__s_emitted_velocity", v3, f(kFGodotEmitted + 16, 3), -1, ro);
+  add("__s_emitted_color", v4, f(kFGodotEmitted + 19, 4), -1, ro);
+  add("__s_emitted_custom", v4, f(kFGodotEmitted + 23, 4), -1, ro);
+  add("__s_emitted_origin", v2, f(kFGodotEmittedOrigin, 2), -1, ro);
 }
 
 }  // namespace spritz::program

@@ -535,6 +535,22 @@ void Machine::execute(const std::vector<Instr>& code, uint32_t n) {
         LANES d[l] = static_cast<uint32_t>(texture_size(s, static_cast<int32_t>(a[l]), in.c % 4));
         break;
       }
+      case Op::kEmit: {
+        uint32_t* d = UD;
+        const uint32_t *flags = UB, *mask = UC, *open = U(kUEmitOpen);
+        uint32_t* count = U(kUEmitCount);
+        LANES {
+          d[l] = mask[l] && open[l] && count[l] < emit_limit_ ? 1u : 0u;
+          if (!d[l]) continue;
+          if (sink_) {
+            double record[kGodotEmittedSize];
+            for (uint32_t i = 0; i < kGodotEmittedSize; ++i) record[i] = F(in.a + i)[l];
+            sink_->take(l, count[l], record, flags[l]);
+          }
+          ++count[l];
+        }
+        break;
+      }
       case Op::kTick: {
         const uint32_t* m = UB;
         uint32_t* turns = U(kUTurns);

@@ -11,6 +11,16 @@
 
 namespace spritz::program {
 
+// Where the children a program emits go (emit_subparticle(), model.md
+// 11.8): lane `lane`'s child number `number` of its life (0, 1, ...), its
+// record (kGodotEmittedSize numbers, compiled.h's kFGodotEmitted layout)
+// and its FLAG_EMIT_* flags.
+class EmitSink {
+ public:
+  virtual ~EmitSink() = default;
+  virtual void take(uint32_t lane, uint32_t number, const double* record, uint32_t flags) = 0;
+};
+
 class Machine {
  public:
   // Sets up the registers for `batch` lanes: constants, then the prologue
@@ -24,6 +34,13 @@ class Machine {
   uint32_t batch() const { return batch_; }
   // The loop budget (kProgramLoopBudget unless a test sets a smaller one).
   void set_turn_budget(uint32_t turns) { budget_ = turns; }
+  // emit_subparticle(): at most `limit` children a life per lane (0: the
+  // emitter has no sub-emitter for them, and every call returns false, as
+  // in Godot), each handed to `sink` (null: counted, not kept).
+  void set_emission(uint32_t limit, EmitSink* sink) {
+    emit_limit_ = limit;
+    sink_ = sink;
+  }
   double* f(uint32_t slot) { return f_.data() + static_cast<size_t>(slot) * batch_; }
   uint32_t* u(uint32_t slot) { return u_.data() + static_cast<size_t>(slot) * batch_; }
 
@@ -40,6 +57,8 @@ class Machine {
   const Compiled& c_;
   uint32_t batch_;
   uint32_t budget_ = kProgramLoopBudget;
+  uint32_t emit_limit_ = 0;
+  EmitSink* sink_ = nullptr;
   const std::vector<Curve>* curves_;
   const std::vector<ColorCurve>* gradients_;
   const std::vector<Sampler>* samplers_;

@@ -134,6 +134,10 @@ bool Program::moves_by_velocity() const {
   return compiled_->move_by_velocity;
 }
 
+bool Program::emits() const {
+  return compiled_->emits;
+}
+
 const std::vector<UniformInfo>& Program::uniforms() const {
   return compiled_->uniforms;
 }

@@ -37,7 +37,7 @@ SPRITZ_SPELLING(FlipbookMode, "oneshot", "loop", "pingpong", "random");
 SPRITZ_SPELLING(ShapeKind, "point", "box", "ellipse", "points");
 SPRITZ_SPELLING(ShapeStyle, "volume", "surface");
 SPRITZ_SPELLING(InOut, "outward", "inward", "both");
-SPRITZ_SPELLING(SubEvent, "death", "birth", "life", "collision");
+SPRITZ_SPELLING(SubEvent, "death", "birth", "life", "collision", "program");
 SPRITZ_SPELLING(CollisionResponse, "bounce", "stop", "kill");
 SPRITZ_SPELLING(ColliderKind, "line", "circle", "box");
 

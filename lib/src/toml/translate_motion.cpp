@@ -255,7 +255,8 @@ void Translator::read_sub(const toml::node& n, SubEmitter& sub) {
   if (auto c = t->get("count")) {
     if (sub.on == SubEvent::kLife)
       error(*c,
-            "sub.count is for on = \"death\", \"birth\" or \"collision\"; with on = \"life\" the "
+            "sub.count is for on = \"death\", \"birth\", \"collision\" or \"program\"; with on = "
+            "\"life\" the "
             "emitter's rate "
             "sets the children per second of each parent's life");
     else if (auto v = integer(*c, "sub.count", 0, kMaxParticlesLimit))
@@ -275,9 +276,10 @@ void Translator::check_sub_keys(const toml::table& t, const Emitter& em) {
       error(*n,
             "rate applies to a sub-emitter only with sub.on = \"life\" (children per second of "
             "each parent's life); on = \"" +
-                std::string(em.sub.on == SubEvent::kDeath   ? "death"
-                            : em.sub.on == SubEvent::kBirth ? "birth"
-                                                            : "collision") +
+                std::string(em.sub.on == SubEvent::kDeath       ? "death"
+                            : em.sub.on == SubEvent::kBirth     ? "birth"
+                            : em.sub.on == SubEvent::kCollision ? "collision"
+                                                                : "program") +
                 "\" uses sub.count");
     else if (n->is_array())
       error(*n, "a sub-emitter's rate is a number: children per second of each parent's life");

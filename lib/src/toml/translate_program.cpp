@@ -325,6 +325,35 @@ void Translator::bind_sampler(const toml::node& value, EmitterProgram& ep, size_
 // What programs cannot be combined with yet: colliders (solved on the
 // closed-form motion, which a program that moves its particles replaces).
 void Translator::check_programs(const Effect& fx) {
+  // Children a Godot shader emits (model.md 11.8): its parent's program
+  // calls emit_subparticle(), and one sub-emitter takes them, as Godot's
+  // node has one sub_emitter.
+  std::vector<const Emitter*> taker(fx.emitters.size(), nullptr);
+  for (const Emitter& em : fx.emitters) {
+    if (em.sub.parent < 0 || em.sub.on != SubEvent::kProgram) continue;
+    const Emitter& parent = fx.emitters[static_cast<size_t>(em.sub.parent)];
+    if (!parent.program || !parent.program->program || !parent.program->program->emits())
+      error_at(em.sub.loc,
+               "sub.on = \"program\" takes the children the parent's program emits "
+               "with emit_subparticle() (a Godot 4 particle shader), and '" +
+                   parent.name + "'" +
+                   (parent.program ? "'s program never calls it" : " runs no program"));
+    else if (const Emitter* other = taker[static_cast<size_t>(em.sub.parent)])
+      error_at(em.sub.loc, "'" + parent.name +
+                               "' already has a sub-emitter with on = \"program\" ('" +
+                               other->name + "'): one takes every child its program emits");
+    else
+      taker[static_cast<size_t>(em.sub.parent)] = &em;
+  }
+  for (size_t i = 0; i < fx.emitters.size(); ++i)
+    if (const Emitter& em = fx.emitters[i]; em.program && em.program->program &&
+                                            em.program->program->emits() && em.enabled && !taker[i])
+      warnings.push_back({em.program->loc, "emitter '" + em.name +
+                                               "': its program calls emit_subparticle(), but no "
+                                               "sub-emitter has sub = { parent = \"" +
+                                               em.name +
+                                               "\", on = \"program\" }: every call returns "
+                                               "false (as in Godot without a sub_emitter)"});
   for (const Emitter& em : fx.emitters) {
     if (!em.program || !em.program->program) continue;
     const EmitterProgram& ep = *em.program;
