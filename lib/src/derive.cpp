@@ -47,7 +47,7 @@ void derive(Effect& fx) {
   // most parents whose events can have live children at once, count is
   // clamped to P / parents, and a life's rate to what keeps parents x
   // (rate x life + 1) within P.
-  for (Emitter& em : fx.emitters) em.emit_limit = 0;
+  for (Emitter& em : fx.emitters) em.emit_limit = 0, em.emit_total = 0, em.emit_window_s = 0;
   for (Emitter& em : fx.emitters) {
     if (em.sub.parent < 0) continue;
     SubEmitter& sub = em.sub;
@@ -67,13 +67,24 @@ void derive(Effect& fx) {
       sub.spacing =
           std::max<uint64_t>(1, static_cast<uint64_t>(sub.count) *
                                     std::max<uint32_t>(1, parent.collision.max_impacts()));
+    } else if (sub.on == SubEvent::kProgram) {
+      // A Godot shader parent has at most `count` children alive at once,
+      // so at most count (ceil(L_parent / L_child) + 1) in its life
+      // (model.md 11.8); none when its sub-emitter is turned off.
+      sub.count = static_cast<uint32_t>(
+          std::min<double>({static_cast<double>(sub.count), std::floor(cap / parents),
+                            static_cast<double>(kMaxEmittedAlive)}));
+      const double lives = life_max > 0 ? std::ceil(parent.lifetime_s.max / life_max) + 1 : 1;
+      sub.spacing = static_cast<uint64_t>(std::clamp(sub.count * lives, 1.0, 0x1p40));
+      Emitter& p = fx.emitters[static_cast<size_t>(sub.parent)];
+      if (em.enabled) {
+        p.emit_limit = sub.count;
+        p.emit_window_s = life_max;
+        p.emit_total = sub.count > 0 ? sub.spacing : 0;
+      }
     } else {
       sub.count = static_cast<uint32_t>(std::min<double>(sub.count, std::floor(cap / parents)));
       sub.spacing = std::max<uint64_t>(1, sub.count);
-      // A Godot shader parent emits at most `count` children a life
-      // (model.md 11.8); none when its sub-emitter is turned off.
-      if (sub.on == SubEvent::kProgram && em.enabled)
-        fx.emitters[static_cast<size_t>(sub.parent)].emit_limit = sub.count;
     }
   }
   fx.draw_order.clear();

@@ -240,6 +240,7 @@ void step_lanes(pg::Machine& m, const Emitter& em, const Particle* ps, uint32_t 
       if (grid && on && k < steps[l].whole) {
         const double end = steps[l].end(k, h);
         open = end < ps[l].birth_s + ps[l].life_s ? 1u : 0u;
+        m.f(pg::kFEmitAt)[l] = end;
         if (sink) sink->step_end[l] = end;
       }
       m.u(pg::kUEmitOpen)[l] = open;
@@ -385,7 +386,7 @@ size_t run_batch(const Emitter& em, Particle* ps, uint32_t n, double clock,
   const EmitterProgram& ep = *em.program;
   const Program& prog = *ep.program;
   pg::Machine& m = machine_for(em);
-  m.set_emission(em.emit_limit, nullptr);
+  m.set_emission(em.emit_limit, em.emit_window_s, em.emit_total, nullptr);
   std::vector<uint8_t> alive(n, 1);
   run_steps(m, em, ps, n, clock, parent, alive, at_death, nullptr);
   const bool stepped = prog.has(Stage::kProcess);
@@ -494,9 +495,9 @@ void program_emissions(const Emitter& parent, const uint64_t* keys, const double
         alive[l] = 0, ps[l].key = key, ps[l].birth_s = birth;
     }
     EmissionSink sink(m, parent, keys + first, from, out);
-    m.set_emission(parent.emit_limit, &sink);
+    m.set_emission(parent.emit_limit, parent.emit_window_s, parent.emit_total, &sink);
     run_steps(m, parent, ps, b, clock, nullptr, alive, false, &sink);
-    m.set_emission(parent.emit_limit, nullptr);
+    m.set_emission(parent.emit_limit, parent.emit_window_s, parent.emit_total, nullptr);
   }
 }
 

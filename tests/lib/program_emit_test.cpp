@@ -93,8 +93,10 @@ struct Spark {
 };
 
 // The sparks rocket stream particle i emits by clock c: its frames on the
-// grid up to c and before its death, moved, started, processed.
-std::vector<Spark> emitted(int64_t i, double c) {
+// grid up to c and before its death, moved, started, processed. A call
+// emits while fewer than `alive` of its sparks (each living 0.5 s) would be
+// alive at the new one's birth.
+std::vector<Spark> emitted(int64_t i, double c, size_t alive = 20) {
   const double birth = static_cast<double>(i) / 4, life = 1.5;
   const double index = static_cast<double>(i % 6);
   std::vector<Spark> out;
@@ -110,7 +112,9 @@ std::vector<Spark> emitted(int64_t i, double c) {
       vy = -60.0;
     }
     count += 1;
-    if (std::fmod(count, 6.0) == 0.0) out.push_back({t, x, y, count});
+    if (std::fmod(count, 6.0) == 0.0 &&
+        (out.size() < alive || out[out.size() - alive].birth + 0.5 <= t))
+      out.push_back({t, x, y, count});
   }
   return out;
 }
@@ -185,20 +189,30 @@ TEST_CASE("Godot emit_subparticle(): children born at the emitting frame, from w
 
 TEST_CASE("Godot emit_subparticle(): the limit, the flags left out, no sub-emitter",
           "[unit][godot]") {
-  SECTION("past sub.count a life, a call returns false and emits nothing") {
+  SECTION("with sub.count children alive, a call returns false and emits nothing") {
     const Effect fx =
         fx_from(rockets("", std::string(kSparks).replace(std::string(kSparks).find("count = 20"),
                                                          10, "count = 3")));
     REQUIRE(fx.emitters[0].emit_limit == 3);
+    const uint64_t spacing = fx.emitters[1].sub.spacing;
+    CHECK(spacing == 3 * (3 + 1));  // 3 alive, over a life of 1.5 s / 0.5 s
     const double c = 90 * kH;
     const Frame f = evaluate(fx, c);
+    size_t limited = 0;
     for (const Particle& q : f.emitters[0].particles) {
       ProgramState st;
       REQUIRE(program_state(fx, fx.emitters[0], q, c, st));
-      const auto n = static_cast<double>(emitted(static_cast<int64_t>(q.key / 2), c).size());
-      CHECK(st.values[2] == std::min(n, 3.0));
+      const auto i = static_cast<int64_t>(q.key / 2);
+      const auto n = static_cast<double>(emitted(i, c, 3).size());
+      CHECK(st.values[2] == n);  // the calls that returned true
+      limited += emitted(i, c, 3).size() < emitted(i, c).size();
     }
-    for (const Particle& q : f.emitters[1].particles) CHECK(q.key % fx.emitters[1].sub.spacing < 3);
+    CHECK(limited > 0);
+    for (const Particle& q : f.emitters[1].particles) {
+      const std::vector<Spark> s = emitted(static_cast<int64_t>(q.key / spacing / 2), c, 3);
+      REQUIRE(q.key % spacing < s.size());
+      CHECK(q.birth_s == s[q.key % spacing].birth);
+    }
   }
   SECTION("without FLAG_EMIT_POSITION a child starts at its own emitter, RESTART_* true") {
     const Effect fx = fx_from(rockets("", kSparks, "FLAG_EMIT_COLOR"));

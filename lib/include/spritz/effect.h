@@ -96,6 +96,9 @@ struct BurstGroup {
 // with key K has key K spacing + j (mod 2^64), so its random numbers derive
 // from the parent's. No state: a parent's place at any age is closed form.
 enum class SubEvent { kDeath, kBirth, kLife, kCollision, kProgram };
+// The most children of one particle alive at once with on = "program"
+// (model.md 11.8): each lane of a program's machine keeps their births.
+inline constexpr uint32_t kMaxEmittedAlive = 65536;
 struct SubEmitter {
   std::string parent_name;  // empty: an ordinary emitter
   SourceLoc loc;            // the `sub` table, for messages
@@ -314,10 +317,14 @@ struct Emitter {
   Trail trail;
   Turbulence turbulence;
   SubEmitter sub;
-  // Derived at load: the most children this emitter's program may emit a
-  // life with emit_subparticle() (its on = "program" sub-emitter's count;
-  // 0 when it has none, and every call returns false), model.md 11.8.
+  // Derived at load, for emit_subparticle() (model.md 11.8): the most
+  // children of one particle alive at once (its on = "program"
+  // sub-emitter's count; 0 when it has none, and every call returns false),
+  // the child's longest life that says which are, and the most a particle
+  // may emit in its life (the sub-emitter's key spacing).
   uint32_t emit_limit = 0;
+  double emit_window_s = 0;
+  uint64_t emit_total = 0;
   // Colliders and the response to them (model.md 9.7); none by default.
   Collision collision;
   SourceLoc collision_loc;

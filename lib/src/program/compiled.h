@@ -40,7 +40,8 @@ inline constexpr uint32_t kFGodotLifetime = 69;   // LIFETIME, node seconds
 inline constexpr uint32_t kFGodotEmitted = 70;
 inline constexpr uint32_t kGodotEmittedSize = 27;
 inline constexpr uint32_t kFGodotEmittedOrigin = 97;
-inline constexpr uint32_t kFBuiltins = 99;
+inline constexpr uint32_t kFEmitAt = 99;  // where this step ends: a child's birth
+inline constexpr uint32_t kFBuiltins = 100;
 // Word registers:
 inline constexpr uint32_t kUActive = 0;
 inline constexpr uint32_t kUKey = 1;

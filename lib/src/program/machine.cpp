@@ -539,9 +539,19 @@ void Machine::execute(const std::vector<Instr>& code, uint32_t n) {
         uint32_t* d = UD;
         const uint32_t *flags = UB, *mask = UC, *open = U(kUEmitOpen);
         uint32_t* count = U(kUEmitCount);
+        const double* at = F(kFEmitAt);
+        if (emitted_at_.size() < batch_) emitted_at_.resize(batch_);
         LANES {
-          d[l] = mask[l] && open[l] && count[l] < emit_limit_ ? 1u : 0u;
+          // Room when fewer than emit_alive_ of its children can be alive
+          // at this birth: the one emit_alive_ emissions back is gone.
+          const uint32_t slot = emit_alive_ > 0 ? count[l] % emit_alive_ : 0;
+          std::vector<double>& born = emitted_at_[l];
+          const bool room = emit_alive_ > 0 && count[l] < emit_total_ &&
+                            (count[l] < emit_alive_ || born[slot] + emit_window_ <= at[l]);
+          d[l] = mask[l] && open[l] && room ? 1u : 0u;
           if (!d[l]) continue;
+          if (born.size() <= slot) born.resize(slot + 1);
+          born[slot] = at[l];
           if (sink_) {
             double record[kGodotEmittedSize];
             for (uint32_t i = 0; i < kGodotEmittedSize; ++i) record[i] = F(in.a + i)[l];

@@ -34,11 +34,15 @@ class Machine {
   uint32_t batch() const { return batch_; }
   // The loop budget (kProgramLoopBudget unless a test sets a smaller one).
   void set_turn_budget(uint32_t turns) { budget_ = turns; }
-  // emit_subparticle(): at most `limit` children a life per lane (0: the
-  // emitter has no sub-emitter for them, and every call returns false, as
-  // in Godot), each handed to `sink` (null: counted, not kept).
-  void set_emission(uint32_t limit, EmitSink* sink) {
-    emit_limit_ = limit;
+  // emit_subparticle() (model.md 11.8): a lane emits at most `alive`
+  // children born within `window` seconds before each birth (kFEmitAt) and
+  // at most `total` in its life (0: the emitter has no sub-emitter for
+  // them, and every call returns false, as in Godot); each is handed to
+  // `sink` (null: counted, not kept).
+  void set_emission(uint32_t alive, double window, uint64_t total, EmitSink* sink) {
+    emit_alive_ = alive;
+    emit_window_ = window;
+    emit_total_ = total;
     sink_ = sink;
   }
   double* f(uint32_t slot) { return f_.data() + static_cast<size_t>(slot) * batch_; }
@@ -57,8 +61,12 @@ class Machine {
   const Compiled& c_;
   uint32_t batch_;
   uint32_t budget_ = kProgramLoopBudget;
-  uint32_t emit_limit_ = 0;
+  uint32_t emit_alive_ = 0;
+  double emit_window_ = 0;
+  uint64_t emit_total_ = 0;
   EmitSink* sink_ = nullptr;
+  // Each lane's last emit_alive_ births, by number mod emit_alive_.
+  std::vector<std::vector<double>> emitted_at_;
   const std::vector<Curve>* curves_;
   const std::vector<ColorCurve>* gradients_;
   const std::vector<Sampler>* samplers_;
