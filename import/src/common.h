@@ -34,9 +34,11 @@ bool looks_like_godot_shader(std::string_view text);
 ImportResult import_godot_shader(std::string_view text, const std::string& source_name,
                                  const ImportOptions& options);
 // The same, not finished, for a shader's text found at `origin` (a Shader
-// resource's code).
+// resource's code). `alone`: no scene gives it a sub-emitter (a warning
+// says so when it calls emit_subparticle()).
 ImportResult godot_shader_effect(std::string_view text, const std::string& source_name,
-                                 const ImportOptions& options, const ProgramOrigin& origin);
+                                 const ImportOptions& options, const ProgramOrigin& origin,
+                                 bool alone = true);
 ImportResult import_roblox(std::string_view text, const std::string& source_name,
                            const std::string& base_dir, const ImportOptions& options,
                            const ReadFile& read_file);

@@ -267,7 +267,7 @@ double GodotImporter::loop_period(const std::vector<Timing>& timings, double lon
   uint64_t l = 1;
   bool whole = true;
   for (const Timing& t : timings) {
-    if (t.explosiveness <= 0) continue;
+    if (t.sub || t.explosiveness <= 0) continue;
     const double ms = std::round(t.cycle * 1000);
     if (std::abs(ms - t.cycle * 1000) > 1e-6 || ms < 1) whole = false;
     if (!whole) break;
@@ -317,22 +317,28 @@ void GodotImporter::map_cycle(const Effect& fx, const Timing& t, double reps, Em
 // explosive node's births squeezed into the first (1 - e) of each cycle;
 // one-shot nodes keep one cycle.
 void GodotImporter::map_timing(Effect& fx, const std::vector<Timing>& timings) {
-  const bool any_once =
-      std::any_of(timings.begin(), timings.end(), [](const Timing& t) { return t.one_shot; });
+  const bool any_once = std::any_of(timings.begin(), timings.end(),
+                                    [](const Timing& t) { return t.one_shot && !t.sub; });
   double period = 0, end = 0;
+  double child_life = 0;  // a sub-emitter's children outlive their parents' births
   for (size_t i = 0; i < timings.size(); ++i) {
-    period = std::max(period, timings[i].cycle);
     const Timing& t = timings[i];
+    if (t.sub) {  // born when its parent's shader says
+      child_life = std::max(child_life, fx.emitters[i].lifetime_s.max);
+      continue;
+    }
+    period = std::max(period, timings[i].cycle);
     end = std::max(
         end, t.cycle * (t.one_shot ? 1 - t.explosiveness : 2) + fx.emitters[i].lifetime_s.max);
   }
   fx.loop = !any_once;
   if (fx.loop) period = loop_period(timings, period);
-  fx.duration_s = fx.loop ? period : std::max(end, 1.0 / fx.fps);
+  fx.duration_s = fx.loop ? period : std::max(end + child_life, 1.0 / fx.fps);
   double pre = -1;
   for (size_t i = 0; i < timings.size(); ++i) {
     const Timing& t = timings[i];
     Emitter& em = fx.emitters[i];
+    if (t.sub) continue;
     const double e = t.explosiveness;
     const double reps = fx.loop ? std::max(1.0, std::floor(period / t.cycle + 1e-9)) : 1;
     if (fx.loop && std::abs(reps * t.cycle - period) > 1e-9 * period && (e > 0))
@@ -363,10 +369,10 @@ void GodotImporter::map_timing(Effect& fx, const std::vector<Timing>& timings) {
 // The world transform of node `s`, from its parent's in `world`, which
 // gets the node's own under its path ("." for the root).
 Xform GodotImporter::place_node(const Section& s, std::map<std::string, Xform>& world,
-                                bool& root_seen) {
+                                bool& root_seen, std::string& path) {
   const std::string name = s.attr_text("name");
   const Value* parent_v = s.attr("parent");
-  std::string path;
+  path.clear();
   Xform parent;
   if (!parent_v) {
     if (root_seen) warn(s.loc, "a second root node: read as a child of the first");
@@ -408,10 +414,14 @@ ImportResult GodotImporter::run() {
   std::map<std::string, Xform> world;
   std::vector<Timing> timings;
   std::vector<std::string> found;
+  std::map<std::string, size_t> emitter_of;  // node path -> its emitter
+  std::vector<SubLink> links;
   bool root_seen = false;
   for (const Section& s : main_.doc.sections) {
     if (s.tag != "node") continue;
-    const Xform w = place_node(s, world, root_seen);
+    std::string path;
+    const Xform w = place_node(s, world, root_seen, path);
+    const size_t before = fx.emitters.size();
     std::string type = s.attr_text("type");
     // An instance of another scene that overrides a particle node's
     // process material: read as that node, with Godot's defaults for what
@@ -433,7 +443,12 @@ ImportResult GodotImporter::run() {
     }
     if (type == "GPUParticles2D" || type == "Particles2D" || type == "CPUParticles2D") {
       Timing t;
-      if (map_node(s, w, fx, t)) timings.push_back(t);
+      if (map_node(s, w, fx, t)) {
+        timings.push_back(t);
+        emitter_of[path] = before;
+        if (const Value* to = s.prop("sub_emitter"); to && fx.emitters[before].program)
+          links.push_back({before, path, to});
+      }
       if (fx.emitters.size() > 256) throw Error(s.loc, "more than 256 particle nodes: refused");
     } else if (!type.empty()) {
       found.push_back(type);
@@ -467,6 +482,7 @@ ImportResult GodotImporter::run() {
                     " and no GPUParticles2D, Particles2D or CPUParticles2D that spritz can read" +
                     why);
   }
+  link_sub_emitters(fx, timings, emitter_of, links);
   map_timing(fx, timings);
   // Positions were Godot's (the root at 0): the fit centres them.
   fit_canvas(r_, o_);

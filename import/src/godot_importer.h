@@ -158,6 +158,7 @@ inline Vec2 turn(Vec2 v, double a) {  // Godot's y-down rotation: clockwise on s
 struct Timing {
   double cycle = 1, amount = 8, explosiveness = 0, preprocess = 0;
   bool one_shot = false;
+  bool sub = false;  // a sub_emitter: its parent's shader times its births
   SourceLoc loc;
 };
 
@@ -226,7 +227,17 @@ class GodotImporter {
   static double loop_period(const std::vector<Timing>& timings, double longest);
   void map_cycle(const Effect& fx, const Timing& t, double reps, Emitter& em);
   void note_dropped(const Section& node, const Section& proc);
-  Xform place_node(const Section& s, std::map<std::string, Xform>& world, bool& root_seen);
+  Xform place_node(const Section& s, std::map<std::string, Xform>& world, bool& root_seen,
+                   std::string& path);
+  // A node's sub_emitter, read once every node is mapped.
+  struct SubLink {
+    size_t parent;  // index of the emitter whose node names it
+    std::string node_path;
+    const Value* target;
+  };
+  void link_sub_emitters(Effect& fx, std::vector<Timing>& timings,
+                         const std::map<std::string, size_t>& emitter_of,
+                         const std::vector<SubLink>& links);
   void map_color(const Section& node, const Process& p, const Section* cm, Emitter& em);
   void map_flipbook(const Section& node, const Process& p, const Section* cm, int hf, int vf,
                     Emitter& em);

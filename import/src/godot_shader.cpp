@@ -84,7 +84,8 @@ ImportResult import_godot_shader(std::string_view text, const std::string& sourc
 }
 
 ImportResult godot_shader_effect(std::string_view text, const std::string& source_name,
-                                 const ImportOptions& options, const ProgramOrigin& origin) {
+                                 const ImportOptions& options, const ProgramOrigin& origin,
+                                 bool alone) {
   const size_t at = first_token(text);
   size_t i = at + 11;
   while (i < text.size() && (text[i] == ' ' || text[i] == '\t')) ++i;
@@ -132,6 +133,12 @@ ImportResult godot_shader_effect(std::string_view text, const std::string& sourc
   // Compiled here so that a problem points into the shader file itself.
   ep->program = Program::compile(ep->source, origin, r.warnings, {}, &*ep->godot);
   ep->uniforms.assign(ep->program->uniforms().size(), {});
+  if (alone && ep->program->emits())
+    r.warnings.push_back(
+        {ep->loc,
+         "the shader calls emit_subparticle(), but a shader on its own has no "
+         "sub-emitter: every call returns false, as in Godot without a sub_emitter "
+         "(import the scene whose node sets sub_emitter)"});
   em.program = std::move(ep);
   fx.emitters.push_back(std::move(em));
   r.notes.push_back(

@@ -196,7 +196,7 @@ bool GodotImporter::map_shader_node(const Section& node, const Xform& x, const S
   o.view = "2d";
   ImportResult shader;
   try {
-    shader = godot_shader_effect(code->first, code->second.file, o, code->second);
+    shader = godot_shader_effect(code->first, code->second.file, o, code->second, false);
   } catch (const Error& e) {
     // Godot draws nothing for a node whose shader does not compile.
     for (const Diagnostic& d : e.diagnostics())
@@ -259,6 +259,94 @@ bool GodotImporter::map_shader_node(const Section& node, const Xform& x, const S
                                     "COLOR is drawn as it is");
   fx.emitters.push_back(std::move(em));
   return true;
+}
+
+namespace {
+
+// A node path relative to the node at `from` ("." the root, "A/B" below
+// it), as Godot resolves NodePath("../Sparks"); empty when it leaves the
+// scene or is absolute.
+std::string resolve_node_path(const std::string& from, const std::string& to) {
+  if (to.empty() || to[0] == '/') return "";
+  std::vector<std::string> parts;
+  if (from != ".") {
+    size_t a = 0;
+    for (size_t b; (b = from.find('/', a)) != std::string::npos; a = b + 1)
+      parts.push_back(from.substr(a, b - a));
+    parts.push_back(from.substr(a));
+  }
+  size_t a = 0;
+  for (;;) {
+    const size_t b = to.find('/', a);
+    const std::string step = to.substr(a, b == std::string::npos ? std::string::npos : b - a);
+    if (step == "..") {
+      if (parts.empty()) return "";
+      parts.pop_back();
+    } else if (!step.empty() && step != ".") {
+      parts.push_back(step);
+    }
+    if (b == std::string::npos) break;
+    a = b + 1;
+  }
+  std::string path;
+  for (const std::string& p : parts) path += (path.empty() ? "" : "/") + p;
+  return path.empty() ? "." : path;
+}
+
+}  // namespace
+
+// A shader node's sub_emitter (Godot 4): the node it names takes the
+// children the shader emits with emit_subparticle() (model.md 11.8), as a
+// sub-emitter with on = "program" and Godot's amount as its count; it emits
+// nothing of its own, as a node in Godot's sub-emitter mode does.
+// long: each way a link can fail is said where it fails.
+void GodotImporter::link_sub_emitters(Effect& fx, std::vector<Timing>& timings,
+                                      const std::map<std::string, size_t>& emitter_of,
+                                      const std::vector<SubLink>& links) {
+  std::vector<bool> parent(fx.emitters.size(), false);
+  for (const SubLink& l : links) {
+    const Value& v = *l.target;
+    const std::string to = v.is_call("NodePath") && !v.items.empty() ? v.items[0].as_text()
+                           : v.kind == Value::Kind::kString          ? v.text
+                                                                     : "";
+    if (to.empty()) continue;  // NodePath(""): none
+    Emitter& p = fx.emitters[l.parent];
+    const auto it = emitter_of.find(resolve_node_path(l.node_path, to));
+    if (it == emitter_of.end()) {
+      warn(v.loc, "sub_emitter " + printable(to) +
+                      " names no particle node spritz imported: the shader's "
+                      "emit_subparticle() calls return false");
+      continue;
+    }
+    Emitter& child = fx.emitters[it->second];
+    if (!p.program->program->emits()) {
+      note(v.loc, "sub_emitter " + printable(to) +
+                      ": the shader never calls emit_subparticle(), so in Godot that node "
+                      "emits nothing; imported disabled");
+      child.enabled = false;
+      timings[it->second].sub = true;
+      continue;
+    }
+    if (it->second == l.parent || parent[it->second] || child.is_sub() || p.is_sub()) {
+      warn(v.loc, "sub_emitter " + printable(to) +
+                      " is not imported: spritz's sub-emitters have one level, and a node "
+                      "takes one parent's children");
+      continue;
+    }
+    parent[l.parent] = true;
+    child.sub.parent_name = p.name;
+    child.sub.on = SubEvent::kProgram;
+    child.sub.loc = v.loc;
+    const double amount = child.program && child.program->godot
+                              ? child.program->godot->amount
+                              : static_cast<double>(child.max_particles) - 1;
+    child.sub.count = child.sub.count_asked =
+        static_cast<uint32_t>(std::clamp(amount, 1.0, static_cast<double>(kMaxEmittedAlive)));
+    child.rate_per_s = 0;
+    child.rate_curve = {};
+    child.bursts.clear();
+    timings[it->second].sub = true;
+  }
 }
 
 }  // namespace spritz::import_detail::godot_import

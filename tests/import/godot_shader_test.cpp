@@ -424,3 +424,84 @@ TEST_CASE("a Godot scene's image parameter binds the shader's sampler", "[import
   }
   fs::remove_all(d);
 }
+
+// A Godot 4 node's sub_emitter takes the children its shader emits with
+// emit_subparticle() (model.md 11.8): a shader child, a built-in one, and
+// the ways a link is refused.
+TEST_CASE("a Godot 4 scene's sub_emitter takes its shader's emit_subparticle() children",
+          "[import][godot]") {
+  const auto scene = [](const std::string& sub_emitter, const std::string& child) {
+    return "[gd_scene load_steps=4 format=3]\n\n"
+           "[sub_resource type=\"Shader\" id=\"S\"]\n"
+           "code = \"shader_type particles;\nvoid start() { VELOCITY = vec3(0.0, -60.0, 0.0); "
+           "}\nvoid process() {\n  CUSTOM.x += 1.0;\n  if (mod(CUSTOM.x, 4.0) == 0.0)\n    "
+           "emit_subparticle(TRANSFORM, vec3(20.0, 0.0, 0.0), vec4(1.0), vec4(0.0), "
+           "FLAG_EMIT_POSITION | FLAG_EMIT_VELOCITY);\n}\n\"\n\n"
+           "[sub_resource type=\"ShaderMaterial\" id=\"M\"]\nshader = SubResource(\"S\")\n\n"
+           "[sub_resource type=\"Shader\" id=\"C\"]\n"
+           "code = \"shader_type particles;\nvoid process() { COLOR.a = 0.5; }\n\"\n\n"
+           "[sub_resource type=\"ShaderMaterial\" id=\"N\"]\nshader = SubResource(\"C\")\n\n"
+           "[sub_resource type=\"ParticleProcessMaterial\" id=\"P\"]\ngravity = Vector3(0, 0, "
+           "0)\n\n"
+           "[node name=\"Root\" type=\"Node2D\"]\n\n"
+           "[node name=\"Rockets\" type=\"GPUParticles2D\" parent=\".\"]\n"
+           "amount = 4\nlifetime = 1.0\nprocess_material = SubResource(\"M\")\n" +
+           sub_emitter +
+           "\n[node name=\"Sparks\" type=\"GPUParticles2D\" parent=\".\"]\n"
+           "position = Vector2(30, 0)\namount = 40\nlifetime = 0.5\n"
+           "process_material = SubResource(\"" +
+           child + "\")\n";
+  };
+  for (const char* child : {"N", "P"}) {
+    INFO("child material " << child);
+    const ImportResult r =
+        import_text(scene("sub_emitter = NodePath(\"../Sparks\")\n", child), "fx.tscn");
+    REQUIRE(r.toml.find("on = \"program\"") != std::string::npos);
+    const Effect fx = load_imported(r, "fx.tscn");
+    REQUIRE(fx.emitters.size() == 2);
+    const Emitter& sparks = fx.emitters[1];
+    CHECK(sparks.sub.on == SubEvent::kProgram);
+    CHECK(sparks.sub.parent == 0);
+    CHECK(sparks.sub.count_asked == 40);  // Godot's amount: its pool of slots
+    CHECK(fx.emitters[0].emit_limit > 0);
+    // Children every fourth frame, born where their rocket is, moving
+    // right (the given velocity) while the rocket rises.
+    const Frame f = evaluate(fx, clock_at_time(fx, 0.75));
+    REQUIRE(f.emitters[1].particles.size() > 4);
+    for (const Particle& q : f.emitters[1].particles) {
+      ParentState from;
+      REQUIRE(sub_parent_state(fx, sparks, q.key, q.birth_s, from));
+      CHECK(q.birth_s == Approx(std::round(q.birth_s * 60) / 60).margin(1e-12));
+      if (std::string(child) == "N") {
+        CHECK(q.alpha == 0.5);
+        CHECK(q.vx == Approx(20.0));  // the shader child keeps the VELOCITY given
+      } else {
+        CHECK(q.vx == Approx(20.0 * sparks.inherit_velocity));
+      }
+    }
+  }
+  // A shader that never emits leaves its sub-emitter node empty, as Godot
+  // draws it; a path to no particle node, or none, is said.
+  std::string quiet = scene("sub_emitter = NodePath(\"../Sparks\")\n", "N");
+  const std::string call =
+      "emit_subparticle(TRANSFORM, vec3(20.0, 0.0, 0.0), vec4(1.0), vec4(0.0), "
+      "FLAG_EMIT_POSITION | FLAG_EMIT_VELOCITY);";
+  REQUIRE(quiet.find(call) != std::string::npos);
+  quiet.replace(quiet.find(call), call.size(), "COLOR.r = 0.5;");
+  ImportResult r = import_text(quiet, "fx.tscn");
+  CHECK(r.toml.find("enabled = false") != std::string::npos);
+  r = import_text(scene("sub_emitter = NodePath(\"../Nothing\")\n", "N"), "fx.tscn");
+  bool said = false;
+  for (const Diagnostic& d : r.warnings)
+    said = said || d.message.find("names no particle node spritz imported") != std::string::npos;
+  CHECK(said);
+  // A shader file alone has no sub-emitter: its calls return false, said.
+  const ImportResult alone = import_text(
+      "shader_type particles;\nvoid process() { emit_subparticle(TRANSFORM, VELOCITY, COLOR, "
+      "CUSTOM, FLAG_EMIT_POSITION); }\n",
+      "alone.gdshader");
+  said = false;
+  for (const Diagnostic& d : alone.warnings)
+    said = said || d.message.find("a shader on its own has no sub-emitter") != std::string::npos;
+  CHECK(said);
+}
