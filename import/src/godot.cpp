@@ -403,6 +403,24 @@ Xform GodotImporter::place_node(const Section& s, std::map<std::string, Xform>& 
   return w;
 }
 
+// An instance of another scene that overrides a particle node's process
+// material: read as that node, with Godot's defaults for what the
+// instanced scene (not read) would set.
+void GodotImporter::map_instance(const Section& s, const Xform& w, Effect& fx,
+                                 std::vector<Timing>& timings) {
+  const std::string type = main_.doc.format < 3 ? "Particles2D" : "GPUParticles2D";
+  note(s.loc, "an instance of another scene that sets a process_material: read as a " + type +
+                  " with Godot's defaults for what that scene sets (amount, lifetime, texture)");
+  Section node = s;
+  Value v;
+  v.kind = Value::Kind::kString;
+  v.text = type;
+  v.loc = s.loc;
+  node.attrs.emplace_back("type", v);
+  Timing t;
+  if (map_node(node, w, fx, t)) timings.push_back(t);
+}
+
 ImportResult GodotImporter::run() {
   Effect& fx = r_.fx;
   r_.format = EffectFormat::kGodot;
@@ -422,23 +440,9 @@ ImportResult GodotImporter::run() {
     std::string path;
     const Xform w = place_node(s, world, root_seen, path);
     const size_t before = fx.emitters.size();
-    std::string type = s.attr_text("type");
-    // An instance of another scene that overrides a particle node's
-    // process material: read as that node, with Godot's defaults for what
-    // the instanced scene (not read) would set.
+    const std::string type = s.attr_text("type");
     if (type.empty() && s.attr("instance") && s.prop("process_material")) {
-      type = main_.doc.format < 3 ? "Particles2D" : "GPUParticles2D";
-      note(s.loc, "an instance of another scene that sets a process_material: read as a " + type +
-                      " with Godot's defaults for what that scene sets (amount, lifetime, "
-                      "texture)");
-      Section node = s;
-      Value v;
-      v.kind = Value::Kind::kString;
-      v.text = type;
-      v.loc = s.loc;
-      node.attrs.emplace_back("type", v);
-      Timing t;
-      if (map_node(node, w, fx, t)) timings.push_back(t);
+      map_instance(s, w, fx, timings);
       continue;
     }
     if (type == "GPUParticles2D" || type == "Particles2D" || type == "CPUParticles2D") {

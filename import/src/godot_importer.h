@@ -235,6 +235,7 @@ class GodotImporter {
     std::string node_path;
     const Value* target;
   };
+  void map_instance(const Section& s, const Xform& w, Effect& fx, std::vector<Timing>& timings);
   void link_sub_emitters(Effect& fx, std::vector<Timing>& timings,
                          const std::map<std::string, size_t>& emitter_of,
                          const std::vector<SubLink>& links);

@@ -9,44 +9,14 @@
 
 namespace spritz {
 
-void derive(Effect& fx) {
-  for (Emitter& em : fx.emitters) {
-    em.seed = emitter_seed(fx.seed, em.index);
-    em.turbulence.fields = turbulence_fields(em.seed);
-    em.turbulence.amplitude_has_envelope = em.turbulence.amplitude.has_envelope();
-    em.direction = direction_from_degrees(em.direction_deg);
-    em.color_has_envelope = em.color.has_envelope();
-    em.blend_srgb = fx.canvas.blend == BlendSpace::kSrgb;
-    const double life_max = em.lifetime_s.max;
-    // Little's law: a steady stream holds about r * mean(life) <= r * L_max.
-    double rate = life_max > 0 ? std::min(em.rate_per_s, em.max_particles / life_max) : 0.0;
-    if (fx.loop && rate > 0) {
-      // Round so that N = r T is whole: keys repeat every period.
-      const double cap = em.max_particles * fx.duration_s / life_max;
-      double n = std::round(rate * fx.duration_s);
-      if (n > cap) n = std::floor(cap);
-      em.loop_keys = static_cast<uint64_t>(n);
-      rate = n / fx.duration_s;
-    }
-    em.stream_rate_per_s = rate;
-    if (!em.rate_curve.empty()) {
-      // An animated rate: the same clamp pointwise, the same whole count per
-      // period; the window's bound is its largest rate.
-      const double period = fx.loop ? fx.duration_s : 0;
-      em.loop_keys = life_max > 0
-                         ? em.rate_curve.prepare(em.max_particles / life_max, period,
-                                                 em.max_particles * fx.duration_s / life_max)
-                         : em.rate_curve.prepare(0, period, 0);
-      em.stream_rate_per_s = em.rate_curve.max_rate();
-    }
-    em.path.set_period(fx.loop ? fx.duration_s : 0);
-    if (em.sub.parent >= 0) em.stream_rate_per_s = 0, em.loop_keys = 0;  // no stream of its own
-  }
-  // Sub-emitters, once every parent's rate is known. max_particles caps the
-  // children alive at once, as Little's law caps a stream: with `parents` the
-  // most parents whose events can have live children at once, count is
-  // clamped to P / parents, and a life's rate to what keeps parents x
-  // (rate x life + 1) within P.
+namespace {
+
+// Sub-emitters, once every parent's rate is known. max_particles caps the
+// children alive at once, as Little's law caps a stream: with `parents` the
+// most parents whose events can have live children at once, count is
+// clamped to P / parents, and a life's rate to what keeps parents x
+// (rate x life + 1) within P.
+void derive_sub_emitters(Effect& fx) {
   for (Emitter& em : fx.emitters) em.emit_limit = 0, em.emit_total = 0, em.emit_window_s = 0;
   for (Emitter& em : fx.emitters) {
     if (em.sub.parent < 0) continue;
@@ -87,6 +57,44 @@ void derive(Effect& fx) {
       sub.spacing = std::max<uint64_t>(1, sub.count);
     }
   }
+}
+
+}  // namespace
+
+void derive(Effect& fx) {
+  for (Emitter& em : fx.emitters) {
+    em.seed = emitter_seed(fx.seed, em.index);
+    em.turbulence.fields = turbulence_fields(em.seed);
+    em.turbulence.amplitude_has_envelope = em.turbulence.amplitude.has_envelope();
+    em.direction = direction_from_degrees(em.direction_deg);
+    em.color_has_envelope = em.color.has_envelope();
+    em.blend_srgb = fx.canvas.blend == BlendSpace::kSrgb;
+    const double life_max = em.lifetime_s.max;
+    // Little's law: a steady stream holds about r * mean(life) <= r * L_max.
+    double rate = life_max > 0 ? std::min(em.rate_per_s, em.max_particles / life_max) : 0.0;
+    if (fx.loop && rate > 0) {
+      // Round so that N = r T is whole: keys repeat every period.
+      const double cap = em.max_particles * fx.duration_s / life_max;
+      double n = std::round(rate * fx.duration_s);
+      if (n > cap) n = std::floor(cap);
+      em.loop_keys = static_cast<uint64_t>(n);
+      rate = n / fx.duration_s;
+    }
+    em.stream_rate_per_s = rate;
+    if (!em.rate_curve.empty()) {
+      // An animated rate: the same clamp pointwise, the same whole count per
+      // period; the window's bound is its largest rate.
+      const double period = fx.loop ? fx.duration_s : 0;
+      em.loop_keys = life_max > 0
+                         ? em.rate_curve.prepare(em.max_particles / life_max, period,
+                                                 em.max_particles * fx.duration_s / life_max)
+                         : em.rate_curve.prepare(0, period, 0);
+      em.stream_rate_per_s = em.rate_curve.max_rate();
+    }
+    em.path.set_period(fx.loop ? fx.duration_s : 0);
+    if (em.sub.parent >= 0) em.stream_rate_per_s = 0, em.loop_keys = 0;  // no stream of its own
+  }
+  derive_sub_emitters(fx);
   fx.draw_order.clear();
   for (const Emitter& em : fx.emitters)
     if (em.enabled) fx.draw_order.push_back(em.index);
