@@ -421,6 +421,23 @@ void GodotImporter::map_instance(const Section& s, const Xform& w, Effect& fx,
   if (map_node(node, w, fx, t)) timings.push_back(t);
 }
 
+// No node spritz can read: the error says what the scene has, and why each
+// particle node was left out.
+void GodotImporter::refuse_empty(std::vector<std::string> found) {
+  std::string what;
+  std::sort(found.begin(), found.end());
+  found.erase(std::unique(found.begin(), found.end()), found.end());
+  for (size_t i = 0; i < found.size() && i < 8; ++i) what += (i ? ", " : "") + printable(found[i]);
+  std::string why;
+  for (const Diagnostic& d : r_.warnings) why += "\n  " + d.to_string();
+  throw Error(SourceLoc{main_.path, 1, 1},
+              "no particle emitter could be imported: the scene has " +
+                  (what.empty() ? std::string("no nodes") : "nodes of type " + what) +
+                  " and no GPUParticles2D, Particles2D or CPUParticles2D (nor a 3D particle node "
+                  "running a ShaderMaterial) that spritz can read" +
+                  why);
+}
+
 ImportResult GodotImporter::run() {
   Effect& fx = r_.fx;
   r_.format = EffectFormat::kGodot;
@@ -432,6 +449,7 @@ ImportResult GodotImporter::run() {
   std::map<std::string, Xform> world;
   std::vector<Timing> timings;
   std::vector<std::string> found;
+  std::map<std::string, Affine3> world3;     // 3D nodes' transforms
   std::map<std::string, size_t> emitter_of;  // node path -> its emitter
   std::vector<SubLink> links;
   bool root_seen = false;
@@ -439,6 +457,7 @@ ImportResult GodotImporter::run() {
     if (s.tag != "node") continue;
     std::string path;
     const Xform w = place_node(s, world, root_seen, path);
+    const Affine3 w3 = place_node_3d(s, path, world3);
     const size_t before = fx.emitters.size();
     const std::string type = s.attr_text("type");
     if (type.empty() && s.attr("instance") && s.prop("process_material")) {
@@ -454,6 +473,12 @@ ImportResult GodotImporter::run() {
           links.push_back({before, path, to});
       }
       if (fx.emitters.size() > 256) throw Error(s.loc, "more than 256 particle nodes: refused");
+    } else if (type == "GPUParticles3D" || type == "Particles") {
+      Timing t;
+      if (map_node_3d(s, w3, fx, t))
+        timings.push_back(t);
+      else
+        found.push_back(type);
     } else if (!type.empty()) {
       found.push_back(type);
     }
@@ -472,20 +497,7 @@ ImportResult GodotImporter::run() {
                                " resource holds no particle node: import "
                                "the scene (.tscn) that uses it");
   }
-  if (fx.emitters.empty()) {
-    std::string what;
-    std::sort(found.begin(), found.end());
-    found.erase(std::unique(found.begin(), found.end()), found.end());
-    for (size_t i = 0; i < found.size() && i < 8; ++i)
-      what += (i ? ", " : "") + printable(found[i]);
-    std::string why;
-    for (const Diagnostic& d : r_.warnings) why += "\n  " + d.to_string();
-    throw Error(SourceLoc{main_.path, 1, 1},
-                "no particle emitter could be imported: the scene has " +
-                    (what.empty() ? std::string("no nodes") : "nodes of type " + what) +
-                    " and no GPUParticles2D, Particles2D or CPUParticles2D that spritz can read" +
-                    why);
-  }
+  if (fx.emitters.empty()) refuse_empty(found);
   link_sub_emitters(fx, timings, emitter_of, links);
   map_timing(fx, timings);
   // Positions were Godot's (the root at 0): the fit centres them.

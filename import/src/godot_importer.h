@@ -150,6 +150,13 @@ struct Xform {
   Vec2 scale{1, 1};
 };
 
+// A 3D node's transform: p -> basis p + origin, the basis by rows (as
+// Godot writes Transform3D(xx, xy, xz, yx, yy, yz, zx, zy, zz, ox, oy, oz)).
+struct Affine3 {
+  double basis[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};
+  double origin[3] = {0, 0, 0};
+};
+
 inline Vec2 turn(Vec2 v, double a) {  // Godot's y-down rotation: clockwise on screen
   return {v.x * math::cos(a) - v.y * math::sin(a), v.x * math::sin(a) + v.y * math::cos(a)};
 }
@@ -235,6 +242,7 @@ class GodotImporter {
     std::string node_path;
     const Value* target;
   };
+  [[noreturn]] void refuse_empty(std::vector<std::string> found);
   void map_instance(const Section& s, const Xform& w, Effect& fx, std::vector<Timing>& timings);
   void link_sub_emitters(Effect& fx, std::vector<Timing>& timings,
                          const std::map<std::string, size_t>& emitter_of,
@@ -251,8 +259,17 @@ class GodotImporter {
                          const std::string& emitter);
   bool bind_texture(const Value& v, const Doc& in, size_t i, EmitterProgram& ep,
                     const std::string& emitter);
+  bool shader_emitter(const Section& node, const Section& material, const Doc& in,
+                      const std::string& view, Emitter& em, Timing& timing, ProgramOrigin& origin);
   bool map_shader_node(const Section& node, const Xform& x, const Section& material, const Doc& in,
                        Effect& fx, Timing& timing);
+  // A GPUParticles3D (Particles in Godot 3) running a shader, seen from the
+  // view (godot_shader_3d.cpp); `world` its transform in the scene.
+  bool map_node_3d(const Section& node, const Affine3& world, Effect& fx, Timing& timing);
+  bool map_shader_node_3d(const Section& node, const Affine3& world, const Section& material,
+                          const Doc& in, Effect& fx, Timing& timing);
+  Affine3 place_node_3d(const Section& s, const std::string& path,
+                        std::map<std::string, Affine3>& world);
   bool godot3_names(const Section& proc, const std::string& type);
   void map_motion(const Section& node, const Process& p, const Xform& x, double s, Emitter& em);
   void map_shape(const Process& p, const Xform& x, Emitter& em);

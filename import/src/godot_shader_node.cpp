@@ -175,11 +175,15 @@ void GodotImporter::shader_parameters(const Section& material, const Doc& in, Em
 
 // long: one node, read in the order Godot runs it (its code, its place,
 // its timing, its look).
-bool GodotImporter::map_shader_node(const Section& node, const Xform& x, const Section& material,
-                                    const Doc& in, Effect& fx, Timing& timing) {
+// What a shader node is in 2D and 3D alike: the shader on the default
+// emitter for `view`, and the node's amount, lifetime, timing and frames.
+// False when the node is left out (said why).
+bool GodotImporter::shader_emitter(const Section& node, const Section& material, const Doc& in,
+                                   const std::string& view, Emitter& em, Timing& timing,
+                                   ProgramOrigin& origin) {
   const std::string type = node.attr_text("type");
   const std::string name = node.attr_text("name");
-  const bool godot3 = type == "Particles2D";
+  const bool godot3 = main_.doc.format < 3;
   const auto code = shader_code(material, in);
   if (!code) return false;
   const double s = num(node, "speed_scale", 1);
@@ -193,7 +197,7 @@ bool GodotImporter::map_shader_node(const Section& node, const Xform& x, const S
     throw Error(node.loc, "amount must be at most 1e7 and lifetime at most 1e6 s");
   // The shader on a default emitter, then the node's own values over it.
   ImportOptions o = o_;
-  o.view = "2d";
+  o.view = view;
   ImportResult shader;
   try {
     shader = godot_shader_effect(code->first, code->second.file, o, code->second, false);
@@ -204,8 +208,9 @@ bool GodotImporter::map_shader_node(const Section& node, const Xform& x, const S
     return false;
   }
   for (Diagnostic& d : shader.warnings) r_.warnings.push_back(std::move(d));
-  Emitter em = std::move(shader.fx.emitters.front());
-  em.name = emitter_name(name, fx);
+  em = std::move(shader.fx.emitters.front());
+  em.name = emitter_name(name, r_.fx);
+  origin = code->second;
   const double L = life / s;
   timing.cycle = L;
   timing.amount = amount;
@@ -218,18 +223,29 @@ bool GodotImporter::map_shader_node(const Section& node, const Xform& x, const S
   em.lifetime_s = {L, L};
   em.max_particles = static_cast<uint32_t>(amount + 1);
   em.forces.step_s = std::max(1e-4, (fixed_fps > 0 ? 1 / fixed_fps : 1.0 / 60) / s);
-  em.position = {x.pos.x, -x.pos.y};
   if (num(node, "randomness", 0) != 0)
     note(node.loc,
          "randomness (a jitter of each birth by under one gap) is dropped: births are "
          "evenly spaced");
+  auto ep = std::make_shared<EmitterProgram>(*em.program);
+  ep->godot->amount = static_cast<uint32_t>(amount);
+  ep->godot->speed_scale = s;
+  em.program = std::move(ep);
+  return true;
+}
+
+bool GodotImporter::map_shader_node(const Section& node, const Xform& x, const Section& material,
+                                    const Doc& in, Effect& fx, Timing& timing) {
+  const bool godot3 = node.attr_text("type") == "Particles2D";
+  Emitter em;
+  ProgramOrigin origin;
+  if (!shader_emitter(node, material, in, "2d", em, timing, origin)) return false;
+  em.position = {x.pos.x, -x.pos.y};
   // Particle space: the node's (local_coords, Godot 3's default) drawn with
   // its turn and scale, or the canvas's, with the node's transform as
   // EMISSION_TRANSFORM (Godot 4's default).
   auto ep = std::make_shared<EmitterProgram>(*em.program);
   GodotDialect& g = *ep->godot;
-  g.amount = static_cast<uint32_t>(amount);
-  g.speed_scale = s;
   const Vec2 ax = turn({x.scale.x, 0}, x.rot), ay = turn({0, x.scale.y}, x.rot);
   if (flag(node, "local_coords", godot3)) {
     g.to_canvas = {ax.x, ay.x, 0, -ax.y, -ay.y, 0};
@@ -238,7 +254,7 @@ bool GodotImporter::map_shader_node(const Section& node, const Xform& x, const S
     g.offset = {-x.pos.x, x.pos.y};
     g.emission_transform = {ax.x, ax.y, 0, 0, ay.x, ay.y, 0, 0, 0, 0, 1, 0, x.pos.x, x.pos.y, 0, 1};
   }
-  ep->program = Program::compile(ep->source, code->second, r_.warnings, {}, &g);
+  ep->program = Program::compile(ep->source, origin, r_.warnings, {}, &g);
   shader_parameters(material, in, *ep, em.name);
   em.program = std::move(ep);
   // The look: the texture's quad (a 1 px one without), the filter, the
@@ -249,7 +265,7 @@ bool GodotImporter::map_shader_node(const Section& node, const Xform& x, const S
     auto ref = deref(*m, main_);
     if (ref && ref->sec && ref->type == "CanvasItemMaterial") cm = ref->sec;
   }
-  map_appearance(node, p, Xform{}, cm, s, em);
+  map_appearance(node, p, Xform{}, cm, num(node, "speed_scale", 1), em);
   const int order = static_cast<int>(num(node, "draw_order", godot3 ? 0 : 1));
   em.draw_order = order == 2 ? DrawOrder::kNewestFirst : DrawOrder::kOldestFirst;
   for (const char* key : {"modulate", "self_modulate"})

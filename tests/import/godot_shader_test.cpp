@@ -20,9 +20,10 @@ namespace {
 
 const fs::path kCorpus = spritz_corpus_dir(SPRITZ_SOURCE_DIR);
 
-std::string import_error(const std::string& text, const std::string& name = "bad.gdshader") {
+std::string import_error(const std::string& text, const std::string& name = "bad.gdshader",
+                         const ImportOptions& o = {}) {
   try {
-    import_text(text, name);
+    import_text(text, name, o);
   } catch (const Error& e) {
     return e.what();
   }
@@ -504,4 +505,74 @@ TEST_CASE("a Godot 4 scene's sub_emitter takes its shader's emit_subparticle() c
   for (const Diagnostic& d : alone.warnings)
     said = said || d.message.find("a shader on its own has no sub-emitter") != std::string::npos;
   CHECK(said);
+}
+
+// A 3D scene's particle node running a shader, seen from a view as the
+// Roblox importer sees models: its transform places it and, with local
+// coordinates, turns and scales its particle space; the QuadMesh sizes it.
+TEST_CASE("a Godot 3D scene's shader particles seen from a view", "[import][godot]") {
+  // Godot 4: GPUParticles3D, the scene's space (local_coords false), at
+  // (2, 1, 0); each particle is placed by EMISSION_TRANSFORM.
+  const std::string g4 =
+      "[gd_scene load_steps=3 format=3]\n\n"
+      "[sub_resource type=\"Shader\" id=\"S\"]\n"
+      "code = \"shader_type particles;\nvoid start() {\n  TRANSFORM = EMISSION_TRANSFORM * "
+      "mat4(vec4(1.0, 0.0, 0.0, 0.0), vec4(0.0, 1.0, 0.0, 0.0), vec4(0.0, 0.0, 1.0, 0.0), "
+      "vec4(float(INDEX), 0.0, 0.0, 1.0));\n}\n\"\n\n"
+      "[sub_resource type=\"ShaderMaterial\" id=\"M\"]\nshader = SubResource(\"S\")\n\n"
+      "[sub_resource type=\"QuadMesh\" id=\"Q\"]\nsize = Vector2(0.5, 0.5)\n\n"
+      "[node name=\"World\" type=\"Node3D\"]\n"
+      "transform = Transform3D(1, 0, 0, 0, 1, 0, 0, 0, 1, 1, 0, 0)\n\n"
+      "[node name=\"Dots\" type=\"GPUParticles3D\" parent=\".\"]\n"
+      "transform = Transform3D(1, 0, 0, 0, 1, 0, 0, 0, 1, 1, 1, 0)\n"
+      "amount = 4\nlifetime = 2.0\nprocess_material = SubResource(\"M\")\n"
+      "draw_pass_1 = SubResource(\"Q\")\n";
+  ImportOptions o;
+  o.canvas_width = 400, o.canvas_height = 400;
+  o.position_x = 0, o.position_y = 0;
+  for (const char* view : {"", "front"}) {
+    o.view = view;
+    const ImportResult r = import_text(g4, "dots.tscn", o);
+    const Effect fx = load_imported(r, "dots.tscn");
+    REQUIRE(fx.emitters.size() == 1);
+    const Emitter& em = fx.emitters[0];
+    // At (1 + 1, 1, 0) units: EMISSION_TRANSFORM, and 32 px a unit from
+    // the front (the canvas's fit then moves the whole scene).
+    const GodotDialect& g = *em.program->godot;
+    CHECK(g.emission_transform[12] == 2);
+    CHECK(g.emission_transform[13] == 1);
+    CHECK(g.offset[0] == -64);
+    CHECK(g.offset[1] == -32);
+    const Frame f = evaluate(fx, 1.5);
+    REQUIRE(f.emitters[0].particles.size() >= 3);
+    for (const Particle& q : f.emitters[0].particles) {
+      const double index = static_cast<double>((static_cast<uint32_t>(q.key) >> 1) % 4u);
+      CHECK(q.x - em.position.x == Approx(32 * index));
+      CHECK(q.y - em.position.y == Approx(0).margin(1e-9));
+      CHECK(q.w == Approx(16));  // a 0.5-unit quad
+    }
+  }
+  // Godot 3: Particles, local coordinates (its default), turned a quarter
+  // about y and seen from the top: particle space's x runs along -z,
+  // which the top view draws upward.
+  std::string g3 = g4;
+  g3.replace(g3.find("format=3"), 8, "format=2");
+  g3.replace(g3.find("\"GPUParticles3D\""), 16, "\"Particles\"");
+  g3.replace(g3.find("\"Node3D\""), 8, "\"Spatial\"");
+  g3.replace(g3.find("Transform3D(1, 0, 0, 0, 1, 0, 0, 0, 1, 1, 1, 0)"), 47,
+             "Transform( 0, 0, 1, 0, 1, 0, -1, 0, 0, 1, 1, 0 )");
+  g3.replace(g3.find("void start() {"), 14, "void vertex() {");
+  o.view = "top";
+  const Effect fx = load_imported(import_text(g3, "dots.tscn", o), "dots.tscn");
+  const Frame f = evaluate(fx, 1.5);
+  REQUIRE(f.emitters[0].particles.size() >= 3);
+  for (const Particle& q : f.emitters[0].particles) {
+    const double index = static_cast<double>((static_cast<uint32_t>(q.key) >> 1) % 4u);
+    CHECK(q.x - fx.emitters[0].position.x == Approx(0).margin(1e-9));
+    CHECK(q.y - fx.emitters[0].position.y == Approx(32 * index));
+  }
+  // Seen as 2D, a 3D node is left out with the reason.
+  o.view = "2d";
+  CHECK(import_error(g4, "dots.tscn", o).find("is 3D: seen from --view front, side or top") !=
+        std::string::npos);
 }
