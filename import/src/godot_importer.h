@@ -5,7 +5,7 @@
 //   godot_resources.cpp  resources: res:// paths, .tres files, references,
 //                        property readers, curves, gradients, points
 //   godot_process.cpp    the process material (or CPUParticles2D node) read
-//   godot_textures.cpp   textures: image files and rasterised gradients
+//   godot_textures.cpp   textures: image files, rasterised gradients and noise
 //   godot_look.cpp       size, rotation, colour, flipbook and blend mapped
 //   godot.cpp            a node's motion, shape and timing, and the scene
 #pragma once
@@ -279,6 +279,7 @@ class GodotImporter {
   std::optional<Rgba8Image> texture(const Value* v, const Doc& in, std::string* origin, bool* file,
                                     const SourceLoc& at);
   std::optional<Rgba8Image> rasterise(const Ref& ref);
+  Rgba8Image noise_image(const Ref& ref, const SourceLoc& at);
 };
 
 }  // namespace spritz::import_detail::godot_import

@@ -33,6 +33,8 @@ void set_lane(pg::Machine& m, uint32_t l, uint32_t particle) {
   m.u(pg::kUMask)[l] = 1;
   m.u(pg::kUActive)[l] = 1;
   m.u(pg::kUTurns)[l] = 0;
+  m.u(pg::kUEmitOpen)[l] = particle % 4 != 3;  // emit_subparticle() may emit, mostly
+  m.u(pg::kUEmitCount)[l] = particle % 3;
   for (uint32_t s = 0; s < pg::kFBuiltins; ++s) m.f(s)[l] = 0.25 * x - 0.5 + 0.125 * s;
   m.f(pg::kFAge)[l] = 0.3 * x;
   m.f(pg::kFLifetime)[l] = 2.5;
@@ -95,15 +97,18 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
   pg::Machine batch(c, kLanes, {}, 77u, nullptr, nullptr, &samplers);
   batch.set_turn_budget(kTurns);
+  batch.set_emission(2, 0.25, 9, nullptr);
   if (!run(batch, c, 0, kLanes)) return 0;
   for (uint32_t l = 0; l < kLanes; ++l) {
     pg::Machine one(c, 1, {}, 77u, nullptr, nullptr, &samplers);
     one.set_turn_budget(kTurns);
+    one.set_emission(2, 0.25, 9, nullptr);
     FUZZ_REQUIRE(run(one, c, l, 1));
     // The built-in variables hold each particle's results (the other
     // registers are scratch).
     for (uint32_t s = 0; s < pg::kFBuiltins; ++s) FUZZ_REQUIRE(same(batch.f(s)[l], one.f(s)[0]));
     FUZZ_REQUIRE(batch.u(pg::kUActive)[l] == one.u(pg::kUActive)[0]);
+    FUZZ_REQUIRE(batch.u(pg::kUEmitCount)[l] == one.u(pg::kUEmitCount)[0]);
   }
   return 0;
 }

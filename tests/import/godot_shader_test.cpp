@@ -576,3 +576,65 @@ TEST_CASE("a Godot 3D scene's shader particles seen from a view", "[import][godo
   CHECK(import_error(g4, "dots.tscn", o).find("is 3D: seen from --view front, side or top") !=
         std::string::npos);
 }
+
+// A NoiseTexture parameter (Godot 3's with an OpenSimplexNoise, Godot 4's
+// NoiseTexture2D with a FastNoiseLite): spritz's gradient noise at the
+// texture's size and scale, mapped to grey as Godot maps it.
+TEST_CASE("a Godot scene's NoiseTexture parameter is noise of its size and range",
+          "[import][godot]") {
+  const auto scene = [](const std::string& noise) {
+    return "[gd_scene load_steps=3 format=3]\n\n" + noise +
+           "\n[sub_resource type=\"Shader\" id=\"S\"]\n"
+           "code = \"shader_type particles;\nuniform sampler2D n;\nvoid start() {\n  COLOR.r = "
+           "texture(n, vec2(float(INDEX) / 16.0, 0.5)).r;\n}\n\"\n\n"
+           "[sub_resource type=\"ShaderMaterial\" id=\"M\"]\nshader = SubResource(\"S\")\n"
+           "shader_parameter/n = SubResource(\"T\")\n\n"
+           "[node name=\"Root\" type=\"Node2D\"]\n\n"
+           "[node name=\"P\" type=\"GPUParticles2D\" parent=\".\"]\n"
+           "amount = 16\nprocess_material = SubResource(\"M\")\n";
+  };
+  const std::string v4 =
+      "[sub_resource type=\"FastNoiseLite\" id=\"F\"]\nseed = 7\nfrequency = 0.05\n\n"
+      "[sub_resource type=\"NoiseTexture2D\" id=\"T\"]\nwidth = 64\nheight = 32\n"
+      "noise = SubResource(\"F\")\n";
+  const ImportResult r = import_text(scene(v4), "noise.tscn");
+  REQUIRE(r.textures.size() == 1);
+  const DecodedPng png = decode_png(r.textures[0].png, "noise");
+  CHECK(png.width == 64);
+  CHECK(png.height == 32);
+  int lo = 255, hi = 0;
+  for (size_t i = 0; i < png.rgba.size(); i += 4) {
+    lo = std::min<int>(lo, png.rgba[i]);
+    hi = std::max<int>(hi, png.rgba[i]);
+    CHECK(png.rgba[i + 3] == 255);
+  }
+  CHECK(lo == 0);  // normalize (Godot 4's default): the image's own range
+  CHECK(hi == 255);
+  // The shader reads it: the particles' colours vary.
+  const Effect fx = load_imported(r, "noise.tscn");
+  const Frame f = evaluate(fx, 0.9);
+  double rmin = 1, rmax = 0;
+  for (const Particle& q : f.emitters[0].particles)
+    rmin = std::min(rmin, q.color_srgb.r), rmax = std::max(rmax, q.color_srgb.r);
+  CHECK(rmax - rmin > 0.2);
+  // Another seed, another image; the note says what is approximated.
+  std::string other = v4;
+  other.replace(other.find("seed = 7"), 8, "seed = 8");
+  CHECK(import_text(scene(other), "noise.tscn").textures[0].png != r.textures[0].png);
+  bool said = false;
+  for (const Diagnostic& d : r.notes)
+    said = said || d.message.find("spritz's gradient noise") != std::string::npos;
+  CHECK(said);
+  // Godot 3: an OpenSimplexNoise's period, grey as v / 2 + 1 / 2.
+  const std::string v3 =
+      "[sub_resource type=\"OpenSimplexNoise\" id=\"F\"]\nperiod = 8.0\n\n"
+      "[sub_resource type=\"NoiseTexture\" id=\"T\"]\nwidth = 16\nheight = 16\n"
+      "noise = SubResource(\"F\")\n";
+  const ImportResult r3 = import_text(scene(v3), "noise.tscn");
+  REQUIRE(r3.textures.size() == 1);
+  const DecodedPng p3 = decode_png(r3.textures[0].png, "noise");
+  CHECK(p3.width == 16);
+  bool varied = false;
+  for (size_t i = 4; i < p3.rgba.size(); i += 4) varied = varied || p3.rgba[i] != p3.rgba[0];
+  CHECK(varied);
+}

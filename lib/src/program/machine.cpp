@@ -547,7 +547,8 @@ void Machine::execute(const std::vector<Instr>& code, uint32_t n) {
           const uint32_t slot = emit_alive_ > 0 ? count[l] % emit_alive_ : 0;
           std::vector<double>& born = emitted_at_[l];
           const bool room = emit_alive_ > 0 && count[l] < emit_total_ &&
-                            (count[l] < emit_alive_ || born[slot] + emit_window_ <= at[l]);
+                            (count[l] < emit_alive_ ||
+                             (slot < born.size() && born[slot] + emit_window_ <= at[l]));
           d[l] = mask[l] && open[l] && room ? 1u : 0u;
           if (!d[l]) continue;
           if (born.size() <= slot) born.resize(slot + 1);
