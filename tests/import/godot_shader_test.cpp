@@ -187,11 +187,18 @@ TEST_CASE("every Godot shader of the corpus runs, or is refused at its place",
     const std::string ext = path.extension().string();
     INFO(path.filename().string());
     if (ext != ".gdshader" && ext != ".shader") {
-      // A scene or resource holding a shader, with its material's values.
+      // A scene or resource holding a shader, with its material's values
+      // and the images it binds (a NoiseTexture's, written beside it).
+      const ImportResult r = import_path(path);
       LoadOptions lo;
+      for (const ImportResult::Texture& t : r.textures) {
+        const std::string p = (path.parent_path() / t.name).lexically_normal().string();
+        lo.provided_textures.push_back(p);
+        lo.provided_images[p] = t.png;
+      }
+      lo.decode_image = decode_program_image;
       const auto it = material.find(path.filename().string());
       if (it != material.end()) lo.overrides = it->second;
-      const ImportResult r = import_path(path);
       const Effect fx = load_effect(r.toml, path.string(), path.parent_path().string(), lo);
       // 80,000 agents living 20 s, each replaying its 1,200 frames from
       // birth: more than the commands' work limit (docs/cli.md), which
