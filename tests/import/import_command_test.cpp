@@ -292,3 +292,44 @@ TEST_CASE("a Godot particle shader: render, import, and a bad one refused", "[cl
   CHECK(item.err.find("item.gdshader:1:13: a Godot canvas_item shader") != std::string::npos);
   CHECK(only(b, {"bad.gdshader", "item.gdshader"}));
 }
+
+// A Godot 4 scene whose shader emits children on its node's sub_emitter,
+// with a NoiseTexture parameter: rendered directly and through the
+// imported TOML, the same bytes; inspect names the sub-emitter's event.
+TEST_CASE("a Godot scene with a sub_emitter and a noise texture: render, import, inspect",
+          "[cli][godot]") {
+  const fs::path d = fresh_dir("import_godot_emit");
+  write(d / "rockets.tscn",
+        "[gd_scene load_steps=5 format=3]\n\n"
+        "[sub_resource type=\"FastNoiseLite\" id=\"F\"]\nseed = 3\n\n"
+        "[sub_resource type=\"NoiseTexture2D\" id=\"T\"]\nwidth = 32\nheight = 32\n"
+        "noise = SubResource(\"F\")\n\n"
+        "[sub_resource type=\"Shader\" id=\"S\"]\n"
+        "code = \"shader_type particles;\nuniform sampler2D wobble;\nvoid start() {\n"
+        "  float w = texture(wobble, vec2(float(INDEX) / 8.0, 0.5)).r;\n"
+        "  VELOCITY = vec3((w - 0.5) * 120.0, -150.0, 0.0);\n}\n"
+        "void process() {\n  CUSTOM.x += 1.0;\n  if (mod(CUSTOM.x, 2.0) == 0.0)\n"
+        "    emit_subparticle(TRANSFORM, vec3(0.0), vec4(1.0, 0.6, 0.2, 1.0), vec4(0.0), "
+        "FLAG_EMIT_POSITION | FLAG_EMIT_COLOR);\n}\n\"\n\n"
+        "[sub_resource type=\"ShaderMaterial\" id=\"M\"]\nshader = SubResource(\"S\")\n"
+        "shader_parameter/wobble = SubResource(\"T\")\n\n"
+        "[sub_resource type=\"Shader\" id=\"C\"]\n"
+        "code = \"shader_type particles;\nvoid process() { CUSTOM.y += DELTA; COLOR.a = 1.0 - "
+        "CUSTOM.y / LIFETIME; }\n\"\n\n"
+        "[sub_resource type=\"ShaderMaterial\" id=\"N\"]\nshader = SubResource(\"C\")\n\n"
+        "[node name=\"Root\" type=\"Node2D\"]\n\n"
+        "[node name=\"Rockets\" type=\"GPUParticles2D\" parent=\".\"]\n"
+        "amount = 8\nlifetime = 1.5\nprocess_material = SubResource(\"M\")\n"
+        "sub_emitter = NodePath(\"../Trail\")\n\n"
+        "[node name=\"Trail\" type=\"GPUParticles2D\" parent=\".\"]\n"
+        "amount = 400\nlifetime = 0.5\nprocess_material = SubResource(\"N\")\n");
+  REQUIRE(run_spritz("render rockets.tscn --time 1 --scale 2 -q -o direct.png", d).code == 0);
+  REQUIRE(run_spritz("import rockets.tscn -o fx/rockets.toml", d).code == 0);
+  CHECK(fs::exists(d / "fx" / "rockets-Rockets-wobble.png"));
+  REQUIRE(run_spritz("render fx/rockets.toml --time 1 --scale 2 -q -o toml.png", d).code == 0);
+  CHECK(read_bytes(d / "direct.png") == read_bytes(d / "toml.png"));
+  CHECK(lit_pixels(d / "direct.png") > 100);
+  const Run in = run_spritz("inspect fx/rockets.toml --time 1", d);
+  REQUIRE(in.code == 0);
+  CHECK(in.out.find("emitter Trail (children of Rockets, on program)") != std::string::npos);
+}
