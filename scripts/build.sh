@@ -3,7 +3,8 @@
 # configures and builds spritz in Release into ./build. Safe to re-run.
 #   scripts/build.sh           build dependencies only
 #   scripts/build.sh --tests   also what the test suite drives (ffmpeg, PIL, ImageMagick, GNU parallel,
-#                              Slurm and munge, python3-yaml, clang-format-14, Chromium
+#                              Slurm and munge, python3-yaml, clang-format-14, Chromium,
+#                              Godot 3 with Xvfb and Mesa for the engine test
 #                              and tests/browser's npm packages: puppeteer-core and the
 #                              engines whose loaders read spritz's sheets)
 set -euo pipefail
@@ -16,7 +17,8 @@ for arg in "$@"; do
   case "$arg" in
     --tests)
       tests=1
-      packages+=(ffmpeg parallel slurm-wlm munge python3-yaml python3-pil imagemagick clang-format-14 dpkg-dev file chromium)
+      packages+=(ffmpeg parallel slurm-wlm munge python3-yaml python3-pil imagemagick clang-format-14 dpkg-dev file chromium
+                 godot3 xvfb xauth libgl1-mesa-dri)
       command -v npm >/dev/null || packages+=(nodejs npm)
       ;;
     *) cmake_args+=("$arg") ;;
