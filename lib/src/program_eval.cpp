@@ -236,14 +236,16 @@ void step_lanes(pg::Machine& m, const Emitter& em, const Particle* ps, uint32_t 
       m.f(pg::kFAge)[l] = age;
       m.f(pg::kFTime)[l] = ps[l].birth_s + age;
       m.f(pg::kFDelta)[l] = steps[l].delta(k, h);
-      uint32_t open = 0;
-      if (grid && on && k < steps[l].whole) {
-        const double end = steps[l].end(k, h);
-        open = end < ps[l].birth_s + ps[l].life_s ? 1u : 0u;
-        m.f(pg::kFEmitAt)[l] = end;
-        if (sink) sink->step_end[l] = end;
+      if (grid) {  // only a Godot shader emits (birth_lane closed it for the rest)
+        uint32_t open = 0;
+        if (on && k < steps[l].whole) {
+          const double end = steps[l].end(k, h);
+          open = end < ps[l].birth_s + ps[l].life_s ? 1u : 0u;
+          m.f(pg::kFEmitAt)[l] = end;
+          if (sink) sink->step_end[l] = end;
+        }
+        m.u(pg::kUEmitOpen)[l] = open;
       }
-      m.u(pg::kUEmitOpen)[l] = open;
     }
     if (!any) break;
     m.run(Stage::kProcess, n);
@@ -305,14 +307,16 @@ bool birth_lane(pg::Machine& m, uint32_t l, const Emitter& em, const Particle& p
   m.u(pg::kUTurns)[l] = 0;
   m.u(pg::kUEmitCount)[l] = 0;
   m.u(pg::kUEmitOpen)[l] = 0;
-  // What emit_subparticle() gave this child (model.md 11.8), for its start.
-  const Emitted none;
-  const Emitted& given = parent ? parent->emitted : none;
-  m.u(pg::kUGodotEmittedFlags)[l] = given.flags;
-  for (uint32_t k = 0; k < pg::kGodotEmittedSize; ++k)
-    m.f(pg::kFGodotEmitted + k)[l] = given.record[k];
-  m.f(pg::kFGodotEmittedOrigin)[l] = given.origin.x;
-  m.f(pg::kFGodotEmittedOrigin + 1)[l] = given.origin.y;
+  // What emit_subparticle() gave this child (model.md 11.8), for its start;
+  // the glue reads the record only where the flags say there is one.
+  const uint32_t flags = parent ? parent->emitted.flags : 0;
+  m.u(pg::kUGodotEmittedFlags)[l] = flags;
+  if (flags != 0) {
+    for (uint32_t k = 0; k < pg::kGodotEmittedSize; ++k)
+      m.f(pg::kFGodotEmitted + k)[l] = parent->emitted.record[k];
+    m.f(pg::kFGodotEmittedOrigin)[l] = parent->emitted.origin.x;
+    m.f(pg::kFGodotEmittedOrigin + 1)[l] = parent->emitted.origin.y;
+  }
   m.f(pg::kFBirth)[l] = p.birth_s;
   // start() sees the built-in lifetime, also where it sets its own.
   m.f(pg::kFLifetime)[l] = prog.writes(ProgramVar::kLifetime)

@@ -246,6 +246,37 @@ void Machine::loop_error(uint32_t loop) const {
   }                                           \
   break
 
+// kEmit (code.h), out of line: the rare instruction keeps the loop of
+// execute() as tight as it was without it.
+void Machine::emit(const Instr& in, uint32_t n) {
+  const auto F = [this](uint32_t s) { return f(s); };
+  const auto U = [this](uint32_t s) { return u(s); };
+  uint32_t* d = UD;
+  const uint32_t *flags = UB, *mask = UC, *open = U(kUEmitOpen);
+  uint32_t* count = U(kUEmitCount);
+  const double* at = F(kFEmitAt);
+  if (emitted_at_.size() < batch_) emitted_at_.resize(batch_);
+  LANES {
+    // Room when fewer than emit_alive_ of its children can be alive
+    // at this birth: the one emit_alive_ emissions back is gone.
+    const uint32_t slot = emit_alive_ > 0 ? count[l] % emit_alive_ : 0;
+    std::vector<double>& born = emitted_at_[l];
+    const bool room =
+        emit_alive_ > 0 && count[l] < emit_total_ &&
+        (count[l] < emit_alive_ || (slot < born.size() && born[slot] + emit_window_ <= at[l]));
+    d[l] = mask[l] && open[l] && room ? 1u : 0u;
+    if (!d[l]) continue;
+    if (born.size() <= slot) born.resize(slot + 1);
+    born[slot] = at[l];
+    if (sink_) {
+      double record[kGodotEmittedSize];
+      for (uint32_t i = 0; i < kGodotEmittedSize; ++i) record[i] = F(in.a + i)[l];
+      sink_->take(l, count[l], record, flags[l]);
+    }
+    ++count[l];
+  }
+}
+
 // long: one case per instruction of code.h, each a loop over the lanes; a
 // table of functions would cost a call per instruction and lane.
 void Machine::execute(const std::vector<Instr>& code, uint32_t n) {
@@ -535,33 +566,9 @@ void Machine::execute(const std::vector<Instr>& code, uint32_t n) {
         LANES d[l] = static_cast<uint32_t>(texture_size(s, static_cast<int32_t>(a[l]), in.c % 4));
         break;
       }
-      case Op::kEmit: {
-        uint32_t* d = UD;
-        const uint32_t *flags = UB, *mask = UC, *open = U(kUEmitOpen);
-        uint32_t* count = U(kUEmitCount);
-        const double* at = F(kFEmitAt);
-        if (emitted_at_.size() < batch_) emitted_at_.resize(batch_);
-        LANES {
-          // Room when fewer than emit_alive_ of its children can be alive
-          // at this birth: the one emit_alive_ emissions back is gone.
-          const uint32_t slot = emit_alive_ > 0 ? count[l] % emit_alive_ : 0;
-          std::vector<double>& born = emitted_at_[l];
-          const bool room = emit_alive_ > 0 && count[l] < emit_total_ &&
-                            (count[l] < emit_alive_ ||
-                             (slot < born.size() && born[slot] + emit_window_ <= at[l]));
-          d[l] = mask[l] && open[l] && room ? 1u : 0u;
-          if (!d[l]) continue;
-          if (born.size() <= slot) born.resize(slot + 1);
-          born[slot] = at[l];
-          if (sink_) {
-            double record[kGodotEmittedSize];
-            for (uint32_t i = 0; i < kGodotEmittedSize; ++i) record[i] = F(in.a + i)[l];
-            sink_->take(l, count[l], record, flags[l]);
-          }
-          ++count[l];
-        }
+      case Op::kEmit:
+        emit(in, n);
         break;
-      }
       case Op::kTick: {
         const uint32_t* m = UB;
         uint32_t* turns = U(kUTurns);

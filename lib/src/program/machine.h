@@ -56,6 +56,7 @@ class Machine {
 
  private:
   void execute(const std::vector<Instr>& code, uint32_t n);
+  [[gnu::noinline]] void emit(const Instr& in, uint32_t n);
   [[noreturn]] void loop_error(uint32_t loop) const;
 
   const Compiled& c_;
