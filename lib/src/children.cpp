@@ -113,6 +113,23 @@ bool parent_impact(const Emitter& parent, uint32_t st, double birth, double life
   }
 }
 
+// What the parents of `parent` born within `lookback` before `clock` (and
+// kept by `keep`) emitted with their steps run to `run_to`, from `from` on.
+template <typename Keep>
+std::vector<Emission> emitted_by(const Effect& fx, const Emitter& parent, double clock,
+                                 double lookback, double run_to, double from, Keep keep) {
+  std::vector<uint64_t> keys;
+  std::vector<double> births;
+  for_each_key(fx, parent, clock, lookback, [&](uint64_t key, double birth) {
+    if (!keep(key)) return;
+    keys.push_back(key);
+    births.push_back(birth);
+  });
+  std::vector<Emission> out;
+  program_emissions(parent, keys.data(), births.data(), keys.size(), run_to, from, out);
+  return out;
+}
+
 // The children a Godot shader parent emitted (model.md 11.8): every parent
 // born within its own and the child's longest lives before the clock runs
 // its steps again, and each emission of a step that ends within the child's
@@ -122,17 +139,9 @@ void evaluate_emitted(const Effect& fx, const Emitter& em, const Emitter& parent
   const SubEmitter& sub = em.sub;
   const double child_life = em.lifetime_s.max;
   const uint64_t max_parent_key = (UINT64_MAX - (sub.spacing - 1)) / sub.spacing;
-  std::vector<uint64_t> keys;
-  std::vector<double> births;
-  for_each_key(fx, parent, clock, parent.lifetime_s.max + child_life,
-               [&](uint64_t key, double birth) {
-                 if (key > max_parent_key) return;
-                 keys.push_back(key);
-                 births.push_back(birth);
-               });
-  std::vector<Emission> emitted;
-  program_emissions(parent, keys.data(), births.data(), keys.size(), clock, clock - child_life,
-                    emitted);
+  const std::vector<Emission> emitted =
+      emitted_by(fx, parent, clock, parent.lifetime_s.max + child_life, clock, clock - child_life,
+                 [&](uint64_t key) { return key <= max_parent_key; });
   out.stats.window += emitted.size();
   for (const Emission& e : emitted) {
     if (e.number >= sub.spacing) continue;  // the limit is sub.count: not reached
@@ -277,18 +286,11 @@ bool sub_parent_state(const Effect& fx, const Emitter& em, uint64_t key, double 
   if (em.sub.on == SubEvent::kProgram) {
     // Each birth of the parent key within the parent's longest life before
     // the child's, its steps run again until one emitted this child then.
-    std::vector<uint64_t> keys;
-    std::vector<double> births;
-    detail::for_each_key(fx, parent, birth_s, parent.lifetime_s.max, [&](uint64_t k, double b) {
-      if (k != parent_key) return;
-      keys.push_back(k);
-      births.push_back(b);
-    });
     // Run to half a step past the child's birth: the step that ends there
     // is whole whichever way the clock's quotient by the step rounds.
-    std::vector<detail::Emission> found;
-    detail::program_emissions(parent, keys.data(), births.data(), keys.size(),
-                              birth_s + 0.5 * parent.forces.step_s, birth_s, found);
+    const std::vector<detail::Emission> found = detail::emitted_by(
+        fx, parent, birth_s, parent.lifetime_s.max, birth_s + 0.5 * parent.forces.step_s, birth_s,
+        [&](uint64_t k) { return k == parent_key; });
     for (const detail::Emission& e : found)
       if (e.number == j && e.birth_s == birth_s) {
         out = e.state;

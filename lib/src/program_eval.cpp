@@ -163,8 +163,6 @@ Steps steps_of(const Particle& p, double h, bool grid) {
   return s;
 }
 
-}  // namespace
-
 // emit_subparticle()'s children (model.md 11.8), as the machine hands them
 // over: each emission of a whole step ending at or after `from`, with the
 // state its child starts from.
@@ -173,7 +171,7 @@ class EmissionSink final : public pg::EmitSink {
   EmissionSink(pg::Machine& m, const Emitter& parent, const uint64_t* keys, double from,
                std::vector<Emission>& out)
       : m_(m), parent_(parent), keys_(keys), from_(from), out_(out) {}
-  double step_end[64] = {};  // each lane's step's end, set before each step
+  double step_end[kBatch] = {};  // each lane's step's end, set before each step
 
   void take(uint32_t l, uint32_t number, const double* record, uint32_t flags) override {
     if (step_end[l] < from_) return;  // its children are all gone by the clock
@@ -206,8 +204,6 @@ class EmissionSink final : public pg::EmitSink {
   double from_;
   std::vector<Emission>& out_;
 };
-
-namespace {
 
 // process() from birth, step by step (steps_of); after each, the particle
 // moves by VELOCITY * DELTA unless the program turned that off.
@@ -495,8 +491,11 @@ void program_emissions(const Emitter& parent, const uint64_t* keys, const double
       const double life = parent_life(parent, key, st);
       const bool dead = life >= 0 && clock >= birth + life;
       if (life < 0 ||
-          !program_base(parent, key, birth, dead ? birth + life : clock, ps[l], nullptr, dead))
-        alive[l] = 0, ps[l].key = key, ps[l].birth_s = birth;
+          !program_base(parent, key, birth, dead ? birth + life : clock, ps[l], nullptr, dead)) {
+        alive[l] = 0;
+        ps[l].key = key;
+        ps[l].birth_s = birth;
+      }
     }
     EmissionSink sink(m, parent, keys + first, from, out);
     m.set_emission(parent.emit_limit, parent.emit_window_s, parent.emit_total, &sink);
