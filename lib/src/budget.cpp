@@ -81,7 +81,8 @@ double program_weight(const Emitter& em) {
 // a colliding parent whose children read its impacts, by its flights), and
 // weighted by what their programs run (a program parent's children run it
 // for their start).
-uint64_t weighted_window(const Effect& fx, double clock, bool collisions) {
+uint64_t weighted_window(const Effect& fx, double clock, bool collisions,
+                         uint64_t defer_above = std::numeric_limits<uint64_t>::max()) {
   double total = 0;  // in double, like max_alive: no 64-bit wrap-around
   const auto weight = [&](const Emitter& em) {
     return collisions ? collision_weight(em) + program_weight(em) - 1 : 1.0;
@@ -89,15 +90,17 @@ uint64_t weighted_window(const Effect& fx, double clock, bool collisions) {
   for (uint32_t e : fx.draw_order) {
     const Emitter& em = fx.emitters[e];
     const double each = (1.0 + em.trail.count) * weight(em);  // a particle and its trail
-    const auto add = [&total](double per) {
-      return [&total, per](int64_t lo, int64_t hi) {
-        total += (static_cast<double>(hi - lo) + 1) * per;
-      };
+    const auto add = [](double& sum, double per) {
+      return
+          [&sum, per](int64_t lo, int64_t hi) { sum += (static_cast<double>(hi - lo) + 1) * per; };
     };
-    const auto burst = [&total](double per) {
-      return [&total, per](double, uint64_t, uint32_t count) { total += count * per; };
+    const auto burst = [](double& sum, double per) {
+      return [&sum, per](double, uint64_t, uint32_t count) { sum += count * per; };
     };
-    detail::for_each_window(fx, em, clock, add(each), burst(each));
+    // The emitter's own keys, left out where evaluate() defers them.
+    double own = 0;
+    detail::for_each_window(fx, em, clock, add(own, each), burst(own, each));
+    if (!(own > static_cast<double>(defer_above) && deferrable(fx, em, clock))) total += own;
     if (!em.is_sub() || !(em.lifetime_s.max > 0)) continue;
     const Emitter& parent = fx.emitters[static_cast<size_t>(em.sub.parent)];
     if (!parent.enabled) continue;
@@ -109,7 +112,7 @@ uint64_t weighted_window(const Effect& fx, double clock, bool collisions) {
       parent_runs += detail::children_per_parent(em);
     const double per_parent =
         detail::children_per_parent(em) * each + (weight(parent) - 1) * parent_runs;
-    detail::for_each_window(fx, parent, clock, add(per_parent), burst(per_parent),
+    detail::for_each_window(fx, parent, clock, add(total, per_parent), burst(total, per_parent),
                             parent.lifetime_s.max + em.lifetime_s.max);
   }
   return static_cast<uint64_t>(std::min(total, 1e18));
@@ -119,6 +122,10 @@ uint64_t weighted_window(const Effect& fx, double clock, bool collisions) {
 
 uint64_t window_size(const Effect& fx, double clock) {
   return weighted_window(fx, clock, false);
+}
+
+uint64_t held_window_size(const Effect& fx, double clock, uint64_t defer_above) {
+  return weighted_window(fx, clock, false, defer_above);
 }
 
 uint64_t frame_work(const Effect& fx, double clock) {

@@ -116,6 +116,7 @@ void plan_emitter(const Effect& fx, const Emitter& em, double clock, EmitterFram
   work.em = &em;
   work.out = &out;
   out.particles.clear();
+  out.deferred.clear();
   out.stats = {};
   Particle p;
   if (em.is_sub()) evaluate_children(fx, em, clock, out, p);
@@ -145,6 +146,12 @@ void plan_emitter(const Effect& fx, const Emitter& em, double clock, EmitterFram
           work.pieces.push_back(w);
         }
       });
+}
+
+// Leaves the emitter's pieces to be evaluated when drawn (Frame::defer_above).
+void defer_pieces(EmitterWork& work) {
+  for (const Piece& w : work.pieces) work.out->deferred.push_back({w.lo, w.hi});
+  work.pieces.clear();
 }
 
 // Evaluates the emitter's pieces in order on this thread.
@@ -368,7 +375,7 @@ void evaluate(const Effect& fx, double clock, Frame& out) {
 
 void evaluate(const Effect& fx, double clock, Frame& out, const ParallelFor* parallel) {
   if (out.particle_limit != std::numeric_limits<uint64_t>::max()) {
-    const uint64_t need = window_size(fx, clock);
+    const uint64_t need = held_window_size(fx, clock, out.defer_above);
     if (need > out.particle_limit) {
       char buf[320];
       std::snprintf(
@@ -389,7 +396,9 @@ void evaluate(const Effect& fx, double clock, Frame& out, const ParallelFor* par
   for (size_t k = 0; k < emitters; ++k) {
     EmitterFrame& ef = out.emitters[k];
     ef.emitter = fx.draw_order[k];
-    plan_emitter(fx, fx.emitters[ef.emitter], clock, ef, work[k]);
+    const Emitter& em = fx.emitters[ef.emitter];
+    plan_emitter(fx, em, clock, ef, work[k]);
+    if (ef.stats.window > out.defer_above && deferrable(fx, em, clock)) defer_pieces(work[k]);
     pieces += work[k].pieces.size();
   }
   if (!parallel || pieces < 2) {
@@ -412,6 +421,30 @@ void evaluate(const Effect& fx, double clock, Frame& out, const ParallelFor* par
     for (size_t k = 0; k < emitters; ++k) close_up_pieces(work[k]);
   }
   for (const EmitterWork& w : work) finish_emitter(fx, *w.em, clock, *w.out);
+}
+
+bool deferrable(const Effect& fx, const Emitter& em, double clock) {
+  (void)fx;
+  if (em.is_sub() || em.trail.count > 0 || em.draw_order != DrawOrder::kOldestFirst ||
+      !em.rate_curve.empty() || !em.bursts.empty())
+    return false;
+  // Births i / r never fall as i rises (a correctly rounded quotient is
+  // monotonic) and keys 2 i rise, so (birth, key) rises. A looped effect's
+  // keys wrap: then the births must rise strictly, which they do while
+  // (i + 1) / r and i / r are more than an ulp apart, i below 2^51.
+  return em.loop_keys == 0 || clock * em.stream_rate_per_s < 0x1p50;
+}
+
+size_t evaluate_run(const Effect& fx, const EmitterFrame& ef, const KeyRun& run, double clock,
+                    Particle* out, EmitterStats& stats) {
+  Piece w;
+  w.lo = run.lo;
+  w.hi = run.hi;
+  size_t n = 0;
+  evaluate_piece(fx.emitters[ef.emitter], w, clock, stats.visited, stats.dropped,
+                 [&](const Particle& q) { out[n++] = q; });
+  stats.alive += n;
+  return n;
 }
 
 void Bounds::add(double xa, double ya, double xb, double yb) {

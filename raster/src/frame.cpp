@@ -40,7 +40,9 @@ FrameRenderer::FrameRenderer(const Effect& fx, int width, int height, int thread
       height_(height),
       textures_(load_textures(fx, view.scale)),
       raster_(fx, textures_, width, height, threads, view),
-      fps_(fx.fps) {
+      fps_(fx.fps),
+      ribbons_(std::any_of(fx.emitters.begin(), fx.emitters.end(),
+                           [](const Emitter& em) { return em.trail.draws_ribbon(); })) {
   frame_.particle_limit = particle_limit(1, bytes_per_particle(fx));
 }
 
@@ -56,7 +58,9 @@ FrameRenderer::FrameRenderer(const Effect& fx, int width, int height, int thread
       height_(height),
       textures_(std::move(textures)),
       raster_(fx, textures_, width, height, threads, view),
-      fps_(fx.fps) {
+      fps_(fx.fps),
+      ribbons_(std::any_of(fx.emitters.begin(), fx.emitters.end(),
+                           [](const Emitter& em) { return em.trail.draws_ribbon(); })) {
   frame_.particle_limit = particle_limit(1, bytes_per_particle(fx));
 }
 
@@ -94,7 +98,8 @@ void FrameRenderer::begin_frame(double clock) {
   if (work_limit_ != std::numeric_limits<uint64_t>::max()) {
     // Memory first: a frame too big to hold is refused as such (evaluate
     // throws before evaluating anything), then one too slow to draw.
-    if (window_size(fx_, clock) > frame_.particle_limit) evaluate(fx_, clock, frame_);
+    if (held_window_size(fx_, clock, frame_.defer_above) > frame_.particle_limit)
+      evaluate(fx_, clock, frame_);
     check_frame_work(fx_, clock, clocks_, work_limit_, work_hint_);
   }
 }
@@ -108,6 +113,7 @@ void FrameRenderer::evaluate_at(double clock) {
 }
 
 uint64_t FrameRenderer::render(double clock) {
+  frame_.defer_above = std::numeric_limits<uint64_t>::max();  // a whole image: every particle held
   begin_frame(clock);
   const auto light_only = [&] {
     if (fx_.canvas.blend != BlendSpace::kSrgb && raster_.light_pass() != LightPass::kEmissive)
@@ -164,15 +170,22 @@ void FrameRenderer::finish_rows(Image& img, int row_begin, int row_end) const {
 uint64_t FrameRenderer::render_strips(double clock, const Rasterizer::StripSink& sink,
                                       const Rasterizer::BackgroundStrip& background) {
   if (!can_stream()) throw Error("render_strips: a motion-blurred frame needs a whole frame");
+  // Emitters of many particles are drawn as they are evaluated, a batch at
+  // a time (Rasterizer::render_batches), where a ribbon (which reads its
+  // neighbours by slot) does not need every particle held.
+  frame_.defer_above = ribbons_ ? std::numeric_limits<uint64_t>::max() : kDeferAbove;
   begin_frame(clock);
   evaluate_at(clock);
-  raster_.render_strips(
-      frame_,
-      [&](int k, Image& rows) {
-        finish_rows(rows, rows.y0, rows.y0 + rows.height);
-        sink(k, rows);
-      },
-      background);
+  const auto finished = [&](int k, Image& rows) {
+    finish_rows(rows, rows.y0, rows.y0 + rows.height);
+    sink(k, rows);
+  };
+  const bool deferred = std::any_of(frame_.emitters.begin(), frame_.emitters.end(),
+                                    [](const EmitterFrame& ef) { return !ef.deferred.empty(); });
+  if (deferred)
+    raster_.render_batches(frame_, finished, background);
+  else
+    raster_.render_strips(frame_, finished, background);
   covered_ = raster_.stats().covered_pixels;
   return alive();
 }

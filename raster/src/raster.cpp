@@ -82,6 +82,7 @@ uint64_t Rasterizer::setup_chunk(const Frame& frame, size_t begin, size_t end,
   size_t e =
       static_cast<size_t>(std::upper_bound(emitter_start_.begin(), emitter_start_.end(), begin) -
                           emitter_start_.begin() - 1);
+  SpriteMemo memo;
   for (size_t i = begin; i < end; ++i) {
     while (e + 1 < emitter_start_.size() && emitter_start_[e + 1] <= i) ++e;
     const EmitterFrame& ef = frame.emitters[e];
@@ -94,13 +95,13 @@ uint64_t Rasterizer::setup_chunk(const Frame& frame, size_t begin, size_t end,
     bool drawn;
     if (!em.trail.draws_ribbon())
       drawn = make_sprite(p, em, *textures_[em.index], ambient_linear_, width_, height_, view_,
-                          slot, pass_);
+                          slot, pass_, &memo);
     else if (p.trail > 0)
       drawn = make_segment(i, slot, segments_[i]);
     else
       drawn = !(i > 0 && same_line(i - 1, i)) &&
               make_sprite(p, em, *textures_[em.index], ambient_linear_, width_, height_, view_,
-                          slot, pass_);
+                          slot, pass_, &memo);
     if (!drawn) continue;
     ++valid;
     const Sprite& s = slot;
@@ -110,8 +111,7 @@ uint64_t Rasterizer::setup_chunk(const Frame& frame, size_t begin, size_t end,
   return valid;
 }
 
-uint64_t Rasterizer::draw_strip(int k, int chunks, Image& out) const {
-  const int row_begin = k * kStripRows, row_end = std::min(height_, row_begin + kStripRows);
+void Rasterizer::clear_rows(int row_begin, int row_end, Image& out) const {
   // The background, from locals: read through `this` the loop would reload
   // it after every store to the image (a float store may alias it).
   // The emissive pass is light alone: it starts from nothing.
@@ -123,6 +123,10 @@ uint64_t Rasterizer::draw_strip(int k, int chunks, Image& out) const {
     float* __restrict row = out.row(y);
     for (int x = 0; x < width; ++x) std::memcpy(row + x * 4, &bg, sizeof bg);
   }
+}
+
+uint64_t Rasterizer::blend_strip(int k, int chunks, Image& out) const {
+  const int row_begin = k * kStripRows, row_end = std::min(height_, row_begin + kStripRows);
   uint64_t blended = 0;
   for (int c = 0; c < chunks; ++c) {
     const std::vector<uint32_t>& bin = bins_[static_cast<size_t>(c)][static_cast<size_t>(k)];
@@ -139,6 +143,11 @@ uint64_t Rasterizer::draw_strip(int k, int chunks, Image& out) const {
     }
   }
   return blended;
+}
+
+uint64_t Rasterizer::draw_strip(int k, int chunks, Image& out) const {
+  clear_rows(k * kStripRows, std::min(height_, (k + 1) * kStripRows), out);
+  return blend_strip(k, chunks, out);
 }
 
 int Rasterizer::prepare(const Frame& frame) {

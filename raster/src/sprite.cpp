@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstring>
 
 #include "spritz/color.h"
 #include "spritz/elementary.h"
@@ -40,6 +41,10 @@ float srgb_to_linear_fast(double c) {
 
 }  // namespace
 
+bool same_bits(double a, double b) {
+  return std::memcmp(&a, &b, sizeof a) == 0;
+}
+
 Float4 particle_colour(const Particle& p, const Emitter& em, Rgb ambient_linear, double thin,
                        LightPass pass) {
   const double li = em.light_influence;
@@ -64,9 +69,13 @@ using detail::kExactBelowPx;
 using detail::kLodBias;
 using detail::kMaxHalfExtentPx;
 using detail::kMinHalfExtentPx;
+using detail::same_bits;
 
 bool make_sprite(const Particle& p, const Emitter& em, const Texture& tex, Rgb ambient_linear,
-                 int width, int height, const View& view, Sprite& s, LightPass pass) {
+                 int width, int height, const View& view, Sprite& s, LightPass pass,
+                 SpriteMemo* memo) {
+  SpriteMemo local;
+  SpriteMemo& m = memo ? *memo : local;
   if (!(p.alpha > 0) || !(p.w > 0) || !(p.h > 0)) return false;
   const double scale = view.scale;
   const double cx = width * 0.5 + (p.x - view.center_x) * scale;
@@ -75,9 +84,14 @@ bool make_sprite(const Particle& p, const Emitter& em, const Texture& tex, Rgb a
   const double hh_true = std::min(p.h * scale * 0.5, kMaxHalfExtentPx);
   const double hw = std::max(hw_true, kMinHalfExtentPx), hh = std::max(hh_true, kMinHalfExtentPx);
   const double thin = (hw_true / hw) * (hh_true / hh);  // 1 unless widened here
-  const double theta = math::fmod(p.rotation_deg, 360.0) * kDegToRad;
-  double c, sn;
-  math::sincos(theta, &sn, &c);
+  // Bit for bit: -0 and +0 are equal but have sines of different signs.
+  if (!m.has_rotation || !same_bits(p.rotation_deg, m.rotation_deg)) {
+    const double theta = math::fmod(p.rotation_deg, 360.0) * kDegToRad;
+    math::sincos(theta, &m.sin, &m.cos);
+    m.rotation_deg = p.rotation_deg;
+    m.has_rotation = true;
+  }
+  const double c = m.cos, sn = m.sin;
   const double ext_x = std::abs(c) * hw + std::abs(sn) * hh;
   const double ext_y = std::abs(sn) * hw + std::abs(c) * hh;
   const double x0 = std::max(0.0, std::floor(cx - ext_x));
@@ -121,7 +135,12 @@ bool make_sprite(const Particle& p, const Emitter& em, const Texture& tex, Rgb a
     s.level0 = s.level1 = 0;
     s.level_mix = 0;
   } else {
-    const double lod = math::log2(texels_per_px);
+    if (!m.has_lod || !same_bits(texels_per_px, m.texels_per_px)) {
+      m.lod = math::log2(texels_per_px);
+      m.texels_per_px = texels_per_px;
+      m.has_lod = true;
+    }
+    const double lod = m.lod;
     const int l = static_cast<int>(std::floor(lod));
     s.level0 = std::min(l, last);
     s.level1 = std::min(l + 1, last);

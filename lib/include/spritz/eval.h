@@ -38,12 +38,23 @@ struct EmitterStats {
   uint64_t dropped = 0;  // particles a program left NaN or infinite (model.md 11)
 };
 
+// A run of a deferred emitter's stream indices [lo, hi] (Frame::defer_above),
+// evaluated when it is drawn (evaluate_run).
+struct KeyRun {
+  int64_t lo = 0, hi = -1;
+  size_t keys() const { return hi >= lo ? static_cast<size_t>(hi - lo + 1) : 0; }
+};
+
 struct EmitterFrame {
   uint32_t emitter = 0;  // index into Effect::emitters
   // In draw order; with a trail each particle follows its ghosts (trail > 0).
   ParticleList particles;  // resize() leaves new particles unwritten
   EmitterStats stats;
   ParticleList scratch;  // reused while trails are added
+  // A deferred emitter (Frame::defer_above) holds no particles: they are the
+  // live keys of these runs, in this order, which is already draw order,
+  // given by evaluate_run when they are drawn. Empty otherwise.
+  std::vector<KeyRun> deferred;
 };
 
 struct Frame {
@@ -53,7 +64,32 @@ struct Frame {
   // frame could hold more particles than this (window_size): a clear message
   // instead of a process the system kills for its memory.
   uint64_t particle_limit = std::numeric_limits<uint64_t>::max();
+  // An emitter with more keys than this in its window whose particles come
+  // out of evaluation in draw order already (deferrable) is not evaluated
+  // by evaluate(): its keys are left as runs (EmitterFrame::deferred) for
+  // whoever draws the frame to evaluate a few at a time, so a frame of
+  // millions of particles is drawn without holding them. Its memory does
+  // not count against particle_limit. Never, by default.
+  uint64_t defer_above = std::numeric_limits<uint64_t>::max();
 };
+
+// Whether `em`'s particles at `clock` come out of evaluation in draw order
+// (model.md 8) with nothing to add: a stream alone at a constant rate
+// (births i / r rise with the index, and so do keys, or, with a looped
+// effect's wrapped keys, the births strictly), oldest first, without trail
+// ghosts, and not a sub-emitter (whose children are found otherwise).
+bool deferrable(const Effect& fx, const Emitter& em, double clock);
+
+// window_size without the emitters evaluate() would defer at `clock` with
+// Frame::defer_above = `defer_above`: the particles a frame holds.
+uint64_t held_window_size(const Effect& fx, double clock, uint64_t defer_above);
+
+// The particles of run `run` of deferred emitter `ef` (of a frame evaluate()
+// made at `clock`) into out[0 ..], in draw order, with room for run.keys();
+// returns how many. Adds to `stats` what evaluate() would have counted
+// (visited, alive, dropped). Any thread; runs may be evaluated in any order.
+size_t evaluate_run(const Effect& fx, const EmitterFrame& ef, const KeyRun& run, double clock,
+                    Particle* out, EmitterStats& stats);
 
 // The effect clock for requested time `t` seconds: c = start + time_scale t,
 // or for a looped effect the steady-state clock T ceil(L_max / T) + t'.

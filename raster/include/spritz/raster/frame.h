@@ -46,6 +46,12 @@ uint64_t particle_limit(int frames_in_flight, size_t bytes_each = kBytesPerParti
 void check_frame_work(const Effect& fx, double clock, const std::vector<double>& clocks,
                       uint64_t limit, const std::string& hint = {});
 
+// Emitters with more keys than this in a frame's window are drawn without
+// holding their particles where the frame is streamed (render_strips and
+// what uses it, Frame::defer_above): below it a frame is drawn whole, as it
+// always was.
+inline constexpr uint64_t kDeferAbove = uint64_t{1} << 16;
+
 class FrameRenderer {
  public:
   // Loads (or generates) the effect's textures; throws spritz::Error.
@@ -162,6 +168,7 @@ class FrameRenderer {
   Frame frame_;
   Image image_;
   double fps_;
+  bool ribbons_;  // an emitter draws ribbons: frames are never deferred
   uint64_t covered_ = 0;
   std::vector<double> clocks_;  // motion-blur samples
   Image sample_;                // one sample's image while blurring

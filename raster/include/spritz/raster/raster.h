@@ -97,11 +97,21 @@ struct View {
 // kAll's light, and kAlpha has kAll's alpha.
 enum class LightPass { kAll, kAlpha, kEmissive };
 
+// What make_sprite worked out for the last sprite it made with this memo,
+// reused when the next has the same rotation or the same texels per pixel
+// (most of an emitter's sprites share one or both): the same sprite without
+// its sine, cosine or logarithm. One per thread.
+struct SpriteMemo {
+  bool has_rotation = false, has_lod = false;
+  double rotation_deg = 0, sin = 0, cos = 1;
+  double texels_per_px = 0, lod = 0;
+};
+
 // The sprite of particle `p` of emitter `em` on a `width` x `height` image seen
 // through `view`. Returns false when it cannot touch a pixel.
 bool make_sprite(const Particle& p, const Emitter& em, const Texture& tex, Rgb ambient_linear,
                  int width, int height, const View& view, Sprite& out,
-                 LightPass pass = LightPass::kAll);
+                 LightPass pass = LightPass::kAll, SpriteMemo* memo = nullptr);
 
 // The ways to draw a sprite, all giving the same bytes (tested):
 //   kReference  the plain scalar loop over the bounding box, one channel at a time
@@ -175,6 +185,17 @@ class Rasterizer {
                      const BackgroundStrip& background = {});
   int strip_count() const { return (height_ + kStripRows - 1) / kStripRows; }
 
+  // render_strips for a frame with deferred emitters (Frame::defer_above,
+  // evaluated with this rasterizer's effect): its particles are evaluated,
+  // set up and drawn in batches of about kBatchSlots, in draw order, into
+  // one whole float image (so every pixel sees the same operations, and
+  // the frame has the same bytes, as render_strips of the whole frame),
+  // whose strips then go to `sink`. Memory is the image and one batch,
+  // whatever the number of particles. Adds the deferred emitters' visited,
+  // alive and dropped counts to their stats. No emitter may draw ribbons.
+  void render_batches(Frame& frame, const StripSink& sink, const BackgroundStrip& background = {});
+  static constexpr size_t kBatchSlots = size_t{1} << 18;
+
   // The sprite kernel to use (default: default_draw_path()); must be available.
   void set_draw_path(DrawPath path) { path_ = path; }
   DrawPath draw_path() const { return path_; }
@@ -212,6 +233,28 @@ class Rasterizer {
   // Clears strip k to the background and draws its sprites, chunk by chunk
   // in draw order. Returns the pixel blends.
   uint64_t draw_strip(int k, int chunks, Image& out) const;
+  // Rows [row_begin, row_end) of `out` set to the background.
+  void clear_rows(int row_begin, int row_end, Image& out) const;
+  // Draws strip k's sprites, chunk by chunk in draw order, over what its
+  // rows hold. Returns the pixel blends.
+  uint64_t blend_strip(int k, int chunks, Image& out) const;
+  // Sets up the sprites of emitter `em`'s particles ps[0 .. n) into slots
+  // [slot, slot + n) and bins those that reach the canvas; returns how many.
+  uint64_t setup_span(const Emitter& em, const Particle* ps, size_t n, size_t slot,
+                      std::vector<std::vector<uint32_t>>& bins);
+
+  // A piece of a batch (render_batches): a deferred emitter's key run, or
+  // up to a run's worth of a held emitter's particles [begin, end).
+  struct BatchUnit {
+    uint32_t frame_emitter = 0;  // index into Frame::emitters
+    bool deferred = false;       // begin is then the run's index
+    size_t begin = 0, end = 0;
+    size_t slots = 0;  // the most sprites it can make
+  };
+  // The frame's particles as units in draw order.
+  void plan_units(const Frame& frame);
+  // Draws units [first, last) into whole_; returns the units' stats.
+  void draw_batch(Frame& frame, size_t first, size_t last);
 
   const Effect& fx_;
   const TextureSet& textures_;
@@ -243,8 +286,12 @@ class Rasterizer {
   // strip, in draw order. Each setup chunk bins its own sprites; a strip walks
   // the chunks in order, so it still sees every sprite in draw order.
   std::vector<std::vector<std::vector<uint32_t>>> bins_;
-  std::vector<uint64_t> blended_;  // per strip
-  std::vector<uint64_t> kept_;     // per setup chunk: its sprites that reach the canvas
+  std::vector<BatchUnit> units_;          // render_batches' plan
+  std::vector<EmitterStats> unit_stats_;  // per unit of a batch
+  std::vector<char> touched_;             // per strip: some batch drew into it
+  Image whole_;                           // render_batches' frame
+  std::vector<uint64_t> blended_;         // per strip
+  std::vector<uint64_t> kept_;            // per setup chunk: its sprites that reach the canvas
   RasterStats stats_;
   DrawPath path_ = default_draw_path();
   std::unique_ptr<ThreadPool> pool_;
