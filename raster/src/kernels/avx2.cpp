@@ -97,7 +97,6 @@ template <bool trilinear, bool exact, bool nearest>
 struct Kernel {
   static_assert(!(trilinear && nearest));
   const Sprite s;  // a copy: stores to the image cannot alias it
-  const RowSpans spans;
   const ExactEdges edges;
   LevelView l0, l1;
   __m256 zero, one, half, abs_mask, cx, ax_x, ay_x, half_w, half_h, neg_half_w, neg_half_h, foot_x,
@@ -109,7 +108,6 @@ struct Kernel {
 
   SPRITZ_AVX2 explicit Kernel(const Sprite& sprite)
       : s(sprite),
-        spans(sprite),
         edges(sprite),
         l0(level_view(sprite.cell->levels[static_cast<size_t>(sprite.level0)])),
         l1(level_view(sprite.cell->levels[static_cast<size_t>(sprite.level1)])) {
@@ -224,14 +222,14 @@ struct Kernel {
 
 // Row by row: each row's span in groups of eight pixels.
 template <typename K>
-SPRITZ_AVX2 uint64_t draw_rows(K& kernel, Image& img, int ylo, int yhi) {
+SPRITZ_AVX2 uint64_t draw_rows(K& kernel, const RowSpans& spans, Image& img, int ylo, int yhi) {
   const Sprite& s = kernel.s;
   const int width = img.width;
   uint64_t blended = 0;
   Rows4 rows;
   for (int y = ylo; y < yhi; ++y) {
     const int j = (y - ylo) & 3;
-    if (j == 0) rows.at(s, kernel.spans, y);
+    if (j == 0) rows.at(s, spans, y);
     float* __restrict row = img.row(y);
     const __m256 fy_ax = _mm256_broadcast_ss(rows.fy_ax + j),
                  fy_ay = _mm256_broadcast_ss(rows.fy_ay + j);
@@ -265,7 +263,7 @@ static_assert(kPackedWidth % 8 == 0);
 constexpr int kPackedLanes = 18 * kPackedWidth + 16;
 
 template <typename K>
-SPRITZ_AVX2 uint64_t draw_packed(K& kernel, Image& img, int ylo, int yhi) {
+SPRITZ_AVX2 uint64_t draw_packed(K& kernel, const RowSpans& spans, Image& img, int ylo, int yhi) {
   const Sprite& s = kernel.s;
   alignas(32) int px[kPackedLanes], py[kPackedLanes], ok[kPackedLanes];
   alignas(32) float fy_ax[kPackedLanes], fy_ay[kPackedLanes];
@@ -277,7 +275,7 @@ SPRITZ_AVX2 uint64_t draw_packed(K& kernel, Image& img, int ylo, int yhi) {
     int n = 0;
     Rows4 rows;
     for (int j = 0; y < yhi && n + kPackedWidth <= kPackedLanes - 16; ++y, j = (j + 1) & 3) {
-      if (j == 0) rows.at(s, kernel.spans, y);
+      if (j == 0) rows.at(s, spans, y);
       const int xa = rows.xa[j], xb = rows.xb[j];
       // kPackedWidth lanes from n on, whatever the span's length (it is at
       // most that): the next row overwrites what lies past this one's (even) end.
@@ -316,13 +314,56 @@ SPRITZ_AVX2 uint64_t draw_packed(K& kernel, Image& img, int ylo, int yhi) {
   return blended;
 }
 
+// Sprites whose pixel bounds in the strip fit kTinySide x kTinySide (the
+// particles of 1 to 3 px that fill skies and galaxies by the million): the
+// bounds' rows laid out as they are, each padded to an even length (2 or 4
+// lanes), two or four rows a group. The rows' spans are not worked out: the
+// reference walks the whole bounds too, and a pixel of them that the sprite
+// misses gets no coverage and keeps its bytes (as the packed walk's padding).
+constexpr int kTinySide = 4;
+
+template <typename K>
+SPRITZ_AVX2 uint64_t draw_tiny(K& kernel, Image& img, int ylo, int yhi) {
+  const Sprite& s = kernel.s;
+  const int w = s.x1 - s.x0, row_lanes = w > 2 ? 4 : 2, shift = w > 2 ? 2 : 1;
+  const __m256i lane = lanes();
+  const __m256i col = _mm256_and_si256(lane, _mm256_set1_epi32(row_lanes - 1));
+  const __m256i row = _mm256_srli_epi32(lane, shift);
+  const __m256i xs = _mm256_add_epi32(_mm256_set1_epi32(s.x0), col);
+  const __m256i x_ok = _mm256_cmpgt_epi32(_mm256_set1_epi32(s.x1), xs);
+  const __m256 ax_y = _mm256_set1_ps(s.ax_y), ay_y = _mm256_set1_ps(s.ay_y);
+  const int width = img.width;
+  uint64_t blended = 0;
+  for (int y = ylo; y < yhi; y += 8 / row_lanes) {
+    const __m256i ys = _mm256_add_epi32(_mm256_set1_epi32(y), row);
+    const __m256 valid =
+        _mm256_castsi256_ps(_mm256_and_si256(x_ok, _mm256_cmpgt_epi32(_mm256_set1_epi32(yhi), ys)));
+    // fy = y + 0.5 - cy and its terms, as Rows4 computes them.
+    const __m256 py = _mm256_cvtepi32_ps(ys);
+    const __m256 fy = _mm256_sub_ps(_mm256_add_ps(py, _mm256_set1_ps(0.5f)), _mm256_set1_ps(s.cy));
+    const int pairs = std::min(4, (yhi - y) * row_lanes / 2);
+    blended += static_cast<uint64_t>(
+        kernel.group(xs, _mm256_mul_ps(fy, ax_y), _mm256_mul_ps(fy, ay_y), py, valid, pairs,
+                     [&](int k, bool* full) {
+                       const int x = s.x0 + (2 * k) % row_lanes;
+                       *full = x + 1 < width;
+                       return img.row(y + (2 * k) / row_lanes) + static_cast<ptrdiff_t>(x) * 4;
+                     }));
+  }
+  return blended;
+}
+
 template <bool trilinear, bool exact, bool nearest = false>
 __attribute__((target("avx2,fma"))) uint64_t draw(const Sprite& sprite, Image& img, int row_begin,
                                                   int row_end) {
   Kernel<trilinear, exact, nearest> kernel(sprite);
   const int ylo = std::max(sprite.y0, row_begin), yhi = std::min(sprite.y1, row_end);
-  return sprite.x1 - sprite.x0 <= kPackedWidth ? draw_packed(kernel, img, ylo, yhi)
-                                               : draw_rows(kernel, img, ylo, yhi);
+  if (ylo >= yhi) return 0;
+  if (sprite.x1 - sprite.x0 <= kTinySide && yhi - ylo <= kTinySide)
+    return draw_tiny(kernel, img, ylo, yhi);
+  const RowSpans spans(sprite);
+  return sprite.x1 - sprite.x0 <= kPackedWidth ? draw_packed(kernel, spans, img, ylo, yhi)
+                                               : draw_rows(kernel, spans, img, ylo, yhi);
 }
 
 }  // namespace
