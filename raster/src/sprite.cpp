@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstdint>
 #include <cstring>
 
 #include "spritz/color.h"
@@ -42,7 +43,10 @@ float srgb_to_linear_fast(double c) {
 }  // namespace
 
 bool same_bits(double a, double b) {
-  return std::memcmp(&a, &b, sizeof a) == 0;
+  uint64_t x, y;
+  std::memcpy(&x, &a, sizeof x);
+  std::memcpy(&y, &b, sizeof y);
+  return x == y;
 }
 
 Float4 particle_colour(const Particle& p, const Emitter& em, Rgb ambient_linear, double thin,

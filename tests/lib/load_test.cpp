@@ -150,7 +150,7 @@ TEST_CASE("bad input gives file:line:col messages", "[load]") {
       {"[[emitter]]\nrate = -1\n", "fx.toml:2:8: rate must be non-negative, got -1"},
       {"[[emitter]]\nlifetime = [2, 1]\n", "lifetime range must have min <= max"},
       {"[[emitter]]\nlifetime = -1\n", "lifetime must not be negative"},
-      {"[[emitter]]\nmax_particles = 0\n", "max_particles must be within [1, 10000000], got 0"},
+      {"[[emitter]]\nmax_particles = 0\n", "max_particles must be within [1, 1e9], got 0"},
       {"[[emitter]]\nsize = [10, 0]\n",
        "size is a curve: give one number or keypoints [[time, value], ...]"},
       {"[[emitter]]\nsize = [[0, 1], [0.5, 2], [0.4, 3], [1, 0]]\n",
@@ -382,6 +382,25 @@ TEST_CASE("a huge rate or burst is clamped by max_particles", "[load]") {
       "fx.toml", ".");
   CHECK(fx.emitters[0].stream_rate_per_s == 50);
   CHECK(fx.emitters[0].bursts[0].count == 100);
+}
+
+TEST_CASE("max_particles reaches a billion, as far as burst keys can number them", "[load]") {
+  // The cap is the keys' arithmetic; what a frame can draw is the budget's.
+  CHECK(load_effect("[[emitter]]\nrate = 2e7\nlifetime = 2\nmax_particles = 50000000\n", "fx.toml",
+                    ".")
+            .emitters[0]
+            .max_particles == 50000000);
+  CHECK_THAT(problems("[[emitter]]\nmax_particles = 2000000000\n"),
+             Catch::Contains("max_particles must be within [1, 1e9]"));
+  // 3e9 firings in all, room for 1e9 each: more than 2^61 burst keys.
+  CHECK_THAT(problems("[[emitter]]\nmax_particles = 1000000000\nlifetime = 1\n"
+                      "bursts = [{ count = 1, repeat = 1000000000, interval = 10 },\n"
+                      "          { count = 1, repeat = 1000000000, interval = 10 },\n"
+                      "          { count = 1, repeat = 1000000000, interval = 10 }]\n"),
+             Catch::Contains("fx.toml:4:10: these bursts fire 3000000000 times in all"));
+  CHECK(problems("[[emitter]]\nmax_particles = 1000000000\nlifetime = 1\n"
+                 "bursts = [{ count = 1, repeat = 1000000, interval = 10 }]\n")
+            .empty());
 }
 
 TEST_CASE("a repeating burst shares max_particles across overlapping firings", "[load]") {

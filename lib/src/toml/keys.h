@@ -14,7 +14,13 @@ inline constexpr int kMaxCanvasSide = 16384;
 inline constexpr int kMaxBlurSamples = 256;
 // Keyframes in an emitter's path.
 inline constexpr size_t kMaxPathKeys = 4096;
-inline constexpr int64_t kMaxParticlesLimit = 10'000'000;
+// max_particles: what the keys' arithmetic allows (a burst particle's key
+// 2 (b P + j) + 1 stays below 2^63 while the emitter's firings times P are
+// at most 2^61, which read_bursts checks). How many of them a frame can
+// draw is the memory budget's and the work limit's to say, at the frame.
+inline constexpr int64_t kMaxParticlesLimit = 1'000'000'000;
+// Children per parent event (sub.count).
+inline constexpr int64_t kMaxSubCount = 10'000'000;
 inline constexpr double kMaxFps = 10000;
 inline constexpr const char* kSetPrefix = "--set ";
 

@@ -96,6 +96,13 @@ void Translator::read_bursts(const toml::node& n, Emitter& em, uint64_t max_coun
     next_index += b.repeat;
     if (ok) em.bursts.push_back(b);
   }
+  // Burst keys are 2 (b max_particles + j) + 1 for firing b (model.md 4.3).
+  constexpr double kMaxKeyedParticles = 0x1p61;
+  if (static_cast<double>(next_index) * static_cast<double>(max_count) > kMaxKeyedParticles)
+    error(n, "these bursts fire " + std::to_string(next_index) +
+                 " times in all, each with room for " + std::to_string(max_count) +
+                 " particles (max_particles): more than 2^61 particles to number; lower the "
+                 "repeats or max_particles");
 }
 
 // The keyframes of a `what` key: 1 to max_keys arrays of `form`'s arity (form
@@ -259,7 +266,7 @@ void Translator::read_sub(const toml::node& n, SubEmitter& sub) {
             "\"life\" the "
             "emitter's rate "
             "sets the children per second of each parent's life");
-    else if (auto v = integer(*c, "sub.count", 0, kMaxParticlesLimit))
+    else if (auto v = integer(*c, "sub.count", 0, kMaxSubCount))
       sub.count = sub.count_asked = static_cast<uint32_t>(*v);
   }
 }
