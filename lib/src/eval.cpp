@@ -440,9 +440,14 @@ size_t evaluate_run(const Effect& fx, const EmitterFrame& ef, const KeyRun& run,
   Piece w;
   w.lo = run.lo;
   w.hi = run.hi;
+  // Counted here and added once: runs on other threads add to stats beside
+  // these, and a counter bumped per key would bounce their cache line.
+  uint64_t visited = 0, dropped = 0;
   size_t n = 0;
-  evaluate_piece(fx.emitters[ef.emitter], w, clock, stats.visited, stats.dropped,
+  evaluate_piece(fx.emitters[ef.emitter], w, clock, visited, dropped,
                  [&](const Particle& q) { out[n++] = q; });
+  stats.visited += visited;
+  stats.dropped += dropped;
   stats.alive += n;
   return n;
 }

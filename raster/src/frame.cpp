@@ -173,7 +173,8 @@ uint64_t FrameRenderer::render_strips(double clock, const Rasterizer::StripSink&
   // Emitters of many particles are drawn as they are evaluated, a batch at
   // a time (Rasterizer::render_batches), where a ribbon (which reads its
   // neighbours by slot) does not need every particle held.
-  frame_.defer_above = ribbons_ ? std::numeric_limits<uint64_t>::max() : kDeferAbove;
+  frame_.defer_above =
+      ribbons_ ? std::numeric_limits<uint64_t>::max() : defer_above(width_, height_);
   begin_frame(clock);
   evaluate_at(clock);
   const auto finished = [&](int k, Image& rows) {

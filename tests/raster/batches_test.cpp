@@ -113,7 +113,7 @@ TEST_CASE("deferred particles do not count against the memory limit", "[raster][
   const Effect fx = load_effect(kEffect, "many.toml", ".");
   const double clock = 2.0;
   // The held emitters' particles and ghosts, well under the limit below.
-  const uint64_t held = held_window_size(fx, clock, kDeferAbove);
+  const uint64_t held = held_window_size(fx, clock, defer_above(200, 150));
   CHECK(held < 1000);
   CHECK(window_size(fx, clock) > 300000);
   FrameRenderer r(fx, 200, 150, 2);

@@ -2,6 +2,7 @@
 // pixel buffers reused. The piece every command that makes images shares.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <limits>
 #include <map>
@@ -46,11 +47,17 @@ uint64_t particle_limit(int frames_in_flight, size_t bytes_each = kBytesPerParti
 void check_frame_work(const Effect& fx, double clock, const std::vector<double>& clocks,
                       uint64_t limit, const std::string& hint = {});
 
-// Emitters with more keys than this in a frame's window are drawn without
-// holding their particles where the frame is streamed (render_strips and
-// what uses it, Frame::defer_above): below it a frame is drawn whole, as it
-// always was.
+// Where a frame is streamed (render_strips and what uses it), the emitters
+// with more keys in their window than defer_above(width, height) are drawn
+// without holding their particles (Frame::defer_above): at least 65,536,
+// and a tenth of the frame's pixels, since drawing in batches holds the
+// whole float frame (16 bytes a pixel) where a held particle takes about
+// 250-375 bytes. Below it a frame is drawn as it always was.
 inline constexpr uint64_t kDeferAbove = uint64_t{1} << 16;
+inline uint64_t defer_above(int width, int height) {
+  return std::max<uint64_t>(kDeferAbove,
+                            static_cast<uint64_t>(width) * static_cast<uint64_t>(height) / 10);
+}
 
 class FrameRenderer {
  public:
