@@ -253,7 +253,8 @@ class Rasterizer {
   };
   // The frame's particles as units in draw order.
   void plan_units(const Frame& frame);
-  // Draws units [first, last) into whole_; returns the units' stats.
+  // Evaluates, sets up and draws units [first, last) into whole_, and adds
+  // their counts to the frame's emitter stats and to stats_.
   void draw_batch(Frame& frame, size_t first, size_t last);
 
   const Effect& fx_;
