@@ -96,11 +96,15 @@ void Translator::read_bursts(const toml::node& n, Emitter& em, uint64_t max_coun
     next_index += b.repeat;
     if (ok) em.bursts.push_back(b);
   }
+  check_burst_keys(n, next_index, max_count);
+}
+
+void Translator::check_burst_keys(const toml::node& n, uint64_t firings, uint64_t max_count) {
   // Burst keys are 2 (b max_particles + j) + 1 for firing b (model.md 4.3).
   constexpr double kMaxKeyedParticles = 0x1p61;
-  if (static_cast<double>(next_index) * static_cast<double>(max_count) > kMaxKeyedParticles)
-    error(n, "these bursts fire " + std::to_string(next_index) +
-                 " times in all, each with room for " + std::to_string(max_count) +
+  if (static_cast<double>(firings) * static_cast<double>(max_count) > kMaxKeyedParticles)
+    error(n, "these bursts fire " + std::to_string(firings) + " times in all, each with room for " +
+                 std::to_string(max_count) +
                  " particles (max_particles): more than 2^61 particles to number; lower the "
                  "repeats or max_particles");
 }

@@ -90,6 +90,9 @@ class Translator : public TomlReader {
   void read_shape(const toml::node& n, Shape& shape);
   void read_shape_points(const toml::table& t, const toml::node& n, Shape& shape);
   void read_bursts(const toml::node& n, Emitter& em, uint64_t max_count);
+  // Refuses bursts whose `firings` in all, with room for `max_count`
+  // particles each, would number keys past 2^62.
+  void check_burst_keys(const toml::node& n, uint64_t firings, uint64_t max_count);
   void read_check(const toml::table& t, CheckSpec& check);
 };
 
