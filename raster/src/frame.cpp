@@ -17,9 +17,7 @@ FrameRenderer::FrameRenderer(const Effect& fx, int width, int height, int thread
     : FrameRenderer(fx, width, height, threads, canvas_view(fx.canvas, width, height)) {}
 
 size_t bytes_per_particle(const Effect& fx) {
-  const bool ribbons = std::any_of(fx.emitters.begin(), fx.emitters.end(),
-                                   [](const Emitter& em) { return em.trail.draws_ribbon(); });
-  return kBytesPerParticle + (ribbons ? sizeof(RibbonSegment) : 0);
+  return kBytesPerParticle + (draws_ribbons(fx) ? sizeof(RibbonSegment) : 0);
 }
 
 uint64_t default_memory_budget() {
@@ -40,9 +38,7 @@ FrameRenderer::FrameRenderer(const Effect& fx, int width, int height, int thread
       height_(height),
       textures_(load_textures(fx, view.scale)),
       raster_(fx, textures_, width, height, threads, view),
-      fps_(fx.fps),
-      ribbons_(std::any_of(fx.emitters.begin(), fx.emitters.end(),
-                           [](const Emitter& em) { return em.trail.draws_ribbon(); })) {
+      fps_(fx.fps) {
   frame_.particle_limit = particle_limit(1, bytes_per_particle(fx));
 }
 
@@ -58,9 +54,7 @@ FrameRenderer::FrameRenderer(const Effect& fx, int width, int height, int thread
       height_(height),
       textures_(std::move(textures)),
       raster_(fx, textures_, width, height, threads, view),
-      fps_(fx.fps),
-      ribbons_(std::any_of(fx.emitters.begin(), fx.emitters.end(),
-                           [](const Emitter& em) { return em.trail.draws_ribbon(); })) {
+      fps_(fx.fps) {
   frame_.particle_limit = particle_limit(1, bytes_per_particle(fx));
 }
 
@@ -174,7 +168,7 @@ uint64_t FrameRenderer::render_strips(double clock, const Rasterizer::StripSink&
   // a time (Rasterizer::render_batches), where a ribbon (which reads its
   // neighbours by slot) does not need every particle held.
   frame_.defer_above =
-      ribbons_ ? std::numeric_limits<uint64_t>::max() : defer_above(width_, height_);
+      draws_ribbons(fx_) ? std::numeric_limits<uint64_t>::max() : defer_above(width_, height_);
   begin_frame(clock);
   evaluate_at(clock);
   const auto finished = [&](int k, Image& rows) {

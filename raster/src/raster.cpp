@@ -61,8 +61,7 @@ size_t Rasterizer::assign_slots(const Frame& frame) {
   // invalidated across the caches first (docs/performance.md).
   if (threads_ > 1) sprites_.swap(sprites_spare_);
   sprites_.resize(n);
-  const bool ribbons = std::any_of(fx_.emitters.begin(), fx_.emitters.end(),
-                                   [](const Emitter& em) { return em.trail.draws_ribbon(); });
+  const bool ribbons = draws_ribbons(fx_);
   segments_.resize(ribbons ? n : 0);
   // Ribbons look at neighbouring slots by index. Only they need the list of
   // all slots, made here on one thread.

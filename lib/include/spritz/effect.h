@@ -408,4 +408,11 @@ struct Effect {
   std::vector<uint32_t> draw_order;
 };
 
+// Whether an emitter of `fx` draws its trail as a ribbon (whose segments
+// read neighbouring particles by slot, so its frames hold every particle).
+inline bool draws_ribbons(const Effect& fx) {
+  return std::any_of(fx.emitters.begin(), fx.emitters.end(),
+                     [](const Emitter& em) { return em.trail.draws_ribbon(); });
+}
+
 }  // namespace spritz

@@ -175,7 +175,6 @@ class FrameRenderer {
   Frame frame_;
   Image image_;
   double fps_;
-  bool ribbons_;  // an emitter draws ribbons: frames are never deferred
   uint64_t covered_ = 0;
   std::vector<double> clocks_;  // motion-blur samples
   Image sample_;                // one sample's image while blurring
