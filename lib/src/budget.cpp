@@ -100,7 +100,7 @@ uint64_t weighted_window(const Effect& fx, double clock, bool collisions,
     // The emitter's own keys, left out where evaluate() defers them.
     double own = 0;
     detail::for_each_window(fx, em, clock, add(own, each), burst(own, each));
-    if (!(own > static_cast<double>(defer_above) && deferrable(fx, em, clock))) total += own;
+    if (!(own > static_cast<double>(defer_above) && deferrable(em, clock))) total += own;
     if (!em.is_sub() || !(em.lifetime_s.max > 0)) continue;
     const Emitter& parent = fx.emitters[static_cast<size_t>(em.sub.parent)];
     if (!parent.enabled) continue;

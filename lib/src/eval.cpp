@@ -398,7 +398,7 @@ void evaluate(const Effect& fx, double clock, Frame& out, const ParallelFor* par
     ef.emitter = fx.draw_order[k];
     const Emitter& em = fx.emitters[ef.emitter];
     plan_emitter(fx, em, clock, ef, work[k]);
-    if (ef.stats.window > out.defer_above && deferrable(fx, em, clock)) defer_pieces(work[k]);
+    if (ef.stats.window > out.defer_above && deferrable(em, clock)) defer_pieces(work[k]);
     pieces += work[k].pieces.size();
   }
   if (!parallel || pieces < 2) {
@@ -423,8 +423,7 @@ void evaluate(const Effect& fx, double clock, Frame& out, const ParallelFor* par
   for (const EmitterWork& w : work) finish_emitter(fx, *w.em, clock, *w.out);
 }
 
-bool deferrable(const Effect& fx, const Emitter& em, double clock) {
-  (void)fx;
+bool deferrable(const Emitter& em, double clock) {
   if (em.is_sub() || em.trail.count > 0 || em.draw_order != DrawOrder::kOldestFirst ||
       !em.rate_curve.empty() || !em.bursts.empty())
     return false;

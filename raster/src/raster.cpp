@@ -103,14 +103,19 @@ uint64_t Rasterizer::setup_chunk(const Frame& frame, size_t begin, size_t end,
                           slot, pass_, &memo);
     if (!drawn) continue;
     ++valid;
-    const Sprite& s = slot;
-    for (int k = s.y0 / kStripRows; k <= (s.y1 - 1) / kStripRows; ++k)
-      bins[static_cast<size_t>(k)].push_back(static_cast<uint32_t>(i));
+    bin_sprite(slot, i, bins);
   }
   return valid;
 }
 
-void Rasterizer::clear_rows(int row_begin, int row_end, Image& out) const {
+void Rasterizer::bin_sprite(const Sprite& s, size_t slot,
+                            std::vector<std::vector<uint32_t>>& bins) {
+  for (int k = s.y0 / kStripRows; k <= (s.y1 - 1) / kStripRows; ++k)
+    bins[static_cast<size_t>(k)].push_back(static_cast<uint32_t>(slot));
+}
+
+void Rasterizer::clear_strip(int k, Image& out) const {
+  const int row_begin = k * kStripRows, row_end = std::min(height_, row_begin + kStripRows);
   // The background, from locals: read through `this` the loop would reload
   // it after every store to the image (a float store may alias it).
   // The emissive pass is light alone: it starts from nothing.
@@ -145,7 +150,7 @@ uint64_t Rasterizer::blend_strip(int k, int chunks, Image& out) const {
 }
 
 uint64_t Rasterizer::draw_strip(int k, int chunks, Image& out) const {
-  clear_rows(k * kStripRows, std::min(height_, (k + 1) * kStripRows), out);
+  clear_strip(k, out);
   return blend_strip(k, chunks, out);
 }
 

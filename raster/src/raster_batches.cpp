@@ -32,8 +32,7 @@ uint64_t Rasterizer::setup_span(const Emitter& em, const Particle* ps, size_t n,
     if (!make_sprite(ps[i], em, tex, ambient_linear_, width_, height_, view_, s, pass_, &memo))
       continue;
     ++valid;
-    for (int k = s.y0 / kStripRows; k <= (s.y1 - 1) / kStripRows; ++k)
-      bins[static_cast<size_t>(k)].push_back(static_cast<uint32_t>(slot + i));
+    bin_sprite(s, slot + i, bins);
   }
   return valid;
 }
@@ -44,12 +43,12 @@ void Rasterizer::plan_units(const Frame& frame) {
     const EmitterFrame& ef = frame.emitters[e];
     BatchUnit u;
     u.frame_emitter = static_cast<uint32_t>(e);
-    // A held emitter's particles in units of a run's size; a deferred
-    // emitter holds none, and has its runs.
+    // A held emitter's particles in units; a deferred emitter holds none,
+    // and has its runs.
     const size_t n = ef.particles.size();
-    for (size_t a = 0; a < n; a += 4096) {
+    for (size_t a = 0; a < n; a += kUnitParticles) {
       u.begin = a;
-      u.end = std::min(n, a + 4096);
+      u.end = std::min(n, a + kUnitParticles);
       u.slots = u.end - u.begin;
       units_.push_back(u);
     }
@@ -111,9 +110,7 @@ void Rasterizer::render_batches(Frame& frame, const StripSink& sink,
   plan_units(frame);
   const int strips = strip_count();
   whole_.resize_for_overwrite(width_, height_);
-  pool_->run(strips, [&](int k) {
-    clear_rows(k * kStripRows, std::min(height_, (k + 1) * kStripRows), whole_);
-  });
+  pool_->run(strips, [&](int k) { clear_strip(k, whole_); });
   blended_.assign(static_cast<size_t>(strips), 0);
   touched_.assign(static_cast<size_t>(strips), 0);
   stats_ = {};

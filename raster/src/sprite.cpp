@@ -40,14 +40,15 @@ float srgb_to_linear_fast(double c) {
                                 (f - i));
 }
 
-}  // namespace
-
+// Whether a and b are the same double, bit for bit.
 bool same_bits(double a, double b) {
   uint64_t x, y;
   std::memcpy(&x, &a, sizeof x);
   std::memcpy(&y, &b, sizeof y);
   return x == y;
 }
+
+}  // namespace
 
 Float4 particle_colour(const Particle& p, const Emitter& em, Rgb ambient_linear, double thin,
                        LightPass pass) {
@@ -73,7 +74,6 @@ using detail::kExactBelowPx;
 using detail::kLodBias;
 using detail::kMaxHalfExtentPx;
 using detail::kMinHalfExtentPx;
-using detail::same_bits;
 
 bool make_sprite(const Particle& p, const Emitter& em, const Texture& tex, Rgb ambient_linear,
                  int width, int height, const View& view, Sprite& s, LightPass pass,
@@ -89,7 +89,7 @@ bool make_sprite(const Particle& p, const Emitter& em, const Texture& tex, Rgb a
   const double hw = std::max(hw_true, kMinHalfExtentPx), hh = std::max(hh_true, kMinHalfExtentPx);
   const double thin = (hw_true / hw) * (hh_true / hh);  // 1 unless widened here
   // Bit for bit: -0 and +0 are equal but have sines of different signs.
-  if (!m.has_rotation || !same_bits(p.rotation_deg, m.rotation_deg)) {
+  if (!m.has_rotation || !detail::same_bits(p.rotation_deg, m.rotation_deg)) {
     const double theta = math::fmod(p.rotation_deg, 360.0) * kDegToRad;
     math::sincos(theta, &m.sin, &m.cos);
     m.rotation_deg = p.rotation_deg;
@@ -139,7 +139,7 @@ bool make_sprite(const Particle& p, const Emitter& em, const Texture& tex, Rgb a
     s.level0 = s.level1 = 0;
     s.level_mix = 0;
   } else {
-    if (!m.has_lod || !same_bits(texels_per_px, m.texels_per_px)) {
+    if (!m.has_lod || !detail::same_bits(texels_per_px, m.texels_per_px)) {
       m.lod = math::log2(texels_per_px);
       m.texels_per_px = texels_per_px;
       m.has_lod = true;

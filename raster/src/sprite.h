@@ -18,9 +18,6 @@ inline constexpr double kMaxHalfExtentPx = 1e7;
 // texture (a crash in the SIMD kernels).
 inline constexpr double kMinHalfExtentPx = 1e-5;
 
-// Whether a and b are the same double, bit for bit.
-bool same_bits(double a, double b);
-
 // Linear colour, brightness (HDR above 1), then light influence toward the
 // ambient colour: c' = c (1 - L + L ambient); alpha lane: opacity (1 - E).
 // `thin` scales both (a sprite widened to its minimum extent).

@@ -78,7 +78,7 @@ struct Frame {
 // (births i / r rise with the index, and so do keys, or, with a looped
 // effect's wrapped keys, the births strictly), oldest first, without trail
 // ghosts, and not a sub-emitter (whose children are found otherwise).
-bool deferrable(const Effect& fx, const Emitter& em, double clock);
+bool deferrable(const Emitter& em, double clock);
 
 // window_size without the emitters evaluate() would defer at `clock` with
 // Frame::defer_above = `defer_above`: the particles a frame holds.

@@ -195,6 +195,9 @@ class Rasterizer {
   // alive and dropped counts to their stats. No emitter may draw ribbons.
   void render_batches(Frame& frame, const StripSink& sink, const BackgroundStrip& background = {});
   static constexpr size_t kBatchSlots = size_t{1} << 18;
+  // A held emitter's particles per unit of a batch: a deferred run's most
+  // keys (evaluate()'s pieces), so units take alike.
+  static constexpr size_t kUnitParticles = 4096;
 
   // The sprite kernel to use (default: default_draw_path()); must be available.
   void set_draw_path(DrawPath path) { path_ = path; }
@@ -233,8 +236,10 @@ class Rasterizer {
   // Clears strip k to the background and draws its sprites, chunk by chunk
   // in draw order. Returns the pixel blends.
   uint64_t draw_strip(int k, int chunks, Image& out) const;
-  // Rows [row_begin, row_end) of `out` set to the background.
-  void clear_rows(int row_begin, int row_end, Image& out) const;
+  // Strip k's rows of `out` set to the background.
+  void clear_strip(int k, Image& out) const;
+  // Adds slot `slot` to the bins of the strips sprite `s` touches.
+  static void bin_sprite(const Sprite& s, size_t slot, std::vector<std::vector<uint32_t>>& bins);
   // Draws strip k's sprites, chunk by chunk in draw order, over what its
   // rows hold. Returns the pixel blends.
   uint64_t blend_strip(int k, int chunks, Image& out) const;
@@ -244,7 +249,7 @@ class Rasterizer {
                       std::vector<std::vector<uint32_t>>& bins);
 
   // A piece of a batch (render_batches): a deferred emitter's key run, or
-  // up to a run's worth of a held emitter's particles [begin, end).
+  // up to kUnitParticles of a held emitter's particles [begin, end).
   struct BatchUnit {
     uint32_t frame_emitter = 0;  // index into Frame::emitters
     bool deferred = false;       // begin is then the run's index
