@@ -202,10 +202,8 @@ uint64_t for_each_strip(FrameRenderer& r, Rasterizer& raster, const Image& whole
     // floats: copy the strip (a motion-blurred frame costs its samples
     // many times over).
     thread_local Image rows;
-    const int first = k * kStripRows, n = std::min(whole.height - first, kStripRows);
-    rows.resize_rows_for_overwrite(whole.width, first, n);
-    std::copy(whole.row(first), whole.row(first) + static_cast<size_t>(n) * whole.width * 4,
-              rows.rgba.begin());
+    const int first = k * kStripRows;
+    copy_rows(whole, first, std::min(whole.height - first, kStripRows), rows);
     each(k, rows);
   });
   return alive;

@@ -14,7 +14,6 @@
 // whole frame. What a frame holds is then the float image and one batch's
 // sprites, whatever the number of particles.
 #include <algorithm>
-#include <cstring>
 #include <new>
 
 #include "spritz/raster/raster.h"
@@ -129,13 +128,11 @@ void Rasterizer::render_batches(Frame& frame, const StripSink& sink,
   pool_->run_in_order(strips, [&](int k) {
     if (background && !touched_[static_cast<size_t>(k)] && background(k)) return;
     thread_local Image strip;
-    const int y = k * kStripRows, rows = std::min(height_ - y, kStripRows);
+    const int y = k * kStripRows;
     {
       ScratchScope scratch;  // with the sink's buffers, as render_strips
-      strip.resize_rows_for_overwrite(width_, y, rows);
+      copy_rows(whole_, y, std::min(height_ - y, kStripRows), strip);
     }
-    std::memcpy(strip.rgba.data(), whole_.row(y),
-                static_cast<size_t>(rows) * static_cast<size_t>(width_) * 4 * sizeof(float));
     sink(k, strip);
   });
 }

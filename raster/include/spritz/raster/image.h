@@ -1,6 +1,7 @@
 // The frame buffer: linear light, premultiplied RGBA, 32-bit float per channel.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <memory>
 #include <new>
@@ -57,5 +58,14 @@ struct Image {
     return rgba.data() + static_cast<size_t>(y - y0) * static_cast<size_t>(width) * 4;
   }
 };
+
+// Rows [first, first + n) of `whole` copied into `rows`, which becomes that
+// strip of it (an Image owns its floats, so a strip handed on is a copy).
+inline void copy_rows(const Image& whole, int first, int n, Image& rows) {
+  rows.resize_rows_for_overwrite(whole.width, first, n);
+  const float* from = whole.row(first);
+  std::copy(from, from + static_cast<size_t>(n) * static_cast<size_t>(whole.width) * 4,
+            rows.rgba.begin());
+}
 
 }  // namespace spritz
