@@ -65,10 +65,15 @@ double parent_life(const Emitter& parent, uint64_t key, uint32_t st) {
 // its children and their trail ghosts alike, so they agree bit for bit.
 double representative_birth(const Emitter& parent, uint64_t key) {
   if (key % 2 == 0) return stream_birth(parent, static_cast<int64_t>(key / 2));
-  const uint64_t b = (key - 1) / 2 / parent.max_particles;
+  uint64_t b = (key - 1) / 2 / parent.max_particles;
+  double shift = 0;  // a cycling loop's period m (model.md 4.5)
+  if (parent.period_firings > 0 && b >= parent.period_firings) {
+    shift = static_cast<double>(b / parent.period_firings) * parent.loop_period_s;
+    b %= parent.period_firings;
+  }
   for (const BurstGroup& g : parent.bursts)
     if (b >= g.first_index && b - g.first_index < g.repeat)
-      return g.time_s + static_cast<double>(b - g.first_index) * g.interval_s;
+      return g.time_s + static_cast<double>(b - g.first_index) * g.interval_s + shift;
   return 0;
 }
 

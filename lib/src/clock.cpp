@@ -51,7 +51,7 @@ double loop_warmup(const Effect& fx) {
 
 double clock_at_time(const Effect& fx, double t) {
   const double effect_time = fx.start_s + fx.time_scale * t;
-  if (!fx.loop) return effect_time;
+  if (!fx.loop || !fx.seamless) return effect_time;  // a cycling loop runs on (model.md 4.5)
   return loop_warmup(fx) + wrap(effect_time, fx.duration_s);
 }
 
@@ -59,17 +59,18 @@ void shutter_clocks(const Effect& fx, double clock, double fps, std::vector<doub
   const int n = std::max(1, fx.canvas.blur_samples);
   out.assign(static_cast<size_t>(n), clock);
   if (n == 1) return;
-  const double warmup = fx.loop ? loop_warmup(fx) : 0;
+  const bool wraps = fx.loop && fx.seamless;
+  const double warmup = wraps ? loop_warmup(fx) : 0;
   for (int k = 0; k < n; ++k) {
     const double frames = fx.canvas.shutter * (2.0 * k + 1 - n) / (2.0 * n);
     double c = clock + fx.time_scale * frames / fps;
-    if (fx.loop && c < warmup) c += fx.duration_s;
+    if (wraps && c < warmup) c += fx.duration_s;
     out[static_cast<size_t>(k)] = c;
   }
 }
 
 double clock_at_frame(const Effect& fx, int64_t frame, double fps) {
-  if (fx.loop) {
+  if (fx.loop && fx.seamless) {
     // Period and offset in frames; when both are whole, reduce the index
     // exactly so the clock is bit-identical one period later.
     const double period_frames = fx.duration_s * fps / fx.time_scale;

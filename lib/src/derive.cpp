@@ -59,6 +59,21 @@ void derive_sub_emitters(Effect& fx) {
   }
 }
 
+// A cycling loop (model.md 4.5): the emission repeats every period as for a
+// seamless one, but no key is reused: stream particle i keeps key 2 i, and
+// firing b of period m takes burst index b + m F (F the firings of a
+// period), m counted modulo the periods that keep every key below 2^62.
+void cycle_keys(Emitter& em, double period) {
+  em.loop_keys = 0;
+  em.loop_period_s = period;
+  uint64_t firings = 0;
+  for (const BurstGroup& g : em.bursts) firings += g.repeat;
+  em.period_firings = firings;
+  const double per_period = static_cast<double>(firings) * std::max(1.0, double(em.max_particles));
+  em.period_index_wrap =
+      firings > 0 ? static_cast<uint64_t>(std::max(1.0, std::floor(0x1p60 / per_period))) : 1;
+}
+
 }  // namespace
 
 void derive(Effect& fx) {
@@ -92,6 +107,7 @@ void derive(Effect& fx) {
       em.stream_rate_per_s = em.rate_curve.max_rate();
     }
     em.path.set_period(fx.loop ? fx.duration_s : 0);
+    if (fx.loop && !fx.seamless) cycle_keys(em, fx.duration_s);
     if (em.sub.parent >= 0) em.stream_rate_per_s = 0, em.loop_keys = 0;  // no stream of its own
   }
   derive_sub_emitters(fx);

@@ -59,6 +59,7 @@ void for_each_window(const Effect& fx, const Emitter& em, double clock, OnStream
   // only have live particles while T_b <= c < T_b + L_max. A looped effect
   // repeats every burst every period T.
   const double period = fx.loop ? fx.duration_s : 0;
+  const bool cycling = fx.loop && !fx.seamless;  // model.md 4.5
   for (const BurstGroup& g : em.bursts) {
     if (g.count == 0) continue;
     const double last = g.time_s + static_cast<double>(g.repeat - 1) * g.interval_s;
@@ -66,6 +67,7 @@ void for_each_window(const Effect& fx, const Emitter& em, double clock, OnStream
     if (period > 0) {
       m_lo = saturating_cast<int64_t>(std::floor((clock - life_max - last) / period));
       m_hi = saturating_cast<int64_t>(std::ceil((clock - g.time_s) / period));
+      if (cycling) m_lo = std::max<int64_t>(m_lo, 0);  // it starts at clock 0
     }
     for (int64_t m = m_lo; m <= m_hi; ++m) {
       const double shift = static_cast<double>(m) * period;
@@ -81,7 +83,11 @@ void for_each_window(const Effect& fx, const Emitter& em, double clock, OnStream
       for (uint64_t k = k_lo; k <= k_hi; ++k) {
         const double tb = g.time_s + static_cast<double>(k) * g.interval_s + shift;
         if (!(clock >= tb && clock < tb + life_max)) continue;
-        on_firing(tb, g.first_index + k, g.count);
+        const uint64_t b = g.first_index + k;
+        on_firing(
+            tb,
+            cycling ? b + static_cast<uint64_t>(m) % em.period_index_wrap * em.period_firings : b,
+            g.count);
       }
     }
   }

@@ -48,17 +48,19 @@ inline Launch launch(const Emitter& em, uint32_t st, double birth_s, double cloc
   return {start, v0, riding ? em.position + s.offset : start, origin, dir};
 }
 
-// model.md 6.1: gravity, drag and the radial and tangential accelerations
-// integrated from birth by semi-implicit Euler with the emitter's step h:
-// floor(age / h) whole steps, then one of the remaining age. Each step takes
-// the unit vector r from the origin before it (0 at the origin), t = r turned
-// a quarter counter-clockwise, then v += (g + a_r r + a_t t - k v) dt and
+// model.md 6.1: gravity, drag and the radial, tangential and linear
+// accelerations integrated from birth by semi-implicit Euler with the
+// emitter's step h: floor(age / h) whole steps, then one of the remaining
+// age. Each step takes the unit vector r from the origin before it (0 at the
+// origin), t = r turned a quarter counter-clockwise and the unit velocity
+// vh (0 at rest), then v += (g + a_r r + a_t t + a_l vh - k v) dt and
 // p += v dt. The same age always takes the same steps: a pure function.
 inline MotionState integrate_forces(const Emitter& em, uint32_t st, Vec2 origin, Vec2 start,
                                     Vec2 v0, double age) {
   const Forces& f = em.forces;
   const double ar = f.radial.at(unit(st, Channel::kRadialAcceleration));
   const double at = f.tangential.at(unit(st, Channel::kTangentialAcceleration));
+  const double al = f.linear.at(unit(st, Channel::kLinearAcceleration));
   const double d = f.damping.at(unit(st, Channel::kDamping));
   const double w = f.orbit_velocity.at(unit(st, Channel::kOrbitVelocity)) * kDegToRad;
   const Vec2 g = em.acceleration;
@@ -70,7 +72,12 @@ inline MotionState integrate_forces(const Emitter& em, uint32_t st, Vec2 origin,
     const double r = std::sqrt(p.x * p.x + p.y * p.y);
     const Vec2 rh = r > 0 ? p * (1 / r) : Vec2{0, 0};
     const Vec2 th{-rh.y, rh.x};
-    v = v + (g + rh * ar + th * at - v * k) * dt;
+    Vec2 a = g + rh * ar + th * at;
+    if (al != 0) {  // (skipped at 0: the same operations, so the same bits, as before it)
+      const double s = std::sqrt(v.x * v.x + v.y * v.y);
+      if (s > 0) a = a + v * (al / s);
+    }
+    v = v + (a - v * k) * dt;
     if (d != 0) {
       const double s = std::sqrt(v.x * v.x + v.y * v.y);
       v = s > 0 ? v * (std::max(s - d * dt, 0.0) / s) : v;

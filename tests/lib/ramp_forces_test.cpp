@@ -167,6 +167,56 @@ integration = { step = 0.02 }
   }
 }
 
+TEST_CASE("linear acceleration: along each particle's velocity, none at rest", "[forces]") {
+  const Effect fx = fx_from(R"(
+[[emitter]]
+rate = 40
+lifetime = 2
+speed = [0, 80]
+spread = 180
+acceleration = [0, -30]
+drag = 0.4
+linear_acceleration = [-60, 90]
+integration = { step = 0.02 }
+)");
+  const Emitter& em = fx.emitters[0];
+  const Frame f = evaluate(fx, 1.91);
+  REQUIRE(f.emitters[0].particles.size() > 40);
+  for (const Particle& p : f.emitters[0].particles) {
+    const uint32_t st = particle_stream(em.seed, static_cast<uint32_t>(p.key));
+    // The step written out from model.md 6.1 (no radial or tangential term).
+    const double al = lerp(-60, 90, unit(st, Channel::kLinearAcceleration));
+    const double speed = lerp(0, 80, unit(st, Channel::kSpeed));
+    const double ang =
+        (90 + (2 * unit(st, Channel::kSpread) - 1) * 180) * 3.14159265358979323846 / 180;
+    double px = 0, py = 0, vx = speed * std::cos(ang), vy = speed * std::sin(ang);
+    const auto step = [&](double dt) {
+      const double s = std::hypot(vx, vy);
+      const double wx = s > 0 ? vx / s : 0, wy = s > 0 ? vy / s : 0;
+      vx += (al * wx - 0.4 * vx) * dt;
+      vy += (-30 + al * wy - 0.4 * vy) * dt;
+      px += vx * dt;
+      py += vy * dt;
+    };
+    const double n = std::floor(p.age_s / 0.02);
+    for (int i = 0; i < static_cast<int>(n); ++i) step(0.02);
+    if (p.age_s - n * 0.02 > 0) step(p.age_s - n * 0.02);
+    CHECK(p.x == Approx(px).margin(1e-9));
+    CHECK(p.y == Approx(py).margin(1e-9));
+  }
+  // A particle at rest with nothing else acting stays at rest.
+  const Effect still = fx_from(R"(
+[[emitter]]
+rate = 10
+lifetime = 2
+speed = 0
+linear_acceleration = 500
+)");
+  const Frame rest = evaluate(still, 1.5);
+  REQUIRE(rest.emitters[0].particles.size() == 16);  // births 0, 0.1, ..., 1.5
+  for (const Particle& p : rest.emitters[0].particles) CHECK((p.x == 0 && p.y == 0));
+}
+
 TEST_CASE("integrated forces stay a pure function of the clock", "[forces]") {
   const Effect fx = fx_from(R"(
 [effect]

@@ -65,6 +65,7 @@ std::string compare(const Effect& a, const Effect& b) {
   d.eq("duration", a.duration_s, b.duration_s);
   d.eq("fps", a.fps, b.fps);
   d.eq("loop", a.loop, b.loop);
+  d.eq("seamless", a.seamless, b.seamless);
   d.eq("start", a.start_s, b.start_s);
   d.eq("time_scale", a.time_scale, b.time_scale);
   const Canvas &ca = a.canvas, &cb = b.canvas;
@@ -118,6 +119,7 @@ std::string compare(const Effect& a, const Effect& b) {
     d.range(e + "rotation_end", x.rotation_end_deg, y.rotation_end_deg);
     d.range(e + "forces.radial", x.forces.radial, y.forces.radial);
     d.range(e + "forces.tangential", x.forces.tangential, y.forces.tangential);
+    d.range(e + "forces.linear", x.forces.linear, y.forces.linear);
     d.eq(e + "forces.step", x.forces.step_s, y.forces.step_s);
     d.eq(e + "orbit", x.orbit.enabled, y.orbit.enabled);
     d.range(e + "orbit.radius", x.orbit.radius, y.orbit.radius);
@@ -288,6 +290,18 @@ TEST_CASE("load(write(e)) == e for turned shapes", "[write]") {
     CHECK(compare(fx, back) == "");
     CHECK(same_particles(fx, back));
   }
+}
+
+TEST_CASE("load(write(e)) == e for a cycling loop with linear acceleration", "[write]") {
+  const Effect fx = load_effect(
+      "[effect]\nloop = true\nseamless = false\nduration = 1.5\n[[emitter]]\nrate = 50\n"
+      "speed = [20, 60]\nlinear_acceleration = [-40, 25]\nbursts = [{ time = 0.2, count = 9 }]\n",
+      "cycling.toml", ".");
+  const Effect back = load_effect(write_effect(fx), "cycling.toml", ".");
+  CHECK_FALSE(back.seamless);
+  CHECK(back.emitters[0].forces.linear.max == 25);
+  CHECK(compare(fx, back) == "");
+  CHECK(same_particles(fx, back));
 }
 
 TEST_CASE("load(write(e)) == e for programs, with their uniforms", "[write]") {

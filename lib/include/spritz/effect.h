@@ -183,12 +183,13 @@ inline constexpr double kDefaultForceStepS = 1.0 / 60;
 // above otherwise.
 struct Forces {
   Range radial{0, 0}, tangential{0, 0};  // px/s^2
+  Range linear{0, 0};                    // px/s^2 along the velocity
   Range damping{0, 0};                   // px/s^2, >= 0
   Range orbit_velocity{0, 0};            // degrees/s, counter-clockwise positive
   double step_s = kDefaultForceStepS;
   static bool nonzero(const Range& r) { return r.min != 0 || r.max != 0; }
-  // Radial or tangential acceleration: integrated whatever else is set.
-  bool enabled() const { return nonzero(radial) || nonzero(tangential); }
+  // Radial, tangential or linear acceleration: integrated whatever else is set.
+  bool enabled() const { return nonzero(radial) || nonzero(tangential) || nonzero(linear); }
   bool has_damping() const { return nonzero(damping); }
   bool has_orbit_velocity() const { return nonzero(orbit_velocity); }
   bool any() const { return enabled() || has_damping() || has_orbit_velocity(); }
@@ -344,7 +345,12 @@ struct Emitter {
   bool color_has_envelope = false;  // whether the colour curve varies per particle
   bool blend_srgb = false;          // the canvas blends in sRGB values (Canvas::blend)
   double stream_rate_per_s = 0;     // after the Little's-law clamp (and loop rounding)
-  uint64_t loop_keys = 0;           // N = r T for a looped effect (0 when not looped)
+  uint64_t loop_keys = 0;           // N = r T for a seamless loop (0 otherwise)
+  // A cycling loop (model.md 4.5): the burst firings of one period, and how
+  // many periods take new burst indices before they come round again.
+  uint64_t period_firings = 0;
+  uint64_t period_index_wrap = 1;
+  double loop_period_s = 0;  // the effect's duration when it cycles, else 0
 };
 
 // Whether a particle's motion is integrated step by step from its birth
@@ -388,6 +394,11 @@ struct Effect {
   double duration_s = 2;
   double fps = 30;
   bool loop = false;
+  // With loop: whether the loop is seamless (model.md 4.4: keys repeat every
+  // period, shown in its steady state) or, false, cycles as a game engine
+  // runs a looping emitter (4.5: the emission repeats, its particles are new
+  // each period, and the effect starts empty at clock 0).
+  bool seamless = true;
   double start_s = 0;
   double time_scale = 1;
   Canvas canvas;

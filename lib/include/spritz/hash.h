@@ -64,8 +64,9 @@ enum class Channel : uint32_t {
   kDamping = 34,
   kOrbitVelocity = 35,
   kHueVariation = 36,
-  kProgramNoise = 37,     // the seed of a program's noise() field (per emitter, model.md 11)
-  kGodotRandomSeed = 38,  // a Godot shader's RANDOM_SEED (per emitter, model.md 11.7)
+  kProgramNoise = 37,        // the seed of a program's noise() field (per emitter, model.md 11)
+  kGodotRandomSeed = 38,     // a Godot shader's RANDOM_SEED (per emitter, model.md 11.7)
+  kLinearAcceleration = 39,  // along the velocity (model.md 6.1)
   // Per-keypoint envelope rolls (model.md 7.2, envelope_rolls = "per_key"):
   // key k of size, transparency and squash rolls on base + k, k < 20.
   kSizeKeyEnvelope0 = 48,

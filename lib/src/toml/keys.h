@@ -27,7 +27,8 @@ inline constexpr const char* kSetPrefix = "--set ";
 using Keys = std::vector<std::string_view>;
 
 inline const Keys kRootKeys = {"effect", "canvas", "emitter", "check"};
-inline const Keys kEffectKeys = {"name", "seed", "duration", "fps", "loop", "start", "time_scale"};
+inline const Keys kEffectKeys = {"name", "seed",     "duration", "fps",
+                                 "loop", "seamless", "start",    "time_scale"};
 inline const Keys kCanvasKeys = {"size",  "background",  "ambient", "tonemap",
                                  "alpha", "motion_blur", "blend"};
 inline const Keys kMotionBlurKeys = {"samples", "shutter"};
@@ -47,6 +48,7 @@ inline const Keys kEmitterKeys = {"name",
                                   "rotation_end",
                                   "radial_acceleration",
                                   "tangential_acceleration",
+                                  "linear_acceleration",
                                   "damping",
                                   "orbit_velocity",
                                   "integration",

@@ -39,6 +39,8 @@ void Translator::read_effect(const toml::table& t, Effect& fx) {
     if (auto v = bounded(*n, "effect.fps", 1e-3, kMaxFps)) fx.fps = *v;
   if (auto n = t.get("loop"))
     if (auto v = boolean(*n, "effect.loop")) fx.loop = *v;
+  if (auto n = t.get("seamless"))
+    if (auto v = boolean(*n, "effect.seamless")) fx.seamless = *v;
   if (auto n = t.get("start"))
     if (auto v = bounded(*n, "effect.start", -1e9, 1e9, "seconds")) fx.start_s = *v;
   if (auto n = t.get("time_scale"))

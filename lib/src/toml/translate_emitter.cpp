@@ -119,7 +119,7 @@ void Translator::read_motion(const toml::table& t, Emitter& em) {
   if (auto n = t.get("orbit")) read_orbit(*n, em.orbit);
 }
 
-// radial_acceleration, tangential_acceleration and their integration step
+// radial_, tangential_ and linear_acceleration and their integration step
 // (model.md 6.1), and what they cannot be combined with.
 void Translator::read_forces(const toml::table& t, Emitter& em) {
   const double any = -std::numeric_limits<double>::max();
@@ -127,6 +127,8 @@ void Translator::read_forces(const toml::table& t, Emitter& em) {
     if (auto r = range(*n, "radial_acceleration", any)) em.forces.radial = *r;
   if (auto n = t.get("tangential_acceleration"))
     if (auto r = range(*n, "tangential_acceleration", any)) em.forces.tangential = *r;
+  if (auto n = t.get("linear_acceleration"))
+    if (auto r = range(*n, "linear_acceleration", any)) em.forces.linear = *r;
   const double huge = std::numeric_limits<double>::max();
   if (auto n = t.get("damping"))
     if (auto r = range(*n, "damping", 0, huge)) em.forces.damping = *r;
@@ -145,14 +147,14 @@ void Translator::read_forces(const toml::table& t, Emitter& em) {
     if (moving || t.get("colliders") || t.get("collision"))
       error(*o,
             "orbit motion replaces the ballistic motion: it takes no acceleration, drag, "
-            "radial or tangential acceleration, damping, orbit_velocity or colliders (set them "
-            "to 0 or remove them)");
+            "radial, tangential or linear acceleration, damping, orbit_velocity or colliders "
+            "(set them to 0 or remove them)");
     return;
   }
   if (!em.forces.any()) return;
   const char* first = nullptr;
-  for (const char* k :
-       {"radial_acceleration", "tangential_acceleration", "damping", "orbit_velocity"})
+  for (const char* k : {"radial_acceleration", "tangential_acceleration", "linear_acceleration",
+                        "damping", "orbit_velocity"})
     if (t.get(k) && !first) first = k;
   const toml::node& at = *t.get(first);
   if (integrated_motion(em) && em.lifetime_s.max / em.forces.step_s > kMaxForceSteps)

@@ -104,7 +104,7 @@ void write_effect_table(std::ostream& o, const Effect& fx) {
     << "duration = " << num(fx.duration_s) << "\n"
     << "fps = " << num(fx.fps) << "\n"
     << "loop = " << (fx.loop ? "true" : "false") << "\n"
-    << "start = " << num(fx.start_s) << "\n"
+    << (fx.seamless ? "" : "seamless = false\n") << "start = " << num(fx.start_s) << "\n"
     << "time_scale = " << num(fx.time_scale) << "\n\n";
 }
 
@@ -304,6 +304,7 @@ void write_forces(std::ostream& o, const Emitter& em) {
   if (f.enabled())
     o << "radial_acceleration = " << range(f.radial) << "\n"
       << "tangential_acceleration = " << range(f.tangential) << "\n";
+  if (Forces::nonzero(f.linear)) o << "linear_acceleration = " << range(f.linear) << "\n";
   if (f.has_damping()) o << "damping = " << range(f.damping) << "\n";
   if (f.has_orbit_velocity()) o << "orbit_velocity = " << range(f.orbit_velocity) << "\n";
   // The step is a process() program's too (model.md 11.1).
