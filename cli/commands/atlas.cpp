@@ -191,19 +191,23 @@ void AtlasRun::check_options() {
 void AtlasRun::plan() {
   const AtlasArgs& args = args_;
   std::vector<Effect>& effects = effects_;
+  // A sheet loops: a cycling loop (an engine's import, model.md 4.5) is baked
+  // as the seamless one (4.4) unless --set says otherwise.
+  EffectArgs effect = args.effect;
+  effect.sets.insert(effect.sets.begin(), "effect.seamless=true");
   if (!args.seeds.empty()) {
     if (args.effect.seed) throw Error("use either --seed or --seeds, not both");
     if (!args.frames.empty())
       throw Error("--seeds puts one seed per cell at --time; drop --frames");
     for (const uint32_t seed : parse_seeds(args.seeds, 65536)) {
-      EffectArgs ea = args.effect;
+      EffectArgs ea = effect;
       ea.seed = seed;
       effects.push_back(files_.load(ea));
     }
   } else {
     if (args.time)
       throw Error("--time goes with --seeds (cells are otherwise spread over the duration)");
-    effects.push_back(files_.load(args.effect));
+    effects.push_back(files_.load(effect));
   }
   const Effect& fx = effects.front();
   if (!args.quiet) print_warnings(fx.warnings);

@@ -40,6 +40,7 @@ ImportOptions import_options(const ImportArgs& args, const RunSettings& settings
   if (args.emit_count < 0 || args.emit_count > 1000000)
     throw Error("--emit must be within [0, 1e6], got " + std::to_string(args.emit_count));
   o.emit_count = args.emit_count;
+  o.seamless = args.seamless;
   if (!args.size.empty()) parse_size(args.size, &o.canvas_width, &o.canvas_height);
   o.position_x = args.position_x;
   o.position_y = args.position_y;
@@ -182,6 +183,10 @@ Command add_import_command(CLI::App& app, RunOptions& run) {
   im->add_option("--emit", a.emit_count,
                  "Roblox: the burst of an emitter that only Emit()s and has no EmitCount "
                  "attribute (default 16, Emit()'s own)");
+  im->add_flag("--seamless", a.seamless,
+               "Godot: a looping scene as a seamless loop for baking (keys repeat every "
+               "period, shown in its steady state) instead of as Godot runs it (starting "
+               "empty, new particles every cycle)");
   im->add_flag("--json", a.json, "One JSON object on stdout: what was written and every note");
   im->footer(
       "Examples:\n  spritz import fire.plist -o fx/fire.toml\n"

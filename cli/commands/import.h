@@ -22,6 +22,7 @@ struct ImportArgs {
   double px_per_stud = 0;
   std::string view;  // empty: the format's default
   int emit_count = 16;
+  bool seamless = false;
   bool json = false;
 };
 

@@ -47,6 +47,7 @@ void GodotImporter::map_motion(const Section& node, const Process& p, const Xfor
   const double fs = local ? sc : 1.0;
   em.forces.radial = {p.radial.min * fs * s * s, p.radial.max * fs * s * s};
   em.forces.tangential = {-p.tangential.max * fs * s * s, -p.tangential.min * fs * s * s};
+  em.forces.linear = {p.linear.min * fs * s * s, p.linear.max * fs * s * s};
   em.forces.damping = {std::max(0.0, p.damping.min) * fs * s * s,
                        std::max(0.0, p.damping.max) * fs * s * s};
   em.forces.orbit_velocity = {p.orbit.min * 360 * s, p.orbit.max * 360 * s};
@@ -55,9 +56,6 @@ void GodotImporter::map_motion(const Section& node, const Process& p, const Xfor
     throw Error(node.loc, "a lifetime of " + fmt(em.lifetime_s.max) +
                               " s needs more than 1e6 steps of " + fmt(em.forces.step_s) +
                               " s to integrate its forces; import with a longer --step");
-  if (p.linear.min != 0 || p.linear.max != 0)
-    note(node.loc,
-         "linear_accel (along each particle's velocity) is dropped: spritz has no such force");
   if (!p.disable_z)
     note(node.loc,
          "the material is not in 2D mode (particle_flag_disable_z): Godot spreads it in a "
@@ -332,6 +330,7 @@ void GodotImporter::map_timing(Effect& fx, const std::vector<Timing>& timings) {
         end, t.cycle * (t.one_shot ? 1 - t.explosiveness : 2) + fx.emitters[i].lifetime_s.max);
   }
   fx.loop = !any_once;
+  fx.seamless = o_.seamless;  // Godot's own: a cycling loop (model.md 4.5)
   if (fx.loop) period = loop_period(timings, period);
   fx.duration_s = fx.loop ? period : std::max(end + child_life, 1.0 / fx.fps);
   double pre = -1;
@@ -359,11 +358,11 @@ void GodotImporter::map_timing(Effect& fx, const std::vector<Timing>& timings) {
                         fmt(pre) + " s is used");
     }
   }
-  if (pre > 0 && !fx.loop)
+  if (pre > 0 && !(fx.loop && fx.seamless))
     fx.start_s = pre;
   else if (pre > 0)
     note(timings.front().loc,
-         "preprocess is not needed: the looped effect is shown in its steady state");
+         "preprocess is not needed: the seamless loop is shown in its steady state");
 }
 
 // The world transform of node `s`, from its parent's in `world`, which

@@ -29,10 +29,15 @@ void GodotImporter::map_appearance(const Section& node, const Process& p, const 
   bool file = false;
   const std::optional<Rgba8Image> img =
       texture(node.prop("texture"), main_, &origin, &file, node.loc);
-  int hf = static_cast<int>(num(node, "h_frames", 1)),
-      vf = static_cast<int>(num(node, "v_frames", 1));
-  const bool anim = cm ? flag(*cm, "particles_animation", false) : hf * vf > 1;
-  if (cm && anim) {
+  // Godot 3.0 kept the grid on the node (h_frames, v_frames); 3.1 moved it to
+  // the CanvasItemMaterial and ignores the node's, as the engine test shows.
+  if (num(node, "h_frames", 1) * num(node, "v_frames", 1) > 1)
+    note(node.loc,
+         "h_frames and v_frames on the node are Godot 3.0's: Godot 3.1 and later ignore them "
+         "(the flipbook is the CanvasItemMaterial's), and so does spritz");
+  int hf = 1, vf = 1;
+  const bool anim = cm && flag(*cm, "particles_animation", false);
+  if (anim) {
     hf = static_cast<int>(num(*cm, "particles_anim_h_frames", 1));
     vf = static_cast<int>(num(*cm, "particles_anim_v_frames", 1));
   }

@@ -196,6 +196,37 @@ TEST_CASE("a Godot 3 scene: param_random, the Godot 3 shapes and the ramp that r
   CHECK(em.color.srgb[0].g == Approx(0.8));             // the ramp alone
 }
 
+TEST_CASE("a Godot scene cycles as Godot runs it and keeps linear_accel unless imported seamless",
+          "[import][godot]") {
+  const char* scene =
+      "[gd_scene load_steps=2 format=2]\n\n[sub_resource type=\"ParticlesMaterial\" id=1]\n"
+      "flag_disable_z = true\ngravity = Vector3( 0, 0, 0 )\ninitial_velocity = 50.0\n"
+      "linear_accel = 25.0\nlinear_accel_random = 0.5\n\n"
+      "[node name=\"Fire\" type=\"Particles2D\"]\namount = 20\nlifetime = 2.0\n"
+      "speed_scale = 2.0\npreprocess = 0.5\nh_frames = 2\nprocess_material = SubResource( 1 )\n";
+  const ImportResult godot = import_text(scene, "fire.tscn");
+  CHECK(godot.fx.loop);
+  CHECK_FALSE(godot.fx.seamless);  // starts empty, new particles every cycle (model.md 4.5)
+  CHECK(godot.fx.start_s > 0);     // so preprocess is a start again
+  const Forces& f = godot.fx.emitters[0].forces;
+  CHECK(f.linear.min == Approx(25 * 0.5 * 4));  // Godot 3: x mix(1, u, random); speed_scale^2
+  CHECK(f.linear.max == Approx(25 * 4));
+  bool noted = false;  // Godot 3.0's grid on the node, which 3.1 and later ignore
+  for (const Diagnostic& d : godot.notes) noted |= d.message.find("h_frames") != std::string::npos;
+  CHECK(noted);
+  ImportOptions o;
+  o.seamless = true;
+  const ImportResult baked = import_text(scene, "fire.tscn", o);
+  CHECK(baked.fx.seamless);
+  CHECK(baked.fx.start_s == 0);  // the seamless loop is in its steady state anyway
+  // At 0 s: Godot's preprocessed start against the full steady state.
+  const Effect fx = load_imported(godot, "fire.tscn");
+  const Effect steady = load_imported(baked, "fire.tscn");
+  const size_t started = evaluate(fx, clock_at_time(fx, 0)).emitters[0].particles.size();
+  CHECK(started > 0);
+  CHECK(started < evaluate(steady, clock_at_time(steady, 0)).emitters[0].particles.size());
+}
+
 TEST_CASE("imported Godot emitters agree with the Godot reference, particle by particle",
           "[import][godot]") {
   const ImportResult r = import_path(kProject / "fx/embers.tscn");

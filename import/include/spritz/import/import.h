@@ -61,6 +61,10 @@ struct ImportOptions {
   // Roblox: the burst an emitter that only Emit()s (Rate 0 or disabled,
   // without an EmitCount attribute) gets at time 0.
   int emit_count = 16;
+  // Godot: a looping scene as a seamless loop (model.md 4.4: keys repeat
+  // every period, shown in its steady state, for baking) instead of as
+  // Godot runs it (4.5: starting empty, new particles every cycle).
+  bool seamless = false;
 };
 
 inline constexpr int kMaxFittedSide = 2048;
