@@ -214,8 +214,22 @@ void finish_emitter(const Effect& fx, const Emitter& em, double clock, EmitterFr
     if (a.birth_s != b.birth_s) return newest_first ? a.birth_s > b.birth_s : a.birth_s < b.birth_s;
     return a.key < b.key;
   };
-  if (!std::is_sorted(out.particles.begin(), out.particles.end(), before))
+  if (em.draw_order == DrawOrder::kBySlot) {
+    // model.md 8: by slot, a particle's index modulo the slots (a stream's
+    // i, a burst's j), then oldest first.
+    const uint64_t n = em.slots > 0 ? em.slots : std::max<uint64_t>(1, em.max_particles);
+    const uint64_t pcap = std::max<uint64_t>(1, em.max_particles);
+    const auto slot = [n, pcap](uint64_t key) {
+      return (key % 2 == 0 ? key / 2 : (key - 1) / 2 % pcap) % n;
+    };
+    std::sort(out.particles.begin(), out.particles.end(),
+              [&](const Particle& a, const Particle& b) {
+                const uint64_t sa = slot(a.key), sb = slot(b.key);
+                return sa != sb ? sa < sb : before(a, b);
+              });
+  } else if (!std::is_sorted(out.particles.begin(), out.particles.end(), before)) {
     std::sort(out.particles.begin(), out.particles.end(), before);
+  }
   out.stats.alive = out.particles.size();
   if (em.trail.count > 0) add_trails(fx, em, clock, out);
 }

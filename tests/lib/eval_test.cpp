@@ -97,6 +97,36 @@ TEST_CASE("emitters draw by z_offset then file order and particles oldest first"
   }
 }
 
+TEST_CASE("by_slot draws by i mod slots for the stream and j mod slots for bursts", "[eval]") {
+  const Effect fx = fx_from(R"(
+[[emitter]]
+rate = 4
+max_particles = 10
+lifetime = 1.9
+draw_order = "by_slot"
+slots = 4
+bursts = [{ time = 1.0, count = 3 }]
+)");
+  const Frame f = evaluate(fx, 1.8);
+  // Alive: stream 0..7 born 0..1.75 with life 1.9 (i = 0..7), burst j = 0..2.
+  std::vector<uint64_t> slots;
+  for (const Particle& p : f.emitters[0].particles)
+    slots.push_back(p.key % 2 == 0 ? p.key / 2 % 4 : (p.key - 1) / 2 % 10 % 4);
+  CHECK(std::is_sorted(slots.begin(), slots.end()));
+  REQUIRE(f.emitters[0].particles.size() == 11);
+  // Slot 0 holds stream 0 and 4 and burst 0: oldest first, the burst (1.0)
+  // after stream 4 (born 1.0 too) by key.
+  const std::vector<uint64_t> first = {f.emitters[0].particles[0].key,
+                                       f.emitters[0].particles[1].key,
+                                       f.emitters[0].particles[2].key};
+  CHECK(first == std::vector<uint64_t>{0, 1, 8});
+  // slots without by_slot, and an acceleration curve with an envelope, are refused.
+  CHECK_THROWS_WITH(fx_from("[[emitter]]\nslots = 3\n"), Catch::Contains("by_slot"));
+  CHECK_THROWS_WITH(fx_from("[[emitter]]\nradial_acceleration = 5\n"
+                            "acceleration_curves = { radial = [[0, 1, 0.5], [1, 0]] }\n"),
+                    Catch::Contains("acceleration_curves.radial takes no envelope"));
+}
+
 TEST_CASE("keys are 2i for the stream and 2(bP + j) + 1 for bursts", "[eval]") {
   const Effect fx = fx_from(R"(
 [[emitter]]

@@ -217,6 +217,52 @@ linear_acceleration = 500
   for (const Particle& p : rest.emitters[0].particles) CHECK((p.x == 0 && p.y == 0));
 }
 
+TEST_CASE("acceleration curves scale each acceleration by its curve at the step's end",
+          "[forces]") {
+  const Effect fx = fx_from(R"(
+[[emitter]]
+rate = 30
+lifetime = [1, 2]
+speed = [10, 60]
+spread = 180
+radial_acceleration = [-50, 80]
+tangential_acceleration = 40
+linear_acceleration = [20, 30]
+acceleration_curves = { radial = [[0, 1], [1, -1]], linear = [[0, 0], [0.5, 2], [1, 1]] }
+integration = { step = 0.025 }
+)");
+  const Emitter& em = fx.emitters[0];
+  const Frame f = evaluate(fx, 1.77);
+  REQUIRE(f.emitters[0].particles.size() > 20);
+  const auto lin = [](double t) { return t < 0.5 ? 4 * t : 2 - 2 * (t - 0.5); };
+  for (const Particle& p : f.emitters[0].particles) {
+    const uint32_t st = particle_stream(em.seed, static_cast<uint32_t>(p.key));
+    const double ar0 = lerp(-50, 80, unit(st, Channel::kRadialAcceleration));
+    const double al0 = lerp(20, 30, unit(st, Channel::kLinearAcceleration));
+    const double life = lerp(1, 2, unit(st, Channel::kLifetime));
+    const double speed = lerp(10, 60, unit(st, Channel::kSpeed));
+    const double ang =
+        (90 + (2 * unit(st, Channel::kSpread) - 1) * 180) * 3.14159265358979323846 / 180;
+    double px = 0, py = 0, vx = speed * std::cos(ang), vy = speed * std::sin(ang), age = 0;
+    const auto step = [&](double dt) {
+      age += dt;
+      const double tau = age / life;
+      const double ar = ar0 * (1 - 2 * tau), al = al0 * lin(tau);
+      const double r = std::hypot(px, py), s = std::hypot(vx, vy);
+      const double rx = r > 0 ? px / r : 0, ry = r > 0 ? py / r : 0;
+      vx += (ar * rx - 40 * ry + (s > 0 ? al * vx / s : 0)) * dt;
+      vy += (ar * ry + 40 * rx + (s > 0 ? al * vy / s : 0)) * dt;
+      px += vx * dt;
+      py += vy * dt;
+    };
+    const double n = std::floor(p.age_s / 0.025);
+    for (int i = 0; i < static_cast<int>(n); ++i) step(0.025);
+    if (p.age_s - n * 0.025 > 0) step(p.age_s - n * 0.025);
+    CHECK(p.x == Approx(px).margin(1e-9));
+    CHECK(p.y == Approx(py).margin(1e-9));
+  }
+}
+
 TEST_CASE("integrated forces stay a pure function of the clock", "[forces]") {
   const Effect fx = fx_from(R"(
 [effect]

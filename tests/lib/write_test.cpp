@@ -152,6 +152,12 @@ std::string compare(const Effect& a, const Effect& b) {
     d.eq(e + "light_influence", x.light_influence, y.light_influence);
     d.eq(e + "z_offset", x.z_offset, y.z_offset);
     d.eq(e + "draw_order", x.draw_order, y.draw_order);
+    d.eq(e + "slots", x.slots, y.slots);
+    for (size_t c = 0; c < Forces::kAccelerationCurves; ++c) {
+      d.eq(e + "forces.curved", x.forces.curved[c], y.forces.curved[c]);
+      if (x.forces.curved[c] && y.forces.curved[c])
+        d.curve(e + "forces.curves", x.forces.curves[c], y.forces.curves[c]);
+    }
     d.eq(e + "texture", x.texture, y.texture);
     d.eq(e + "filter", x.filter, y.filter);
     d.eq(e + "flipbook.enabled", x.flipbook.enabled, y.flipbook.enabled);
@@ -292,14 +298,18 @@ TEST_CASE("load(write(e)) == e for turned shapes", "[write]") {
   }
 }
 
-TEST_CASE("load(write(e)) == e for a cycling loop with linear acceleration", "[write]") {
+TEST_CASE("load(write(e)) == e for a cycling loop with linear acceleration and slots", "[write]") {
   const Effect fx = load_effect(
       "[effect]\nloop = true\nseamless = false\nduration = 1.5\n[[emitter]]\nrate = 50\n"
-      "speed = [20, 60]\nlinear_acceleration = [-40, 25]\nbursts = [{ time = 0.2, count = 9 }]\n",
+      "speed = [20, 60]\nlinear_acceleration = [-40, 25]\nbursts = [{ time = 0.2, count = 9 }]\n"
+      "draw_order = \"by_slot\"\nslots = 7\n"
+      "acceleration_curves = { linear = [[0, 1], [0.4, 3], [1, 0]], radial = 2 }\n",
       "cycling.toml", ".");
   const Effect back = load_effect(write_effect(fx), "cycling.toml", ".");
   CHECK_FALSE(back.seamless);
   CHECK(back.emitters[0].forces.linear.max == 25);
+  CHECK(back.emitters[0].slots == 7);
+  CHECK(back.emitters[0].forces.curved[Forces::kLinearCurve]);
   CHECK(compare(fx, back) == "");
   CHECK(same_particles(fx, back));
 }

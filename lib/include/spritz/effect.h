@@ -3,6 +3,7 @@
 #pragma once
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -30,7 +31,7 @@ struct Range {
 };
 
 enum class Orientation { kFacing, kVelocityParallel, kVelocityPerpendicular };
-enum class DrawOrder { kOldestFirst, kNewestFirst };
+enum class DrawOrder { kOldestFirst, kNewestFirst, kBySlot };
 enum class Space { kWorld, kLocal };
 // A texture as an effect names it (docs/config.md, `texture`), parsed once
 // when the effect loads: a built-in by name, or a file. The model never reads
@@ -187,6 +188,12 @@ struct Forces {
   Range damping{0, 0};                   // px/s^2, >= 0
   Range orbit_velocity{0, 0};            // degrees/s, counter-clockwise positive
   double step_s = kDefaultForceStepS;
+  // Factors over life (tau) of the radial, tangential and linear
+  // accelerations (model.md 6.1, `acceleration_curves`); unset: 1.
+  enum CurveOf { kRadialCurve, kTangentialCurve, kLinearCurve, kAccelerationCurves };
+  std::array<Curve, kAccelerationCurves> curves{};
+  std::array<bool, kAccelerationCurves> curved{};
+  bool any_curve() const { return curved[0] || curved[1] || curved[2]; }
   static bool nonzero(const Range& r) { return r.min != 0 || r.max != 0; }
   // Radial, tangential or linear acceleration: integrated whatever else is set.
   bool enabled() const { return nonzero(radial) || nonzero(tangential) || nonzero(linear); }
@@ -309,6 +316,7 @@ struct Emitter {
   double light_influence = 0;
   int64_t z_offset = 0;
   DrawOrder draw_order = DrawOrder::kOldestFirst;
+  uint64_t slots = 0;     // by_slot: the number of slots (model.md 8); 0: max_particles
   TextureRef texture;     // builtin:soft unless the file names one
   SourceLoc texture_loc;  // where the texture was named, for errors
   TextureFilter filter = TextureFilter::kTrilinear;

@@ -49,6 +49,7 @@ inline const Keys kEmitterKeys = {"name",
                                   "radial_acceleration",
                                   "tangential_acceleration",
                                   "linear_acceleration",
+                                  "acceleration_curves",
                                   "damping",
                                   "orbit_velocity",
                                   "integration",
@@ -65,6 +66,7 @@ inline const Keys kEmitterKeys = {"name",
                                   "light_influence",
                                   "z_offset",
                                   "draw_order",
+                                  "slots",
                                   "texture",
                                   "filter",
                                   "flipbook",
@@ -88,6 +90,7 @@ inline const Keys kGodotKeys = {"amount", "speed_scale", "to_canvas", "offset",
                                 "emission_transform"};
 inline const Keys kRampKeys = {"start", "end"};
 inline const Keys kIntegrationKeys = {"step"};
+inline const Keys kAccelerationCurveKeys = {"radial", "tangential", "linear"};
 inline const Keys kOrbitKeys = {"radius", "radius_end", "angular_speed"};
 // The shortest step radial and tangential forces may take, and the most
 // steps a particle's life may need (each evaluation walks them all).

@@ -32,7 +32,7 @@ SPRITZ_SPELLING(BlendSpace, "linear", "srgb");
 SPRITZ_SPELLING(Space, "world", "local");
 SPRITZ_SPELLING(TextureFilter, "trilinear", "bilinear", "nearest");
 SPRITZ_SPELLING(Orientation, "facing", "velocity_parallel", "velocity_perpendicular");
-SPRITZ_SPELLING(DrawOrder, "oldest_first", "newest_first");
+SPRITZ_SPELLING(DrawOrder, "oldest_first", "newest_first", "by_slot");
 SPRITZ_SPELLING(FlipbookMode, "oneshot", "loop", "pingpong", "random");
 SPRITZ_SPELLING(ShapeKind, "point", "box", "ellipse", "points");
 SPRITZ_SPELLING(ShapeStyle, "volume", "surface");

@@ -119,6 +119,33 @@ void Translator::read_motion(const toml::table& t, Emitter& em) {
   if (auto n = t.get("orbit")) read_orbit(*n, em.orbit);
 }
 
+// acceleration_curves = { radial, tangential, linear }: factors over life of
+// the three accelerations (model.md 6.1), number curves without envelopes.
+void Translator::read_acceleration_curves(const toml::node& n, Forces& f) {
+  const toml::table* t =
+      inline_table(n, kAccelerationCurveKeys, "acceleration_curves",
+                   "acceleration_curves must be a table { radial = [[0, 1], [1, 0]], ... }");
+  if (!t) return;
+  const char* const names[Forces::kAccelerationCurves] = {"radial", "tangential", "linear"};
+  for (size_t i = 0; i < Forces::kAccelerationCurves; ++i) {
+    const toml::node* c = t->get(names[i]);
+    if (!c) continue;
+    const std::string what = std::string("acceleration_curves.") + names[i];
+    auto curve_read = curve(*c, what);
+    if (!curve_read) continue;
+    if (curve_read->has_envelope()) {
+      error(*c, what + " takes no envelope: the acceleration's own range varies it");
+      continue;
+    }
+    if (curve_read->max_value() > 1e6 || curve_read->min_value() < -1e6) {
+      error(*c, what + " values must be within [-1e6, 1e6]");
+      continue;
+    }
+    f.curves[i] = *curve_read;
+    f.curved[i] = true;
+  }
+}
+
 // radial_, tangential_ and linear_acceleration and their integration step
 // (model.md 6.1), and what they cannot be combined with.
 void Translator::read_forces(const toml::table& t, Emitter& em) {
@@ -134,6 +161,7 @@ void Translator::read_forces(const toml::table& t, Emitter& em) {
     if (auto r = range(*n, "damping", 0, huge)) em.forces.damping = *r;
   if (auto n = t.get("orbit_velocity"))
     if (auto r = range(*n, "orbit_velocity", any)) em.forces.orbit_velocity = *r;
+  if (auto n = t.get("acceleration_curves")) read_acceleration_curves(*n, em.forces);
   if (auto n = t.get("integration")) {
     const toml::table* it = inline_table(*n, kIntegrationKeys, "integration",
                                          "integration must be a table { step = 0.0166667 }");
@@ -302,6 +330,12 @@ void Translator::read_appearance(const toml::table& t, Emitter& em) {
   if (auto n = t.get("draw_order"))
     if (auto i = choice(*n, "draw_order", words_of<DrawOrder>()))
       em.draw_order = static_cast<DrawOrder>(*i);
+  if (auto n = t.get("slots")) {
+    if (em.draw_order != DrawOrder::kBySlot)
+      error(*n, "slots is read with draw_order = \"by_slot\" only");
+    else if (auto v = integer(*n, "slots", 1, 1'000'000'000))
+      em.slots = static_cast<uint64_t>(*v);
+  }
 }
 
 // `texture`: "builtin:NAME" or a PNG path, resolved against the effect's

@@ -64,6 +64,7 @@ class Translator : public TomlReader {
   std::optional<GodotDialect> read_godot(const toml::node& n);
   void check_programs(const Effect& fx);
   void read_forces(const toml::table& t, Emitter& em);
+  void read_acceleration_curves(const toml::node& n, Forces& f);
   void read_orbit(const toml::node& n, Orbit& orbit);
   void read_ramp(const toml::node& n, std::string_view what, double lo, double hi, Ramp& ramp);
   void read_color_ramp(const toml::node& n, ColorRamp& ramp);

@@ -305,6 +305,14 @@ void write_forces(std::ostream& o, const Emitter& em) {
     o << "radial_acceleration = " << range(f.radial) << "\n"
       << "tangential_acceleration = " << range(f.tangential) << "\n";
   if (Forces::nonzero(f.linear)) o << "linear_acceleration = " << range(f.linear) << "\n";
+  if (f.any_curve()) {
+    const char* const names[Forces::kAccelerationCurves] = {"radial", "tangential", "linear"};
+    o << "acceleration_curves = {";
+    const char* sep = " ";
+    for (size_t i = 0; i < Forces::kAccelerationCurves; ++i)
+      if (f.curved[i]) o << sep << names[i] << " = " << curve(f.curves[i]), sep = ", ";
+    o << " }\n";
+  }
   if (f.has_damping()) o << "damping = " << range(f.damping) << "\n";
   if (f.has_orbit_velocity()) o << "orbit_velocity = " << range(f.orbit_velocity) << "\n";
   // The step is a process() program's too (model.md 11.1).
@@ -353,6 +361,9 @@ void write_emitter(std::ostream& o, const Emitter& em, const WriteOptions& optio
     << "light_influence = " << num(em.light_influence) << "\n"
     << "z_offset = " << em.z_offset << "\n"
     << "draw_order = " << word(em.draw_order) << "\n"
+    << (em.draw_order == DrawOrder::kBySlot && em.slots > 0
+            ? "slots = " + std::to_string(em.slots) + "\n"
+            : std::string())
     << "texture = "
     << quote(em.texture.builtin() ? em.texture.label()
                                   : texture_path(em.texture.path, options.base_dir))
