@@ -48,6 +48,7 @@ void GodotImporter::map_motion(const Section& node, const Process& p, const Xfor
   em.forces.radial = {p.radial.min * fs * s * s, p.radial.max * fs * s * s};
   em.forces.tangential = {-p.tangential.max * fs * s * s, -p.tangential.min * fs * s * s};
   em.forces.linear = {p.linear.min * fs * s * s, p.linear.max * fs * s * s};
+  map_accel_curves(p, fs * s * s, em.forces);
   em.forces.damping = {std::max(0.0, p.damping.min) * fs * s * s,
                        std::max(0.0, p.damping.max) * fs * s * s};
   em.forces.orbit_velocity = {p.orbit.min * 360 * s, p.orbit.max * 360 * s};
@@ -60,6 +61,40 @@ void GodotImporter::map_motion(const Section& node, const Process& p, const Xfor
     note(node.loc,
          "the material is not in 2D mode (particle_flag_disable_z): Godot spreads it in a "
          "3D cone seen flat; spritz spreads it in the plane");
+}
+
+// The acceleration curves (docs/formats/godot.md 2.3) as spritz's factors
+// over life. Godot 4 multiplies the rolled acceleration by its curve. Godot 3
+// adds the curve before the roll: (a + c(tau)) mix(1, u, r), which is the
+// rolled a times 1 + c / a, or, where a is 0, a unit acceleration rolled the
+// same way times c. `k` turns Godot's px/s^2 into spritz's.
+void GodotImporter::map_accel_curves(const Process& p, double k, Forces& f) {
+  Range* const ranges[3] = {&f.radial, &f.tangential, &f.linear};
+  for (size_t i = 0; i < 3; ++i) {
+    if (!p.accel_curve[i]) continue;
+    const GodotCurve& c = *p.accel_curve[i];
+    Range& r = *ranges[i];
+    const double sign = i == Forces::kTangentialCurve ? -1 : 1;  // clockwise on screen in Godot
+    double base = 0;  // Godot 3's a, in Godot's units; 0: the curve alone
+    if (v3_) {
+      base = sign * (std::abs(r.max) >= std::abs(r.min) ? r.max : r.min) / k;
+      if (base == 0) {
+        const double lo = (1 - p.accel_random[i]) * k * sign, hi = k * sign;
+        r = {std::min(lo, hi), std::max(lo, hi)};
+      }
+    }
+    double err = 0;
+    const std::vector<double> times =
+        fit_times([&](double t) { return std::vector<double>{c.at(t)}; }, c.breaks(), 0.002, &err);
+    Curve out;
+    out.count = static_cast<int>(times.size());
+    for (size_t j = 0; j < times.size(); ++j) {
+      out.t[j] = times[j];
+      out.value[j] = base != 0 ? 1 + c.at(times[j]) / base : c.at(times[j]);
+    }
+    f.curves[i] = out;
+    f.curved[i] = true;
+  }
 }
 
 // The emission shape (docs/formats/godot.md 2.5), placed by the node.
@@ -139,9 +174,6 @@ void GodotImporter::note_dropped(const Section& node, const Section& proc) {
                                          "hue_variation_curve",
                                          "orbit_velocity_curve",
                                          "damping_curve",
-                                         "radial_accel_curve",
-                                         "tangential_accel_curve",
-                                         "linear_accel_curve",
                                          "anim_speed_curve",
                                          "anim_offset_curve",
                                          "directional_velocity_min",
@@ -242,8 +274,13 @@ bool GodotImporter::map_node(const Section& node, const Xform& x, Effect& fx, Ti
     note(node.loc, "visible = false (a script shows it): imported as drawn");
   map_motion(node, p, x, s, em);
   map_shape(p, x, em);
+  // Index draws by slot: particle i of a cycle of `amount` restarts slot
+  // i mod amount, a burst's j slot j (model.md 8); Lifetime is oldest first.
   const int order = static_cast<int>(num(node, "draw_order", cpu || v3_ ? 0 : 1));
-  em.draw_order = order == 2 ? DrawOrder::kNewestFirst : DrawOrder::kOldestFirst;
+  em.draw_order = order == 2   ? DrawOrder::kNewestFirst
+                  : order == 0 ? DrawOrder::kBySlot
+                               : DrawOrder::kOldestFirst;
+  if (em.draw_order == DrawOrder::kBySlot) em.slots = static_cast<uint64_t>(amount);
   // The CanvasItemMaterial: blend and flipbook.
   const Section* cm = nullptr;
   if (const Value* m = node.prop("material")) {

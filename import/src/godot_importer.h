@@ -130,6 +130,10 @@ struct Process {
   double lifetime_randomness = 0;
   std::array<double, 4> color{1, 1, 1, 1};
   std::optional<GodotCurve> scale_curve, alpha_curve;
+  // The radial, tangential and linear acceleration curves (spritz's
+  // Forces::CurveOf order), and Godot 3's _random of each (0 for Godot 4).
+  std::array<std::optional<GodotCurve>, 3> accel_curve;
+  std::array<double, 3> accel_random{};
   std::optional<Gradient> ramp;
   bool ramp_replaces = false;  // Godot 3's GPU material
   // Shape, in Godot 4's numbering: point 0, sphere 1, sphere surface 2,
@@ -272,6 +276,7 @@ class GodotImporter {
                         std::map<std::string, Affine3>& world);
   bool godot3_names(const Section& proc, const std::string& type);
   void map_motion(const Section& node, const Process& p, const Xform& x, double s, Emitter& em);
+  void map_accel_curves(const Process& p, double k, Forces& f);
   void map_shape(const Process& p, const Xform& x, Emitter& em);
   std::string texture_file(const Rgba8Image& img, const std::string& origin, bool file,
                            const std::string& emitter);

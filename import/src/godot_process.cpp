@@ -62,6 +62,11 @@ Process GodotImporter::read_process(const Section& s, const Doc& in, bool cpu_no
   }
   p.scale_curve = curve_of(s.prop(cpu_node ? "scale_amount_curve" : "scale_curve"), in);
   p.alpha_curve = curve_of(s.prop("alpha_curve"), in);
+  const char* const accel[3] = {"radial_accel", "tangential_accel", "linear_accel"};
+  for (size_t i = 0; i < 3; ++i) {
+    p.accel_curve[i] = curve_of(s.prop(std::string(accel[i]) + "_curve"), in);
+    if (v3) p.accel_random[i] = std::clamp(num(s, std::string(accel[i]) + "_random", 0), 0.0, 1.0);
+  }
   p.ramp = gradient_of(s.prop("color_ramp"), in);
   p.ramp_replaces = v3 && !cpu_node;
   // Shapes, renumbered to Godot 4's.

@@ -199,9 +199,13 @@ TEST_CASE("a Godot 3 scene: param_random, the Godot 3 shapes and the ramp that r
 TEST_CASE("a Godot scene cycles as Godot runs it and keeps linear_accel unless imported seamless",
           "[import][godot]") {
   const char* scene =
-      "[gd_scene load_steps=2 format=2]\n\n[sub_resource type=\"ParticlesMaterial\" id=1]\n"
+      "[gd_scene load_steps=4 format=2]\n\n[sub_resource type=\"Curve\" id=2]\n"
+      "_data = [ Vector2( 0, 0 ), 0.0, 0.0, 0, 1, Vector2( 1, 50 ), 0.0, 0.0, 1, 0 ]\n\n"
+      "[sub_resource type=\"CurveTexture\" id=3]\ncurve = SubResource( 2 )\n\n"
+      "[sub_resource type=\"ParticlesMaterial\" id=1]\n"
       "flag_disable_z = true\ngravity = Vector3( 0, 0, 0 )\ninitial_velocity = 50.0\n"
-      "linear_accel = 25.0\nlinear_accel_random = 0.5\n\n"
+      "linear_accel = 25.0\nlinear_accel_random = 0.5\nlinear_accel_curve = SubResource( 3 )\n"
+      "radial_accel_curve = SubResource( 3 )\n\n"
       "[node name=\"Fire\" type=\"Particles2D\"]\namount = 20\nlifetime = 2.0\n"
       "speed_scale = 2.0\npreprocess = 0.5\nh_frames = 2\nprocess_material = SubResource( 1 )\n";
   const ImportResult godot = import_text(scene, "fire.tscn");
@@ -211,6 +215,15 @@ TEST_CASE("a Godot scene cycles as Godot runs it and keeps linear_accel unless i
   const Forces& f = godot.fx.emitters[0].forces;
   CHECK(f.linear.min == Approx(25 * 0.5 * 4));  // Godot 3: x mix(1, u, random); speed_scale^2
   CHECK(f.linear.max == Approx(25 * 4));
+  // Godot 3 adds its curve (0 to 50, linear) before the roll: 1 + c / 25; a
+  // radial curve on a radial_accel of 0 is a unit acceleration times c.
+  REQUIRE(f.curved[Forces::kLinearCurve]);
+  CHECK(f.curves[Forces::kLinearCurve].evaluate(0.5, 0) == Approx(1 + 25.0 / 25).epsilon(0.002));
+  CHECK(f.radial.max == Approx(4));  // 1 px/s^2 x speed_scale^2
+  CHECK(f.curves[Forces::kRadialCurve].evaluate(1, 0) == Approx(50).epsilon(0.002));
+  // Index order (Godot 3's default) draws by slot, amount slots.
+  CHECK(godot.fx.emitters[0].draw_order == DrawOrder::kBySlot);
+  CHECK(godot.fx.emitters[0].slots == 20);
   bool noted = false;  // Godot 3.0's grid on the node, which 3.1 and later ignore
   for (const Diagnostic& d : godot.notes) noted |= d.message.find("h_frames") != std::string::npos;
   CHECK(noted);
