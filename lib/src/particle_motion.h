@@ -48,78 +48,45 @@ inline Launch launch(const Emitter& em, uint32_t st, double birth_s, double cloc
   return {start, v0, riding ? em.position + s.offset : start, origin, dir};
 }
 
-// model.md 6.1 with acceleration curves: each step's radial, tangential and
-// linear accelerations are the rolled values times their curves read at
-// the step's end, tau = (age after the step) / life, as Godot reads its
-// curve textures after advancing a particle's age. Otherwise the step of
-// integrate_forces below, in the same order.
-inline MotionState integrate_curved_forces(const Emitter& em, uint32_t st, Vec2 origin, Vec2 start,
-                                           Vec2 v0, double age) {
-  const Forces& f = em.forces;
-  const double ar0 = f.radial.at(unit(st, Channel::kRadialAcceleration));
-  const double at0 = f.tangential.at(unit(st, Channel::kTangentialAcceleration));
-  const double al0 = f.linear.at(unit(st, Channel::kLinearAcceleration));
-  const double d = f.damping.at(unit(st, Channel::kDamping));
-  const double w = f.orbit_velocity.at(unit(st, Channel::kOrbitVelocity)) * kDegToRad;
-  const double life = em.lifetime_s.at(unit(st, Channel::kLifetime));
-  const Vec2 g = em.acceleration;
-  const double k = em.drag_per_s, h = f.step_s;
-  Vec2 p = start - origin, v = v0;
-  double a_age = 0;  // the age before the step
-  const auto factor = [&](int c, double tau) {
-    return f.curved[static_cast<size_t>(c)] ? f.curves[static_cast<size_t>(c)].evaluate(tau, 0)
-                                            : 1.0;
-  };
-  const auto step = [&](double dt) {
-    a_age += dt;
-    const double tau = life > 0 ? a_age / life : 0;
-    const double ar = ar0 * factor(Forces::kRadialCurve, tau);
-    const double at = at0 * factor(Forces::kTangentialCurve, tau);
-    const double al = al0 * factor(Forces::kLinearCurve, tau);
-    const double r = std::sqrt(p.x * p.x + p.y * p.y);
-    const Vec2 rh = r > 0 ? p * (1 / r) : Vec2{0, 0};
-    const Vec2 th{-rh.y, rh.x};
-    Vec2 a = g + rh * ar + th * at;
-    const double s = std::sqrt(v.x * v.x + v.y * v.y);
-    if (al != 0 && s > 0) a = a + v * (al / s);
-    v = v + (a - v * k) * dt;
-    if (d != 0) {
-      const double sp = std::sqrt(v.x * v.x + v.y * v.y);
-      v = sp > 0 ? v * (std::max(sp - d * dt, 0.0) / sp) : v;
-    }
-    if (w != 0) p = rotate(p, w * dt);
-    p = p + v * dt;
-  };
-  const double whole = std::floor(age / h);
-  const auto n = static_cast<int64_t>(whole);
-  for (int64_t i = 0; i < n; ++i) step(h);
-  const double rest = age - whole * h;
-  if (rest > 0) step(rest);
-  return {origin + p, v};
-}
-
 // model.md 6.1: gravity, drag and the radial, tangential and linear
 // accelerations integrated from birth by semi-implicit Euler with the
 // emitter's step h: floor(age / h) whole steps, then one of the remaining
 // age. Each step takes the unit vector r from the origin before it (0 at the
 // origin), t = r turned a quarter counter-clockwise and the unit velocity
 // vh (0 at rest), then v += (g + a_r r + a_t t + a_l vh - k v) dt and
-// p += v dt. The same age always takes the same steps: a pure function.
+// p += v dt. With acceleration curves, a_r, a_t and a_l are first scaled by
+// their curves at the age the step reaches over the particle's life, as
+// Godot reads its curve textures after advancing a particle's age. The same
+// age always takes the same steps: a pure function.
 inline MotionState integrate_forces(const Emitter& em, uint32_t st, Vec2 origin, Vec2 start,
                                     Vec2 v0, double age) {
-  if (em.forces.any_curve()) return integrate_curved_forces(em, st, origin, start, v0, age);
   const Forces& f = em.forces;
-  const double ar = f.radial.at(unit(st, Channel::kRadialAcceleration));
-  const double at = f.tangential.at(unit(st, Channel::kTangentialAcceleration));
-  const double al = f.linear.at(unit(st, Channel::kLinearAcceleration));
+  const double ar0 = f.radial.at(unit(st, Channel::kRadialAcceleration));
+  const double at0 = f.tangential.at(unit(st, Channel::kTangentialAcceleration));
+  const double al0 = f.linear.at(unit(st, Channel::kLinearAcceleration));
   const double d = f.damping.at(unit(st, Channel::kDamping));
   const double w = f.orbit_velocity.at(unit(st, Channel::kOrbitVelocity)) * kDegToRad;
+  const bool curved = f.any_curve();
+  const double life = curved ? em.lifetime_s.at(unit(st, Channel::kLifetime)) : 0;
   const Vec2 g = em.acceleration;
   const double k = em.drag_per_s, h = f.step_s;
   Vec2 p = start - origin, v = v0;
+  double reached = 0;  // the age the steps have reached (what the curves read)
+  const auto factor = [&](Forces::CurveOf c, double tau) {
+    const auto i = static_cast<size_t>(c);
+    return f.curved[i] ? f.curves[i].evaluate(tau, 0) : 1.0;
+  };
   // model.md 6.3, 6.4: damping takes d dt off the speed (stopping at 0) and
   // the orbit turns the offset by w dt, in the same step.
   const auto step = [&](double dt) {
+    double ar = ar0, at = at0, al = al0;
+    if (curved) {
+      reached += dt;
+      const double tau = life > 0 ? reached / life : 0;
+      ar *= factor(Forces::kRadialCurve, tau);
+      at *= factor(Forces::kTangentialCurve, tau);
+      al *= factor(Forces::kLinearCurve, tau);
+    }
     const double r = std::sqrt(p.x * p.x + p.y * p.y);
     const Vec2 rh = r > 0 ? p * (1 / r) : Vec2{0, 0};
     const Vec2 th{-rh.y, rh.x};
