@@ -5,7 +5,7 @@
 // function of its age, so the centre of each lit blob in Godot's frame k
 // must have a blob of spritz's render at k / 60 s within a pixel (Godot
 // snaps its quads to pixels, spritz covers them exactly), and the light in
-// all within a few percent. tests/data/godot/render_frames.gd saves Godot's
+// all within a few percent. tests/data/godot/render_scene.gd saves Godot's
 // viewport after k frames have been drawn.
 #include <catch2/catch.hpp>
 #include <cmath>
@@ -63,8 +63,8 @@ std::vector<Blob> blobs(const fs::path& png) {
 }
 
 // Godot 3 draws `scene` into a 256 x 256 viewport; frame k is saved as
-// godot_<k>.png in `dir`. False (with Godot's output in godot.log) when it
-// did not run.
+// godot_1_<k>.png in `dir` (render_scene.gd, seed 1, the node left where it is). False (with
+// Godot's output in godot.log) when it did not run.
 bool godot_frames(const fs::path& dir, const std::string& scene, const std::vector<int>& frames) {
   write(dir / "project.godot",
         "config_version=4\n\n[application]\nconfig/name=\"spritz engine test\"\n\n"
@@ -73,17 +73,17 @@ bool godot_frames(const fs::path& dir, const std::string& scene, const std::vect
         "[rendering]\nquality/driver/driver_name=\"GLES3\"\n"
         "environment/default_clear_color=Color( 0, 0, 0, 1 )\n");
   write(dir / "scene.tscn", scene);
-  fs::copy_file(fs::path(SPRITZ_SOURCE_DIR) / "tests/data/godot/render_frames.gd",
-                dir / "render_frames.gd", fs::copy_options::overwrite_existing);
+  fs::copy_file(fs::path(SPRITZ_SOURCE_DIR) / "tests/data/godot/render_scene.gd",
+                dir / "render_scene.gd", fs::copy_options::overwrite_existing);
   std::string list;
   for (int k : frames) list += (list.empty() ? "" : ",") + std::to_string(k);
   const std::string d = dir.string();
-  const std::string cmd = "cd '" + d + "' && HOME='" + d +
-                          "' timeout 120 xvfb-run -a -s '-screen 0 640x480x24' godot3 --path '" +
-                          d +
-                          "' --video-driver GLES3 --fixed-fps 60 --disable-vsync -s "
-                          "res://render_frames.gd --scene=res://scene.tscn --frames=" +
-                          list + " --out='" + d + "/godot_%d.png' > godot.log 2>&1";
+  const std::string cmd =
+      "cd '" + d + "' && HOME='" + d +
+      "' timeout 120 xvfb-run -a -s '-screen 0 640x480x24' godot3 --path '" + d +
+      "' --video-driver GLES3 --fixed-fps 60 --disable-vsync -s "
+      "res://render_scene.gd --scene=res://scene.tscn --seeds=1 --place=128,128 --frames=" +
+      list + " --out='" + d + "/godot_%d_%d.png' > godot.log 2>&1";
   return shell(cmd, nullptr) == 0;
 }
 
@@ -106,7 +106,7 @@ void spritz_frames(const fs::path& dir, const std::vector<int>& frames) {
 void compare(const fs::path& dir, const std::vector<int>& frames) {
   for (int k : frames) {
     INFO("frame " << k);
-    const std::vector<Blob> g = blobs(dir / ("godot_" + std::to_string(k) + ".png"));
+    const std::vector<Blob> g = blobs(dir / ("godot_1_" + std::to_string(k) + ".png"));
     const std::vector<Blob> s = blobs(dir / ("spritz_" + std::to_string(k) + ".png"));
     REQUIRE(g.size() >= 4);
     CHECK(s.size() == g.size());
